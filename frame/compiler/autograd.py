@@ -1,0 +1,100 @@
+"""Reverse-mode autodiff as a graph-to-graph transform (ARCH-060..062, ARCH-067/068).
+
+`build_backward_graph` is not a pipeline pass: it runs when a user asks for a gradient, and its
+result is an ordinary graph that the pipeline then optimises. Higher orders come from calling
+it again on a derived graph (after adding a scalar contraction); there is no tape and no
+second engine.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import GradientError
+from ..ir.clone import clone_graph, inline_graph
+from ..ir.graph import Graph, Node, Value
+from ..ops.schema import NodeContext, get
+
+
+def _is_zero_constant(v: Value) -> bool:
+    node = v.node
+    return node is not None and node.op == "constant" and not np.any(node.attrs["value"])
+
+
+def _zeros(graph: Graph, v_type) -> Value:
+    return graph.add_node("constant", [], {"value": np.zeros(v_type.shape, v_type.dtype)}).output
+
+
+def _check_indices(forward: Graph, loss_output_index: int, wrt_input_indices: Sequence[int]) -> list[int]:
+    n_out, n_in = len(forward.outputs), len(forward.inputs)
+    if not isinstance(loss_output_index, (int, np.integer)) or not 0 <= loss_output_index < n_out:
+        raise GradientError(f"loss_output_index {loss_output_index} is out of range: graph '{forward.name}' has "
+                            f"{n_out} output(s)")
+    wrt = [int(i) for i in wrt_input_indices]
+    for i in wrt:
+        if not 0 <= i < n_in:
+            raise GradientError(f"wrt input index {i} is out of range: graph '{forward.name}' has {n_in} input(s)")
+    if len(set(wrt)) != len(wrt):
+        raise GradientError(f"wrt input indices {wrt} contain duplicates")
+    return wrt
+
+
+def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indices: Sequence[int]) -> Graph:
+    """Derive the training graph `[forward.outputs..., grad(wrt[0]), grad(wrt[1]), ...]`.
+
+    - `forward` is not modified; the result is a clone with gradient nodes appended.
+    - The loss (output `loss_output_index`) must be a scalar: rank 0 or one element.
+    - Inputs not in `wrt_input_indices` get no gradient: that is the stop-gradient mechanism.
+    - A wrt input off the loss's dependency chain gets a zero of its own type.
+    - An op on the chain without a gradient rule raises `GradientError` naming it (ARCH-062).
+    """
+    wrt = _check_indices(forward, loss_output_index, wrt_input_indices)
+    loss_type = forward.outputs[loss_output_index].type
+    if loss_type.size != 1:
+        raise GradientError(f"the loss (output {loss_output_index} of '{forward.name}') must be a scalar, "
+                            f"got shape {loss_type.shape}")
+    if not loss_type.is_float:
+        raise GradientError(f"the loss must be a float scalar, got {loss_type}")
+
+    value_map: dict[Value, Value] = {}
+    graph = clone_graph(forward, value_map)
+    graph.name = f"{forward.name}_grad"
+    loss = graph.outputs[loss_output_index]
+    wrt_values = [graph.inputs[i] for i in wrt]
+
+    # The chain: nodes that depend on a wrt input and that the loss depends on. Only they are differentiated.
+    depends: set[Value] = set(wrt_values)
+    forward_nodes = list(graph.nodes)
+    for node in forward_nodes:
+        if any(v in depends for v in node.inputs):
+            depends.update(node.outputs)
+    needed: set[Value] = {loss}
+    chain: list[Node] = []
+    for node in reversed(forward_nodes):
+        if any(v in needed for v in node.outputs) and any(v in depends for v in node.inputs):
+            chain.append(node)
+            needed.update(v for v in node.inputs if v in depends)
+
+    grads: dict[Value, Value] = {}
+    if loss in depends:
+        grads[loss] = graph.add_node("constant", [], {"value": np.ones(loss_type.shape, loss_type.dtype)}).output
+
+    for node in chain:  # already in reverse topological order
+        if not any(v in grads for v in node.outputs):
+            continue
+        schema = get(node.op)
+        if schema.gradient is None:
+            raise GradientError(f"op '{node.op}' has no gradient rule, but it is on the loss's dependency chain "
+                                f"(graph '{forward.name}')")
+        micro = schema.gradient(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
+        gys = [grads.get(y) or _zeros(graph, y.type) for y in node.outputs]
+        gxs = inline_graph(graph, micro, [*node.inputs, *node.outputs, *gys])
+        for x, gx in zip(node.inputs, gxs):
+            if x not in depends or not x.type.is_float or _is_zero_constant(gx):
+                continue
+            grads[x] = graph.add_node("add", [grads[x], gx]).output if x in grads else gx
+
+    for v in wrt_values:
+        graph.mark_output(grads[v] if v in grads else _zeros(graph, v.type))
+    return graph

@@ -1,0 +1,12 @@
+"""Stage `simplify`: identity for now.
+
+The foundation issue leaves this stage as an identity pass; the pipeline issue fills it in.
+"""
+from __future__ import annotations
+
+from ...ir.graph import Graph
+
+
+def simplify(graph: Graph, options=None) -> Graph:
+    """Identity pass (placeholder until the pipeline issue implements `simplify`)."""
+    return graph

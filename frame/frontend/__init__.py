@@ -1,0 +1,1 @@
+"""The user-facing layer: tracer, `frame.numpy`, pytrees and transforms."""

@@ -1,0 +1,290 @@
+"""`frame.numpy`: frame's ops under numpy names. They trace on tracers and run eagerly on numpy data."""
+from __future__ import annotations
+
+import builtins
+import math
+from types import SimpleNamespace
+
+import numpy as _np
+
+from ..errors import ShapeError, TraceError
+from .tracer import Tracer, bind
+
+pi = math.pi
+e = math.e
+float32, float64, int64 = _np.float32, _np.float64, _np.int64
+ndarray = _np.ndarray
+
+__all__ = ["pi", "e", "float32", "float64", "int64", "add", "subtract", "multiply", "divide", "true_divide",
+           "negative", "square", "power", "exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "relu",
+           "stop_gradient", "matmul", "sum", "mean", "reshape", "transpose", "swapaxes", "broadcast_to",
+           "concatenate", "expand_dims", "squeeze", "slice_axes", "getitem", "mse_loss", "debug_print", "asarray",
+           "zeros_like", "ones_like", "fft"]
+
+
+def _shape(x) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else _np.shape(x)
+
+
+def _ndim(x) -> int:
+    return len(_shape(x))
+
+
+# -- elementwise -------------------------------------------------------------------------------
+def add(a, b):
+    return bind("add", a, b)
+
+
+def subtract(a, b):
+    return bind("sub", a, b)
+
+
+def multiply(a, b):
+    return bind("mul", a, b)
+
+
+def divide(a, b):
+    return bind("div", a, b)
+
+
+true_divide = divide
+
+
+def negative(x):
+    return bind("neg", x)
+
+
+def square(x):
+    return bind("square", x)
+
+
+def power(x, p):
+    """`x ** p` for a Python-number exponent `p` (a traced exponent is not supported by the `pow` op)."""
+    if isinstance(p, Tracer) or isinstance(p, _np.ndarray) and p.ndim > 0:
+        raise TraceError("fnp.power: the exponent must be a Python number; for a traced exponent use fnp.exp(p * fnp.log(x))")
+    return bind("pow", x, exponent=float(p))
+
+
+def exp(x):
+    return bind("exp", x)
+
+
+def log(x):
+    return bind("log", x)
+
+
+def sin(x):
+    return bind("sin", x)
+
+
+def cos(x):
+    return bind("cos", x)
+
+
+def tanh(x):
+    return bind("tanh", x)
+
+
+def sqrt(x):
+    return bind("sqrt", x)
+
+
+def sigmoid(x):
+    return bind("sigmoid", x)
+
+
+def relu(x):
+    return bind("relu", x)
+
+
+def stop_gradient(x):
+    """The identity whose derivative is zero: gradients do not flow through it."""
+    return bind("stop_gradient", x)
+
+
+# -- linear algebra ----------------------------------------------------------------------------
+def matmul(a, b):
+    return bind("matmul", a, b)
+
+
+# -- reductions --------------------------------------------------------------------------------
+def _axes(axis, rank: int, op: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(rank))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ShapeError(f"op '{op}': axis {a} is out of range for rank {rank}")
+        out.append(a % rank)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"op '{op}': repeated axis in {axes}")
+    return tuple(sorted(out))
+
+
+def sum(x, axis=None, keepdims: bool = False):  # noqa: A001 - numpy name
+    return bind("sum", x, axes=_axes(axis, _ndim(x), "sum"), keepdims=bool(keepdims))
+
+
+def mean(x, axis=None, keepdims: bool = False):
+    return bind("mean", x, axes=_axes(axis, _ndim(x), "mean"), keepdims=bool(keepdims))
+
+
+# -- shape ops ---------------------------------------------------------------------------------
+def reshape(x, shape):
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    src = _shape(x)
+    size = int(_np.prod(src, dtype=_np.int64))
+    if shape.count(-1) > 1:
+        raise ShapeError(f"op 'reshape': more than one -1 in {shape}")
+    if -1 in shape:
+        known = int(_np.prod([d for d in shape if d != -1], dtype=_np.int64))
+        if known == 0 or size % known:
+            raise ShapeError(f"op 'reshape': cannot reshape {src} into {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    return bind("reshape", x, shape=shape)
+
+
+def transpose(x, axes=None):
+    rank = _ndim(x)
+    perm = tuple(range(rank))[::-1] if axes is None else tuple(int(a) for a in axes)
+    return bind("transpose", x, perm=perm)
+
+
+def swapaxes(x, a: int, b: int):
+    perm = list(range(_ndim(x)))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+def broadcast_to(x, shape):
+    return bind("broadcast_to", x, shape=tuple(int(d) for d in shape))
+
+
+def concatenate(xs, axis: int = 0):
+    xs = list(xs)
+    if not xs:
+        raise ShapeError("op 'concat': needs at least one operand")
+    return bind("concat", *xs, axis=int(axis))
+
+
+def expand_dims(x, axis: int):
+    shape = list(_shape(x))
+    axis = axis % (len(shape) + 1)
+    shape.insert(axis, 1)
+    return reshape(x, shape)
+
+
+def squeeze(x, axis=None):
+    shape = _shape(x)
+    axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else list(_axes(axis, len(shape), "squeeze"))
+    for a in axes:
+        if shape[a] != 1:
+            raise ShapeError(f"op 'squeeze': axis {a} of {shape} has size {shape[a]}, not 1")
+    return reshape(x, [d for i, d in enumerate(shape) if i not in axes])
+
+
+def slice_axes(x, starts, stops, steps=None):
+    """Basic slicing: `x[starts[i]:stops[i]:steps[i]]` along every axis (steps positive)."""
+    steps = tuple(steps) if steps is not None else (1,) * len(starts)
+    return bind("slice", x, starts=tuple(starts), stops=tuple(stops), steps=steps)
+
+
+def getitem(x, index):
+    """`x[index]` for basic indices: ints, slices with positive steps, `None` and `...`."""
+    shape = _shape(x)
+    index = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, (Tracer, _np.ndarray, list)) for i in index):
+        raise TraceError("only basic indexing (ints, slices, None, ...) is supported on traced values")
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > len(shape):
+        raise ShapeError(f"too many indices ({n_real}) for a value of shape {shape}")
+    if Ellipsis in index:
+        k = index.index(Ellipsis)
+        index = index[:k] + (slice(None),) * (len(shape) - n_real) + index[k + 1:]
+    index = index + (slice(None),) * (len(shape) - n_real)
+    starts, stops, steps, out_shape = [], [], [], []
+    axis = 0
+    for i in index:
+        if i is None:
+            out_shape.append(1)
+            continue
+        dim = shape[axis]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(dim)
+            if step <= 0:
+                raise TraceError(f"slice {i} has a non-positive step; only positive steps are supported")
+            n = len(range(start, stop, step))
+            starts.append(start), stops.append(max(stop, start)), steps.append(step)
+            out_shape.append(n)
+        else:
+            k = int(i)
+            if not -dim <= k < dim:
+                raise ShapeError(f"index {k} is out of bounds for axis {axis} with size {dim}")
+            k %= dim
+            starts.append(k), stops.append(k + 1), steps.append(1)
+        axis += 1
+    y = x
+    if (tuple(starts), tuple(steps)) != ((0,) * len(shape), (1,) * len(shape)) or tuple(stops) != tuple(shape):
+        y = slice_axes(x, starts, stops, steps)
+    if tuple(out_shape) != tuple(_shape(y)):
+        y = reshape(y, out_shape)
+    return y
+
+
+
+# -- losses and side effects -------------------------------------------------------------------
+def mse_loss(pred, target):
+    """Mean squared error `mean((pred - target)**2)` as one op with its own gradient (ARCH-064)."""
+    return bind("mse_loss", pred, target)
+
+
+def debug_print(fmt: str, x):
+    """Print `fmt.format(value)` when the compiled graph runs (like `jax.debug.print`)."""
+    bind("debug_print", x, fmt=str(fmt))
+
+
+# -- constants ---------------------------------------------------------------------------------
+def asarray(x, dtype=None):
+    return x if isinstance(x, Tracer) else _np.asarray(x, dtype=dtype)
+
+
+def zeros_like(x):
+    return _np.zeros(_shape(x), dtype=x.dtype)
+
+
+def ones_like(x):
+    return _np.ones(_shape(x), dtype=x.dtype)
+
+
+# -- Tracer operators (attached here so the tracer module stays free of op names) ---------------
+def _rpow(x, base):
+    if isinstance(base, Tracer):
+        raise TraceError("a traced exponent is not supported by '**'; use fnp.exp(p * fnp.log(x))")
+    return exp(multiply(x, math.log(base)))
+
+
+def _pow(x, p):
+    return power(x, p)
+
+
+_OPERATORS = {
+    "__add__": lambda a, b: add(a, b), "__radd__": lambda a, b: add(b, a),
+    "__sub__": lambda a, b: subtract(a, b), "__rsub__": lambda a, b: subtract(b, a),
+    "__mul__": lambda a, b: multiply(a, b), "__rmul__": lambda a, b: multiply(b, a),
+    "__truediv__": lambda a, b: divide(a, b), "__rtruediv__": lambda a, b: divide(b, a),
+    "__matmul__": lambda a, b: matmul(a, b), "__rmatmul__": lambda a, b: matmul(b, a),
+    "__pow__": _pow, "__rpow__": _rpow,
+    "__neg__": lambda a: negative(a), "__pos__": lambda a: a,
+    "__getitem__": getitem,
+}
+for _name, _fn in _OPERATORS.items():
+    setattr(Tracer, _name, _fn)
+Tracer.T = property(lambda self: transpose(self))
+Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+Tracer.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)
+Tracer.mean = lambda self, axis=None, keepdims=False: mean(self, axis, keepdims)
+Tracer.transpose = lambda self, *axes: transpose(self, axes if axes else None)
+Tracer.__abs__ = lambda self: (_ for _ in ()).throw(TraceError("abs() is not a frame op yet"))
+
+fft = SimpleNamespace()  # filled by frame.ops.fft when the fft ops are registered

@@ -1,0 +1,293 @@
+"""Tracing Python functions into graphs.
+
+A `Tracer` stands for a `Value` of the graph being traced. Ops called on tracers append nodes
+(`bind`); ops called on plain numpy data run their kernel at once, so `frame.numpy` also works
+eagerly. Traces nest: a transform such as `frame.grad` traces its function in a child frame.
+A tracer of an enclosing frame used inside a child frame is *captured*: it becomes an extra
+input of the child graph, and when the child's (derived) graph is inlined back, the capture is
+bound to the outer value again. That is what lets `grad(grad(f))` and closures over outer
+tracers work without any tape (ARCH-067).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import FrameError, ShapeError, TraceError
+from ..ir.graph import Graph, Value
+from ..ir.types import TensorType, canonical_dtype
+from ..ops.schema import ELEMENTWISE, NodeContext, get
+from .pytree import tree_flatten, tree_unflatten
+
+
+class ShapeDtype:
+    """An abstract example argument for tracing: only a shape and a dtype (like `jax.ShapeDtypeStruct`)."""
+
+    def __init__(self, shape, dtype="float32"):
+        self.shape, self.dtype = tuple(shape), canonical_dtype(dtype)
+
+    def __repr__(self):
+        return f"ShapeDtype({self.shape}, {self.dtype!r})"
+
+
+class TraceFrame:
+    """One level of tracing: the graph being built, its parent, and the outer tracers it captured."""
+
+    def __init__(self, graph: Graph, parent: "TraceFrame | None"):
+        self.graph, self.parent = graph, parent
+        self.captures: list[Tracer] = []          # outer tracers, in the order of the extra inputs
+        self._captured: dict[int, Value] = {}     # id(outer Value) -> inner input Value
+        self._constants: dict[int, tuple[Any, Value]] = {}
+
+    def capture(self, outer: "Tracer") -> Value:
+        key = id(outer.value)
+        if key not in self._captured:
+            self._captured[key] = self.graph.add_input(outer.value.type)
+            self.captures.append(outer)
+        return self._captured[key]
+
+    def constant(self, array: np.ndarray) -> Value:
+        hit = self._constants.get(id(array))
+        if hit is not None and hit[0] is array:
+            return hit[1]
+        value = self.graph.add_node("constant", [], {"value": array}).output
+        self._constants[id(array)] = (array, value)  # keep `array` alive so its id stays unique
+        return value
+
+
+_STACK: list[TraceFrame] = []
+
+
+def current_frame() -> TraceFrame | None:
+    return _STACK[-1] if _STACK else None
+
+
+def is_tracing() -> bool:
+    return bool(_STACK)
+
+
+class Tracer:
+    """A traced value. Supports the numpy operators; Python control flow on it raises `TraceError`."""
+
+    __slots__ = ("value", "frame")
+    __array_ufunc__ = None  # make `ndarray + tracer` defer to Tracer.__radd__
+    __array_priority__ = 1000
+
+    def __init__(self, value: Value, frame: TraceFrame):
+        self.value, self.frame = value, frame
+
+    # -- static information
+    @property
+    def type(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.type.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.value.type.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self.value.type.rank
+
+    @property
+    def size(self) -> int:
+        return self.value.type.size
+
+    def __len__(self):
+        if not self.shape:
+            raise TraceError("len() of a rank-0 traced value")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Tracer({self.value.type})"
+
+    # -- no concrete values while tracing
+    def _concrete(self, what: str):
+        raise TraceError(
+            f"{what} needs the concrete value of a traced {self.type}, which does not exist while tracing: "
+            "Python control flow cannot depend on traced values. Compute both branches and combine them "
+            "with arithmetic, or pass the value as a static Python number.")
+
+    def __bool__(self):
+        self._concrete("bool()/if/while")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __index__(self):
+        self._concrete("using it as an index")
+
+    def __array__(self, *args, **kwargs):
+        raise TraceError(f"numpy function called on a traced {self.type}: use frame.numpy (fnp) inside traced code")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TraceError("iteration over a rank-0 traced value")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = object.__hash__
+
+    # -- operators (defined in frame.frontend.numpy, attached there to avoid an import cycle)
+
+
+def _is_weak_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float)) or (isinstance(x, np.generic) and not isinstance(x, np.bool_))
+
+
+def _weak_dtype(x, others: Sequence) -> str:
+    """Python scalars take the dtype of the tensor operand (SPEC §4) when that does not lose information."""
+    for o in others:
+        if isinstance(o, Tracer) or isinstance(o, np.ndarray):
+            dt = o.value.type.dtype if isinstance(o, Tracer) else canonical_dtype(o.dtype)
+            if isinstance(x, (float, np.floating)) and not float(x).is_integer() and dt not in ("float32", "float64"):
+                break  # 0.5 * int tensor: keep float64 so the dtype error names both
+            if isinstance(x, (float, np.floating)) and dt == "bool":
+                break
+            return dt
+    return canonical_dtype(np.asarray(x).dtype)
+
+
+def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
+    """The `Value` in `frame` that stands for `x` (a tracer, numpy array or Python scalar)."""
+    if isinstance(x, Tracer):
+        if x.frame is frame:
+            return x.value
+        if x.frame not in _STACK:
+            raise TraceError(f"a tracer ({x.type}) leaked out of a finished trace: it cannot be used here. "
+                             "Return values from traced functions instead of storing tracers.")
+        return frame.capture(x)
+    if isinstance(x, np.ndarray):
+        return frame.constant(x)
+    if _is_weak_scalar(x) or isinstance(x, np.bool_):
+        return frame.graph.add_node("constant", [], {"value": np.asarray(x, dtype=dtype)}).output
+    raise TraceError(f"cannot use a {type(x).__name__} as an operand in traced code")
+
+
+def _as_array(x, dtype: str | None = None) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if _is_weak_scalar(x) or isinstance(x, np.bool_):
+        return np.asarray(x, dtype=dtype)
+    try:
+        return np.asarray(x)
+    except Exception:
+        raise TraceError(f"cannot use a {type(x).__name__} as an operand") from None
+
+
+def bind(op: str, *operands, **attrs):
+    """Apply `op` to operands: add a node when any operand is traced, otherwise run its kernel now."""
+    schema = get(op)
+    weak = [(_weak_dtype(x, operands) if _is_weak_scalar(x) else None) for x in operands]
+    traced = any(isinstance(x, Tracer) for x in operands)
+    if traced:
+        frame = _STACK[-1] if _STACK else None
+        if frame is None:
+            raise TraceError(f"op '{op}' got a tracer outside of any trace (a tracer leaked out of its trace)")
+        values = [lift(x, frame, dt) for x, dt in zip(operands, weak)]
+        node = frame.graph.add_node(op, values, attrs)
+        outs = [Tracer(v, frame) for v in node.outputs]
+    else:
+        arrays = [_as_array(x, dt) for x, dt in zip(operands, weak)]
+        try:
+            types = [TensorType.of(a) for a in arrays]
+        except ShapeError as e:
+            raise ShapeError(f"op '{op}': {e}") from None
+        ctx = NodeContext(op, types, dict(attrs))
+        schema.check_attrs(ctx.attrs)
+        out_types = schema.shape_infer(ctx)
+        result = schema.kernel(*arrays, **attrs)
+        outs = list(result) if len(out_types) != 1 else [result]
+        outs = [np.asarray(o, dtype=t.dtype) for o, t in zip(outs, out_types)]
+    if len(outs) == 1:
+        return outs[0]
+    return tuple(outs) if outs else None
+
+
+def example_type(leaf) -> TensorType:
+    """The input type a leaf of an example argument stands for."""
+    if isinstance(leaf, Tracer):
+        return leaf.type
+    if isinstance(leaf, ShapeDtype):
+        return TensorType(leaf.shape, leaf.dtype)
+    if isinstance(leaf, TensorType):
+        return leaf
+    if isinstance(leaf, (np.ndarray, np.generic, bool, int, float)):
+        return TensorType.of(leaf)
+    raise TraceError(f"cannot trace an argument of type {type(leaf).__name__}: use numpy arrays, Python scalars, "
+                     "frame.ShapeDtype or nested lists/tuples/dicts of those")
+
+
+class TraceResult:
+    """What tracing produced: the graph, the output pytree structure and the outer tracers captured."""
+
+    def __init__(self, graph: Graph, in_tree, out_tree, captures: list[Tracer], aux=None):
+        self.graph, self.in_tree, self.out_tree, self.captures, self.aux = graph, in_tree, out_tree, captures, aux
+
+
+def trace_function(fn, args: tuple, name: str | None = None, kwargs: dict | None = None) -> TraceResult:
+    """Trace `fn(*args)` in a new frame. Graph inputs: flattened leaves of args, then captures."""
+    leaves, in_tree = tree_flatten(args)
+    graph = Graph(name or getattr(fn, "__name__", "fn").replace("<", "").replace(">", ""))
+    frame = TraceFrame(graph, current_frame())
+    inputs = [Tracer(graph.add_input(example_type(leaf)), frame) for leaf in leaves]
+    _STACK.append(frame)
+    try:
+        out = fn(*tree_unflatten(in_tree, inputs), **(kwargs or {}))
+        out_leaves, out_tree = tree_flatten(out)
+        for leaf in out_leaves:
+            graph.mark_output(lift(leaf, frame))
+    finally:
+        _STACK.pop()
+    return TraceResult(graph, in_tree, out_tree, frame.captures)
+
+
+def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]:
+    """Run `body` over tracers for the given input values of `graph`; mark and return its outputs.
+
+    Used to build gradient micro-graphs and decompositions. A `None` result becomes a zero
+    constant of `zero_types[i]`. Rules must be self-contained: capturing outer tracers is an error.
+    """
+    frame = TraceFrame(graph, None)
+    _STACK.append(frame)
+    try:
+        results = body(*[[Tracer(v, frame) for v in vs] for vs in value_lists])
+        outs = []
+        for i, r in enumerate(results):
+            if r is None:
+                t = zero_types[i]
+                r = np.zeros(t.shape, dtype=t.dtype)
+            outs.append(lift(r, frame))
+    finally:
+        _STACK.pop()
+    if frame.captures:
+        raise FrameError(f"rule for graph '{graph.name}' captured outer traced values; rules must be self-contained")
+    for v in outs:
+        graph.mark_output(v)
+    return outs
+
+
+def trace(fn, *example_args, name: str | None = None) -> Graph:
+    """Trace `fn` on example arguments into a `Graph`.
+
+    Example arguments are numpy arrays, Python scalars, `frame.ShapeDtype(shape, dtype)`, or
+    nested lists/tuples/dicts of those. Graph inputs are the flattened leaves in order; outputs
+    are the flattened leaves of the result. Closed-over numpy arrays become `constant` nodes.
+    """
+    return trace_function(fn, example_args, name).graph
+
+
+def inline_into_current(graph: Graph, operands: Sequence) -> list:
+    """Inline `graph` into the innermost trace with its inputs bound to `operands`; return tracers."""
+    from ..ir.clone import inline_graph
+
+    frame = _STACK[-1]
+    values = [lift(x, frame) for x in operands]
+    return [Tracer(v, frame) for v in inline_graph(frame.graph, graph, values)]

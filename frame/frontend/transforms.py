@@ -1,0 +1,262 @@
+"""User-facing transforms: `function` (compile like `jax.jit`), `grad`, `value_and_grad`, `vjp`, `hessian`.
+
+All of them trace the Python function into a graph and derive with `build_backward_graph`.
+Outside a trace they compile and run on numpy. Inside a trace (e.g. `grad(grad(f))`, or a
+`grad` inside a `@frame.function`) they inline the derived graph into the enclosing trace, so
+they nest to any depth without a tape (ARCH-067).
+"""
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..compiler.autograd import build_backward_graph
+from ..errors import GradientError, TraceError
+from ..ir.graph import Graph
+from ..ir.printer import fingerprint
+from ..runtime.compile import compile as compile_graph
+from . import numpy as fnp
+from .pytree import tree_flatten, tree_unflatten
+from .tracer import Tracer, example_type, inline_into_current, is_tracing, trace_function
+
+_DERIVED: "OrderedDict[tuple, Graph]" = OrderedDict()
+_DERIVED_MAX = 256
+
+
+def derived_graph(forward: Graph, loss_index: int, wrt: Sequence[int]) -> Graph:
+    """`build_backward_graph`, memoised by (forward fingerprint, loss index, wrt)."""
+    key = (fingerprint(forward), loss_index, tuple(wrt))
+    graph = _DERIVED.get(key)
+    if graph is None:
+        graph = _DERIVED[key] = build_backward_graph(forward, loss_index, wrt)
+        if len(_DERIVED) > _DERIVED_MAX:
+            _DERIVED.popitem(last=False)
+    return graph
+
+
+def derived_cache_size() -> int:
+    return len(_DERIVED)
+
+
+def evaluate(graph: Graph, operands: Sequence) -> list:
+    """Run `graph` on operands: inline into the current trace when tracing, else compile and execute."""
+    if is_tracing() or any(isinstance(x, Tracer) for x in operands):
+        return inline_into_current(graph, operands)
+    return compile_graph(graph)(*operands)
+
+
+def _argnums_tuple(argnums, nargs: int) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise GradientError(f"argnums {argnums} is out of range for a call with {nargs} positional argument(s)")
+    return tuple(a % nargs for a in nums)
+
+
+def _leaf_offsets(args: tuple) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for a in args:
+        n = len(tree_flatten(a)[0])
+        spans.append((start, start + n))
+        start += n
+    return spans
+
+
+def _value_and_grad_impl(fn, argnums, has_aux, args, kwargs):
+    nums = _argnums_tuple(argnums, len(args))
+
+    def loss_fn(*a):
+        out = fn(*a, **kwargs)
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise GradientError("has_aux=True needs the function to return a pair (loss, aux)")
+            return out[0], out[1]
+        return out, None
+
+    res = trace_function(loss_fn, args, name=getattr(fn, "__name__", "fn"))
+    leaves = tree_flatten(args)[0]
+    loss_type = res.graph.outputs[0].type if res.graph.outputs else None
+    if loss_type is None or len(tree_flatten(res.out_tree.children[0] if res.out_tree.children else None)[0]) > 1:
+        raise GradientError("grad needs the function to return one scalar (or (scalar, aux) with has_aux=True)")
+    spans = _leaf_offsets(args)
+    wrt = [i for a in nums for i in range(*spans[a])]
+    graph = derived_graph(res.graph, 0, wrt)
+    outs = evaluate(graph, [*leaves, *res.captures])
+    n_fwd = len(res.graph.outputs)
+    value, aux_leaves, grad_leaves = outs[0], outs[1:n_fwd], outs[n_fwd:]
+    aux = tree_unflatten(res.out_tree.children[1], aux_leaves) if has_aux else None
+    grads, k = [], 0
+    for a in nums:
+        _, tree = tree_flatten(args[a])
+        n = spans[a][1] - spans[a][0]
+        grads.append(tree_unflatten(tree, grad_leaves[k:k + n]))
+        k += n
+    grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+    return value, aux, grads
+
+
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """`fn -> (value, grad)` like `jax.value_and_grad`; with `has_aux`, `((value, aux), grad)`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        value, aux, grads = _value_and_grad_impl(fn, argnums, has_aux, args, kwargs)
+        return ((value, aux), grads) if has_aux else (value, grads)
+
+    return wrapper
+
+
+def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of a scalar function w.r.t. argument(s) `argnums` (pytrees allowed), like `jax.grad`.
+
+    Nests to any order: `grad(grad(f))(x)` is f''(x) for scalar f.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        value, aux, grads = _value_and_grad_impl(fn, argnums, has_aux, args, kwargs)
+        return (grads, aux) if has_aux else grads
+
+    return wrapper
+
+
+def vjp(fn: Callable, *primals):
+    """`(fn(*primals), vjp_fn)` where `vjp_fn(cotangent)` returns one cotangent per primal (a tuple)."""
+    res = trace_function(fn, primals, name=getattr(fn, "__name__", "fn"))
+    leaves = tree_flatten(primals)[0]
+    operands = [*leaves, *res.captures]
+    out = tree_unflatten(res.out_tree, evaluate(res.graph, operands))
+
+    # Contract the outputs with cotangent inputs into one scalar, then derive w.r.t. the primals.
+    contracted = Graph(f"{res.graph.name}_vjp")
+    from ..ir.clone import inline_graph
+    inputs = [contracted.add_input(v.type) for v in res.graph.inputs]
+    ys = inline_graph(contracted, res.graph, inputs)
+    cts = [contracted.add_input(y.type) for y in ys]
+    terms = [contracted.add_node("sum", [contracted.add_node("mul", [y, c]).output],
+                                 {"axes": tuple(range(y.type.rank)), "keepdims": False}).output
+             for y, c in zip(ys, cts) if y.type.is_float]
+    if not terms:
+        raise GradientError("vjp needs at least one float output")
+    total = terms[0]
+    for t in terms[1:]:
+        total = contracted.add_node("add", [total, t]).output
+    contracted.mark_output(total)
+    n_primal_leaves = len(leaves)
+    graph = derived_graph(contracted, 0, list(range(n_primal_leaves)))
+
+    def vjp_fn(cotangent):
+        ct_leaves, ct_tree = tree_flatten(cotangent)
+        if ct_tree != res.out_tree:
+            raise GradientError(f"vjp_fn: cotangent structure {ct_tree} differs from the output structure {res.out_tree}")
+        outs = evaluate(graph, [*operands, *ct_leaves])
+        grad_leaves = outs[1:]
+        result, k = [], 0
+        for p in primals:
+            n = len(tree_flatten(p)[0])
+            result.append(tree_unflatten(tree_flatten(p)[1], grad_leaves[k:k + n]))
+            k += n
+        return tuple(result)
+
+    return out, vjp_fn
+
+
+def hessian(fn: Callable, argnums: int = 0) -> Callable:
+    """The full Hessian of scalar `fn` w.r.t. argument `argnums`, built explicitly.
+
+    For every basis direction e_k of the argument it derives the scalar contraction
+    `sum(grad(fn)(x) * e_k)` once more, giving row k (a Hessian-vector product with e_k). That is
+    one contraction per direction, so the cost grows with the argument's size; row sums of a
+    single all-ones contraction are never passed off as a Hessian (ARCH-067). For an array
+    argument of shape S the result has shape S + S; for a pytree argument, a nested tree
+    `H[i][j]` of blocks shaped leaf_i.shape + leaf_j.shape.
+    """
+    if not isinstance(argnums, int):
+        raise GradientError("hessian takes a single integer argnums")
+
+    def contracted(*all_args):
+        *args, direction = all_args
+        g_leaves = tree_flatten(grad(fn, argnums)(*args))[0]
+        d_leaves = tree_flatten(direction)[0]
+        total = fnp.sum(g_leaves[0] * d_leaves[0])
+        for g, d in zip(g_leaves[1:], d_leaves[1:]):
+            total = total + fnp.sum(g * d)
+        return total
+
+    hvp = grad(contracted, argnums)
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        x = args[argnums]
+        x_leaves, x_tree = tree_flatten(x)
+        types = [example_type(leaf) for leaf in x_leaves]
+        blocks = []  # blocks[i][j]: d/dx_j of grad_i
+        for i, ti in enumerate(types):
+            rows = []
+            for k in range(ti.size):
+                direction = [np.zeros(t.shape, t.dtype) for t in types]
+                direction[i].reshape(-1)[k] = 1
+                row = tree_flatten(hvp(*args, tree_unflatten(x_tree, direction)))[0]
+                rows.append([fnp.reshape(r, (1, -1)) for r in row])
+            blocks.append([fnp.reshape(fnp.concatenate([r[j] for r in rows], axis=0), ti.shape + tj.shape)
+                           for j, tj in enumerate(types)])
+        if len(types) == 1 and x_tree.kind == "leaf":
+            return blocks[0][0]
+        return tree_unflatten(x_tree, [tree_unflatten(x_tree, row) for row in blocks])
+
+    return wrapper
+
+
+def stop_gradient(x):
+    """The identity with zero derivative (applied to every leaf of a pytree)."""
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [fnp.stop_gradient(leaf) for leaf in leaves])
+
+
+class Function:
+    """A Python function compiled per input signature (like `jax.jit`); see `frame.function`."""
+
+    def __init__(self, fn: Callable):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self._cache: dict = {}
+        self.trace_count = 0
+
+    def _signature(self, args):
+        leaves, tree = tree_flatten(args)
+        return leaves, (tree, tuple(example_type(leaf) for leaf in leaves))
+
+    def _entry(self, args):
+        leaves, sig = self._signature(args)
+        entry = self._cache.get(sig)
+        if entry is None:
+            self.trace_count += 1
+            res = trace_function(self.fn, args)
+            entry = self._cache[sig] = (res, compile_graph(res.graph))
+        return leaves, entry
+
+    def __call__(self, *args):
+        if is_tracing():
+            res = trace_function(self.fn, args)
+            leaves = tree_flatten(args)[0]
+            return tree_unflatten(res.out_tree, inline_into_current(res.graph, [*leaves, *res.captures]))
+        leaves, (res, exe) = self._entry(args)
+        return tree_unflatten(res.out_tree, exe(*leaves))
+
+    def trace(self, *args) -> Graph:
+        """The graph traced for these arguments' signature."""
+        return self._entry(args)[1][0].graph
+
+    def compiled(self, *args):
+        """The `Executable` for these arguments' signature."""
+        return self._entry(args)[1][1]
+
+
+def function(fn: Callable) -> Function:
+    """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run."""
+    if not callable(fn):
+        raise TraceError(f"frame.function needs a callable, got {type(fn).__name__}")
+    return Function(fn)

@@ -1,0 +1,138 @@
+"""SSA graph IR: `Value`, `Node`, `Graph` (SPEC §3).
+
+A graph owns an ordered list of inputs, nodes in topological order and an ordered list of
+outputs. Nodes are appended through `Graph.add_node`, which runs the op's shape rule, so every
+value's type is known the moment it exists.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import ShapeError
+from .types import TensorType
+
+
+class Value:
+    """An SSA value: its `type`, the `node` that defines it (None for a graph input) and its output `index`."""
+
+    __slots__ = ("type", "node", "index", "graph")
+
+    def __init__(self, type: TensorType, node: "Node | None", index: int, graph: "Graph"):
+        self.type, self.node, self.index, self.graph = type, node, index, graph
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.type.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    def __repr__(self) -> str:
+        where = f"{self.node.op}#{self.index}" if self.node is not None else f"input#{self.index}"
+        return f"Value({self.type}, {where})"
+
+
+class Node:
+    """One operation: `op` name, operand `inputs`, immutable `attrs` and result `outputs`."""
+
+    __slots__ = ("op", "inputs", "attrs", "outputs", "graph")
+
+    def __init__(self, op: str, inputs: list[Value], attrs: dict[str, Any], graph: "Graph"):
+        self.op, self.inputs, self.attrs, self.graph = op, inputs, attrs, graph
+        self.outputs: list[Value] = []
+
+    @property
+    def output(self) -> Value:
+        """The single result of a one-output node."""
+        if len(self.outputs) != 1:
+            raise ShapeError(f"op '{self.op}' has {len(self.outputs)} outputs, not 1")
+        return self.outputs[0]
+
+    def __repr__(self) -> str:
+        return f"Node({self.op}, {len(self.inputs)} in, {len(self.outputs)} out)"
+
+
+def freeze_attr(value):
+    """Attrs are immutable: lists become tuples, numpy scalars become Python scalars, arrays are made read-only."""
+    if isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            value = value.copy()
+            value.flags.writeable = False
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze_attr(v) for v in value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+class Graph:
+    """A function in SSA form. Build it with `add_input`, `add_node` and `mark_output`."""
+
+    def __init__(self, name: str = "main"):
+        self.name = name
+        self.inputs: list[Value] = []
+        self.nodes: list[Node] = []
+        self.outputs: list[Value] = []
+
+    def add_input(self, type: TensorType) -> Value:
+        if not isinstance(type, TensorType):
+            raise ShapeError(f"Graph.add_input expects a TensorType, got {type!r}")
+        value = Value(type, None, len(self.inputs), self)
+        self.inputs.append(value)
+        return value
+
+    def add_node(self, op: str, inputs: Sequence[Value], attrs: dict[str, Any] | None = None) -> Node:
+        """Append a node; its output types come from the op's shape rule (which also validates operands)."""
+        from ..ops.schema import NodeContext, get
+
+        schema = get(op)
+        inputs = list(inputs)
+        for i, v in enumerate(inputs):
+            if not isinstance(v, Value):
+                raise ShapeError(f"op '{op}': operand {i} is {type(v).__name__}, not a Value")
+        attrs = {k: freeze_attr(v) for k, v in (attrs or {}).items()}
+        schema.check_attrs(attrs)
+        out_types = schema.shape_infer(NodeContext(op, [v.type for v in inputs], attrs))
+        node = Node(op, inputs, attrs, self)
+        node.outputs = [Value(t, node, i, self) for i, t in enumerate(out_types)]
+        self.nodes.append(node)
+        return node
+
+    def mark_output(self, value: Value) -> None:
+        if not isinstance(value, Value):
+            raise ShapeError(f"Graph.mark_output expects a Value, got {type(value).__name__}")
+        self.outputs.append(value)
+
+    # Convenience for building graphs by hand and in tests.
+    def constant(self, value, dtype=None) -> Value:
+        return self.add_node("constant", [], {"value": np.asarray(value, dtype=dtype)}).output
+
+    def __str__(self) -> str:
+        from .printer import print_graph
+
+        return print_graph(self)
+
+    def __repr__(self) -> str:
+        return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
+
+    def users(self) -> dict[Value, list[Node]]:
+        """Map each value to the nodes that consume it (in order)."""
+        out: dict[Value, list[Node]] = {}
+        for node in self.nodes:
+            for v in node.inputs:
+                out.setdefault(v, []).append(node)
+        return out
+
+
+def iter_values(graph: Graph) -> Iterable[Value]:
+    yield from graph.inputs
+    for node in graph.nodes:
+        yield from node.outputs

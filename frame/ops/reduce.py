@@ -1,0 +1,88 @@
+"""Reductions: `sum` and `mean` over axes, and `sum_grad_internal`, their gradient's expansion."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..errors import ShapeError
+from ..frontend.tracer import bind
+from ..ir.types import TensorType
+from .schema import INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, traced_gradient
+
+_AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
+
+
+def _check_axes(op: str, axes: tuple, rank: int) -> None:
+    if any(not isinstance(a, int) or not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes) \
+            or list(axes) != sorted(axes):
+        raise ShapeError(f"op '{op}': axes {axes} must be distinct, sorted and in [0, {rank}) for rank {rank}")
+
+
+def reduced_shape(shape, axes, keepdims) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduce_shape(float_only: bool):
+    def shape(ctx: NodeContext):
+        arity(ctx.op, ctx, 1)
+        (x,) = ctx.input_types
+        if float_only:
+            require_float(ctx.op, x)
+        axes = ctx.attrs["axes"]
+        _check_axes(ctx.op, axes, x.rank)
+        return [TensorType(reduced_shape(x.shape, axes, ctx.attrs.get("keepdims", False)), x.dtype, x.device)]
+    return shape
+
+
+def _expand(gy, x_shape, axes):
+    return bind("sum_grad_internal", gy, input_shape=tuple(x_shape), axes=tuple(axes))
+
+
+register_op(
+    "sum", shape=_reduce_shape(False), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
+    kernel=lambda x, axes, keepdims=False: np.asarray(np.sum(x, axis=axes, keepdims=keepdims)),
+    gradient=traced_gradient(lambda ctx, xs, ys, gys: [_expand(gys[0], xs[0].shape, ctx.attrs["axes"])]),
+    doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1")
+
+
+def _mean_grad(ctx, xs, ys, gys):
+    axes = ctx.attrs["axes"]
+    count = int(np.prod([xs[0].shape[a] for a in axes], dtype=np.int64))
+    return [_expand(gys[0], xs[0].shape, axes) * (1.0 / max(count, 1))]
+
+
+register_op(
+    "mean", shape=_reduce_shape(True), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
+    kernel=lambda x, axes, keepdims=False: np.asarray(np.mean(x, axis=axes, keepdims=keepdims), dtype=x.dtype),
+    gradient=traced_gradient(_mean_grad), doc="arithmetic mean over `axes`")
+
+
+def _sum_grad_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (gy,) = ctx.input_types
+    shape, axes = tuple(ctx.attrs["input_shape"]), tuple(ctx.attrs["axes"])
+    _check_axes(ctx.op, axes, len(shape))
+    # keepdims is recovered from gy's rank (ARCH-068): both legal gy shapes are accepted, nothing is guessed.
+    if gy.shape not in (reduced_shape(shape, axes, False), reduced_shape(shape, axes, True)):
+        raise ShapeError(f"op '{ctx.op}': gy {gy.shape} is not sum({shape}, axes={axes}) with or without keepdims")
+    return [TensorType(shape, gy.dtype, gy.device)]
+
+
+def _sum_grad_kernel(gy, input_shape, axes):
+    if gy.ndim != len(input_shape):
+        gy = np.expand_dims(gy, axes)
+    return np.broadcast_to(gy, input_shape)
+
+
+def _sum_grad_grad(ctx, xs, ys, gys):
+    (gy,) = xs
+    keepdims = len(gy.shape) == len(ctx.attrs["input_shape"])
+    return [fnp.sum(gys[0], axis=ctx.attrs["axes"], keepdims=keepdims)]
+
+
+register_op("sum_grad_internal", shape=_sum_grad_shape, kernel=_sum_grad_kernel, num_inputs=1,
+            attrs={"input_shape": ((tuple,), True), "axes": ((tuple,), True)}, traits=(INTERNAL, LINEAR),
+            gradient=traced_gradient(_sum_grad_grad),
+            doc="copies gy along the reduced axes back to input_shape (the gradient of sum)")

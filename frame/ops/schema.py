@@ -1,0 +1,226 @@
+"""The op registry: one `OpSchema` per op, found by name (SPEC §4, ARCH-063).
+
+An op is one block in its family module: attribute spec, shape rule, numpy kernel, gradient
+rule and (for composites) decomposition, registered together with `register_op`. There is no
+second registry: gradients and decompositions are fields of the schema.
+
+Gradient rules and decompositions are written as small Python functions over the same
+frontend ops users call; `traced_gradient` / `traced_decomposition` trace them into the
+standalone micro-graphs the contract asks for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import GradientError, ShapeError
+from ..ir.types import TensorType
+
+# Traits (SPEC §4).
+SIDE_EFFECT = "side_effect"   # must not be removed or reordered; never differentiable
+ELEMENTWISE = "elementwise"   # output[i] depends on input[i] only (after broadcasting)
+LINEAR = "linear"             # linear in its (non-attr) inputs: zero in, zero out
+INTERNAL = "internal"         # gradient helper, not user facing (`*_internal`)
+COMPOSITE = "composite"       # has a decomposition into primitives
+
+
+@dataclass(frozen=True)
+class NodeContext:
+    """What a shape rule, gradient rule or decomposition sees of a node: op name, input types, attrs."""
+
+    op: str
+    input_types: list[TensorType]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def attr(self, name: str, default=None):
+        return self.attrs.get(name, default)
+
+    @property
+    def output_types(self) -> list[TensorType]:
+        return get(self.op).shape_infer(self)
+
+
+# An attribute spec: name -> (python types accepted, required?)
+AttrSpec = dict[str, tuple[tuple[type, ...], bool]]
+
+GradientFn = Callable[[NodeContext], "Graph"]     # noqa: F821 - returns frame.ir.Graph
+DecomposeFn = Callable[[NodeContext], "Graph"]    # noqa: F821
+
+
+@dataclass
+class OpSchema:
+    name: str
+    shape_infer: Callable[[NodeContext], list[TensorType]]
+    kernel: Callable[..., Any]
+    gradient: GradientFn | None = None
+    decomposition: DecomposeFn | None = None
+    traits: frozenset[str] = frozenset()
+    attrs: AttrSpec = field(default_factory=dict)
+    doc: str = ""
+    num_inputs: int | None = None  # None: variadic
+
+    def has(self, trait: str) -> bool:
+        return trait in self.traits
+
+    def check_attrs(self, attrs: dict) -> None:
+        for key, value in attrs.items():
+            if key not in self.attrs:
+                raise ShapeError(f"op '{self.name}': unknown attribute '{key}' (accepted: {sorted(self.attrs) or 'none'})")
+            kinds, _ = self.attrs[key]
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds and int in kinds):
+                names = "/".join(k.__name__ for k in kinds)
+                raise ShapeError(f"op '{self.name}': attribute '{key}' must be {names}, got {type(value).__name__} {value!r}")
+        missing = [k for k, (_, required) in self.attrs.items() if required and k not in attrs]
+        if missing:
+            raise ShapeError(f"op '{self.name}': missing attribute(s) {', '.join(missing)}")
+
+    def infer(self, input_types: list[TensorType], attrs: dict | None = None) -> list[TensorType]:
+        return self.shape_infer(NodeContext(self.name, list(input_types), dict(attrs or {})))
+
+
+_REGISTRY: dict[str, OpSchema] = {}
+
+
+def register_op(name: str, *, shape, kernel, gradient=None, decomposition=None, traits=(), attrs=None,
+                num_inputs=None, doc: str = "") -> OpSchema:
+    """Register one op. A gradient on a side-effect op is refused here, at import (ARCH-062)."""
+    traits = frozenset(traits) | ({COMPOSITE} if decomposition is not None else frozenset())
+    if name in _REGISTRY:
+        raise ValueError(f"op '{name}' is registered twice")
+    if gradient is not None and SIDE_EFFECT in traits:
+        raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
+    schema = OpSchema(name, shape, kernel, gradient, decomposition, traits, dict(attrs or {}), doc, num_inputs)
+    _REGISTRY[name] = schema
+    return schema
+
+
+def unregister_op(name: str) -> None:
+    """Remove an op (used by tests that register throwaway ops)."""
+    _REGISTRY.pop(name, None)
+
+
+def find(name: str) -> OpSchema | None:
+    return _REGISTRY.get(name)
+
+
+def get(name: str) -> OpSchema:
+    schema = _REGISTRY.get(name)
+    if schema is None:
+        raise ShapeError(f"unknown op '{name}'")
+    return schema
+
+
+def all_ops() -> list[OpSchema]:
+    return list(_REGISTRY.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Micro-graphs from Python rules
+
+
+def _attrs_key(attrs: dict) -> tuple:
+    from ..ir.printer import format_attr
+    return tuple(sorted((k, format_attr(v)) for k, v in attrs.items()))
+
+
+_GRAD_CACHE: dict[tuple, Any] = {}
+
+
+def traced_gradient(rule: Callable) -> GradientFn:
+    """Turn `rule(ctx, xs, ys, gys) -> [gx or None, ...]` into a GradientFn returning a micro-graph.
+
+    The micro-graph's inputs are `[x..., y..., gy...]` (all declared, used or not) and its outputs
+    one gradient per forward input; `None` stands for a zero of that input's type. Micro-graphs
+    are memoised per (op, input types, attrs): the rule is traced once per signature.
+    """
+
+    def gradient(ctx: NodeContext):
+        key = (ctx.op, tuple(ctx.input_types), _attrs_key(ctx.attrs))
+        graph = _GRAD_CACHE.get(key)
+        if graph is None:
+            graph = _GRAD_CACHE[key] = _trace_gradient(rule, ctx)
+        return graph
+
+    gradient.rule = rule
+    return gradient
+
+
+def _trace_gradient(rule, ctx: NodeContext):
+    from ..frontend.tracer import trace_rule
+    from ..ir.graph import Graph
+
+    out_types = ctx.output_types
+    graph = Graph(f"{ctx.op}_grad")
+    xs = [graph.add_input(t) for t in ctx.input_types]
+    ys = [graph.add_input(t) for t in out_types]
+    gys = [graph.add_input(t) for t in out_types]
+
+    def body(xs, ys, gys):
+        gxs = rule(ctx, xs, ys, gys)
+        if len(gxs) != len(xs):
+            raise GradientError(f"gradient rule of '{ctx.op}' returned {len(gxs)} gradients for {len(xs)} inputs")
+        return gxs
+
+    outs = trace_rule(graph, body, xs, ys, gys, zero_types=ctx.input_types)
+    for i, (v, t) in enumerate(zip(outs, ctx.input_types)):
+        if v.type != t:
+            raise GradientError(f"gradient rule of '{ctx.op}' gives input {i} a gradient of type {v.type}, expected {t}")
+    return graph
+
+
+def traced_decomposition(rule: Callable) -> DecomposeFn:
+    """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`."""
+
+    def decomposition(ctx: NodeContext):
+        from ..frontend.tracer import trace_rule
+        from ..ir.graph import Graph
+
+        graph = Graph(f"{ctx.op}_decomp")
+        xs = [graph.add_input(t) for t in ctx.input_types]
+
+        def body(xs):
+            out = rule(ctx, *xs)
+            return list(out) if isinstance(out, (list, tuple)) else [out]
+
+        trace_rule(graph, body, xs)
+        return graph
+
+    decomposition.rule = rule
+    return decomposition
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared shape helpers
+
+
+def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ShapeError(f"op '{op}': shapes {' and '.join(map(str, shapes))} do not broadcast") from None
+
+
+def same_dtype(op: str, types: list[TensorType]) -> str:
+    dtypes = {t.dtype for t in types}
+    if len(dtypes) > 1:
+        raise ShapeError(f"op '{op}': operand dtypes differ ({', '.join(t.dtype for t in types)}); "
+                         "frame does not promote, cast one operand")
+    return types[0].dtype
+
+
+def require_float(op: str, t: TensorType) -> None:
+    if not t.is_float:
+        raise ShapeError(f"op '{op}' needs a float operand, got {t}")
+
+
+def normalize_axis(op: str, axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis not in (0, -1)):
+        raise ShapeError(f"op '{op}': axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def arity(op: str, ctx: NodeContext, n: int) -> None:
+    if len(ctx.input_types) != n:
+        raise ShapeError(f"op '{op}' takes {n} operand(s), got {len(ctx.input_types)}")

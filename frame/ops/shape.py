@@ -1,0 +1,157 @@
+"""Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice`, and `slice_grad_internal`."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..errors import ShapeError
+from ..frontend.tracer import bind
+from ..ir.types import TensorType
+from .elementwise import sum_to_shape
+from .schema import INTERNAL, LINEAR, NodeContext, arity, normalize_axis, register_op, same_dtype, traced_gradient
+
+
+def _with_shape(t: TensorType, shape) -> TensorType:
+    return TensorType(tuple(shape), t.dtype, t.device)
+
+
+# -- reshape ------------------------------------------------------------------------------------
+def _reshape_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    shape = ctx.attrs["shape"]
+    if any(not isinstance(d, int) or d < 0 for d in shape) or int(np.prod(shape, dtype=np.int64)) != x.size:
+        raise ShapeError(f"op 'reshape': cannot reshape {x.shape} ({x.size} elements) into {shape}")
+    return [_with_shape(x, shape)]
+
+
+register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR,),
+            kernel=lambda x, shape: np.reshape(x, shape),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [fnp.reshape(gys[0], xs[0].shape)]),
+            doc="same elements, new shape (row-major)")
+
+
+# -- transpose ----------------------------------------------------------------------------------
+def _transpose_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    perm = ctx.attrs["perm"]
+    if sorted(perm) != list(range(x.rank)):
+        raise ShapeError(f"op 'transpose': perm {perm} is not a permutation of the axes of {x.shape}")
+    return [_with_shape(x, [x.shape[p] for p in perm])]
+
+
+register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((tuple,), True)}, traits=(LINEAR,),
+            kernel=lambda x, perm: np.transpose(x, perm),
+            gradient=traced_gradient(
+                lambda ctx, xs, ys, gys: [fnp.transpose(gys[0], tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
+            doc="permute axes: out.shape[i] = x.shape[perm[i]]")
+
+
+# -- broadcast_to -------------------------------------------------------------------------------
+def _broadcast_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    shape = ctx.attrs["shape"]
+    try:
+        ok = tuple(np.broadcast_shapes(x.shape, shape)) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"op 'broadcast_to': cannot broadcast {x.shape} to {shape}")
+    return [_with_shape(x, shape)]
+
+
+register_op("broadcast_to", shape=_broadcast_shape, num_inputs=1, attrs={"shape": ((tuple,), True)},
+            traits=(LINEAR,), kernel=lambda x, shape: np.broadcast_to(x, shape),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [sum_to_shape(gys[0], xs[0].shape)]),
+            doc="numpy broadcasting to `shape`")
+
+
+# -- concat -------------------------------------------------------------------------------------
+def _concat_shape(ctx: NodeContext):
+    if not ctx.input_types:
+        raise ShapeError("op 'concat' needs at least one operand")
+    first = ctx.input_types[0]
+    same_dtype("concat", ctx.input_types)
+    axis = normalize_axis("concat", ctx.attrs["axis"], first.rank)
+    for t in ctx.input_types[1:]:
+        if t.rank != first.rank or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis):
+            raise ShapeError(f"op 'concat': shapes {', '.join(str(u.shape) for u in ctx.input_types)} "
+                             f"differ outside axis {axis}")
+    shape = list(first.shape)
+    shape[axis] = sum(t.shape[axis] for t in ctx.input_types)
+    return [_with_shape(first, shape)]
+
+
+def _concat_grad(ctx, xs, ys, gys):
+    axis = ctx.attrs["axis"] % xs[0].ndim
+    out, offset = [], 0
+    for x in xs:
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(offset, offset + x.shape[axis])
+        out.append(gys[0][tuple(index)])
+        offset += x.shape[axis]
+    return out
+
+
+register_op("concat", shape=_concat_shape, attrs={"axis": ((int,), True)}, traits=(LINEAR,),
+            kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
+            gradient=traced_gradient(_concat_grad), doc="join operands along `axis`")
+
+
+# -- slice --------------------------------------------------------------------------------------
+_SLICE_ATTRS = {"starts": ((tuple,), True), "stops": ((tuple,), True), "steps": ((tuple,), True)}
+
+
+def _slice_out_shape(op: str, shape, starts, stops, steps):
+    if not (len(starts) == len(stops) == len(steps) == len(shape)):
+        raise ShapeError(f"op '{op}': starts/stops/steps {starts}/{stops}/{steps} must each have rank {len(shape)} "
+                         f"entries for shape {shape}")
+    out = []
+    for d, a, b, s in zip(shape, starts, stops, steps):
+        if not (isinstance(s, int) and s > 0 and 0 <= a <= b <= d):
+            raise ShapeError(f"op '{op}': slice {a}:{b}:{s} is invalid for an axis of size {d} in shape {shape}")
+        out.append(len(range(a, b, s)))
+    return tuple(out)
+
+
+def _slice_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    a = ctx.attrs
+    return [_with_shape(x, _slice_out_shape(ctx.op, x.shape, a["starts"], a["stops"], a["steps"]))]
+
+
+def _index(starts, stops, steps):
+    return tuple(slice(a, b, s) for a, b, s in zip(starts, stops, steps))
+
+
+register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, traits=(LINEAR,),
+            kernel=lambda x, starts, stops, steps: x[_index(starts, stops, steps)],
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [
+                bind("slice_grad_internal", gys[0], input_shape=tuple(xs[0].shape), **ctx.attrs)]),
+            doc="basic slicing x[starts:stops:steps] per axis (positive steps)")
+
+
+def _slice_grad_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (gy,) = ctx.input_types
+    a = ctx.attrs
+    shape = tuple(a["input_shape"])
+    if _slice_out_shape(ctx.op, shape, a["starts"], a["stops"], a["steps"]) != gy.shape:
+        raise ShapeError(f"op '{ctx.op}': gy {gy.shape} is not a slice of {shape}")
+    return [_with_shape(gy, shape)]
+
+
+def _slice_grad_kernel(gy, input_shape, starts, stops, steps):
+    out = np.zeros(input_shape, dtype=gy.dtype)
+    out[_index(starts, stops, steps)] = gy
+    return out
+
+
+register_op("slice_grad_internal", shape=_slice_grad_shape, kernel=_slice_grad_kernel, num_inputs=1,
+            attrs={"input_shape": ((tuple,), True), **_SLICE_ATTRS}, traits=(INTERNAL, LINEAR),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [
+                bind("slice", gys[0], starts=ctx.attrs["starts"], stops=ctx.attrs["stops"], steps=ctx.attrs["steps"])]),
+            doc="zeros of input_shape with gy written into the slice (the gradient of slice)")

@@ -1,0 +1,1 @@
+"""pinn placeholder."""
