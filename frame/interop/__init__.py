@@ -1,0 +1,1 @@
+"""JAX interop: lowering to JAX, importing from JAX, and the derivative oracle. The only place frame imports JAX."""

@@ -1,0 +1,7 @@
+"""Shared test configuration."""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")

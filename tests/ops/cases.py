@@ -1,0 +1,140 @@
+"""Per-op test cases shared by the table-driven tests (registry, gradients, closure, JAX oracle).
+
+Every registered op needs at least one `OpCase`. Op families added later put their cases in
+their own `tests/ops/cases_<family>.py` module defining `CASES = [...]`; they are collected here.
+"""
+from __future__ import annotations
+
+import importlib
+import pathlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass
+class OpCase:
+    op: str
+    make_inputs: Callable[[np.random.Generator, str], list]   # (rng, float dtype) -> operands
+    reference: Callable[..., object]                           # numpy reference: (*inputs, **attrs) -> output(s)
+    attrs: dict = field(default_factory=dict)
+    wrt: tuple[int, ...] = (0,)    # operand positions checked by the derivative tests
+    label: str = ""
+    smooth: bool = True            # False: derivative checks stay away from kinks (inputs already chosen so)
+
+    @property
+    def id(self) -> str:
+        return f"{self.op}[{self.label}]" if self.label else self.op
+
+
+def _u(*shape, lo=-1.0, hi=1.0):
+    return lambda rng, dt: rng.uniform(lo, hi, shape).astype(dt)
+
+
+def _ins(*makers):
+    return lambda rng, dt: [m(rng, dt) for m in makers]
+
+
+def _away_from_zero(*shape):
+    # |x| in [0.3, 1]: relu and friends are differentiated away from the kink.
+    return lambda rng, dt: (rng.uniform(0.3, 1.0, shape) * rng.choice([-1.0, 1.0], shape)).astype(dt)
+
+
+def _binary(op, fn, lo=-1.0, hi=1.0, b_lo=None, b_hi=None):
+    b_lo, b_hi = (lo if b_lo is None else b_lo), (hi if b_hi is None else b_hi)
+    shapes = [((3, 4), (3, 4), "same"), ((3, 4), (4,), "bcast-row"), ((2, 1, 4), (3, 1), "bcast-both"),
+              ((), (2, 3), "rank0")]
+    return [OpCase(op, _ins(_u(*a, lo=lo, hi=hi), _u(*b, lo=b_lo, hi=b_hi)), fn, wrt=(0, 1), label=label)
+            for a, b, label in shapes]
+
+
+def _unary(op, fn, lo=-1.0, hi=1.0, attrs=None, smooth=True):
+    return [OpCase(op, _ins(_u(*s, lo=lo, hi=hi)), fn, dict(attrs or {}), label=label, smooth=smooth)
+            for s, label in [((3, 4), "2d"), ((), "rank0"), ((2, 3, 2), "3d")]]
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _slice_grad_reference(gy, input_shape, starts, stops, steps):
+    out = np.zeros(input_shape, gy.dtype)
+    out[tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps))] = gy
+    return out
+
+
+BASE_CASES: list[OpCase] = [
+    OpCase("constant", lambda rng, dt: [], lambda value: value, {"value": np.arange(6.0).reshape(2, 3)}, wrt=()),
+    *_binary("add", np.add), *_binary("sub", np.subtract), *_binary("mul", np.multiply),
+    *_binary("div", np.divide, b_lo=0.5, b_hi=2.0),
+    *_unary("neg", np.negative), *_unary("square", np.square), *_unary("exp", np.exp),
+    *_unary("log", np.log, lo=0.2, hi=2.0), *_unary("sin", np.sin), *_unary("cos", np.cos),
+    *_unary("tanh", np.tanh), *_unary("sqrt", np.sqrt, lo=0.2, hi=2.0), *_unary("sigmoid", _sigmoid),
+    *[OpCase("relu", _ins(_away_from_zero(*s)), lambda x: np.maximum(x, 0), label=lb, smooth=False)
+      for s, lb in [((3, 4), "2d"), ((), "rank0")]],
+    *_unary("pow", lambda x, exponent: x ** exponent, lo=0.3, hi=1.5, attrs={"exponent": 3.0}),
+    OpCase("pow", _ins(_u(4, lo=0.3, hi=1.5)), lambda x, exponent: x ** exponent, {"exponent": -1.5},
+           label="neg-frac"),
+    OpCase("pow", _ins(_u(4)), lambda x, exponent: x ** exponent, {"exponent": 2.0}, label="square"),
+    *_unary("stop_gradient", lambda x: x),
+    OpCase("matmul", _ins(_u(3, 4), _u(4, 5)), np.matmul, wrt=(0, 1), label="2d"),
+    OpCase("matmul", _ins(_u(2, 3, 4), _u(2, 4, 5)), np.matmul, wrt=(0, 1), label="batched"),
+    OpCase("matmul", _ins(_u(2, 3, 4), _u(4, 2)), np.matmul, wrt=(0, 1), label="bcast-rhs"),
+    OpCase("sum", _ins(_u(3, 4)), lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims),
+           {"axes": (1,), "keepdims": False}, label="axis1"),
+    OpCase("sum", _ins(_u(2, 3, 4)), lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims),
+           {"axes": (0, 2), "keepdims": True}, label="keepdims"),
+    OpCase("sum", _ins(_u(3, 3)), lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims),
+           {"axes": (0, 1), "keepdims": False}, label="all"),
+    OpCase("sum", _ins(_u()), lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims),
+           {"axes": (), "keepdims": False}, label="rank0"),
+    OpCase("mean", _ins(_u(3, 4)), lambda x, axes, keepdims: np.mean(x, axes, keepdims=keepdims),
+           {"axes": (0,), "keepdims": False}, label="axis0"),
+    OpCase("mean", _ins(_u(2, 3, 4)), lambda x, axes, keepdims: np.mean(x, axes, keepdims=keepdims),
+           {"axes": (1, 2), "keepdims": True}, label="keepdims"),
+    OpCase("reshape", _ins(_u(3, 4)), lambda x, shape: x.reshape(shape), {"shape": (2, 6)}),
+    OpCase("reshape", _ins(_u()), lambda x, shape: x.reshape(shape), {"shape": (1, 1)}, label="rank0"),
+    OpCase("transpose", _ins(_u(2, 3, 4)), lambda x, perm: x.transpose(perm), {"perm": (2, 0, 1)}),
+    OpCase("broadcast_to", _ins(_u(3, 1)), lambda x, shape: np.broadcast_to(x, shape), {"shape": (2, 3, 4)}),
+    OpCase("concat", _ins(_u(2, 3), _u(4, 3), _u(1, 3)), lambda *xs, axis: np.concatenate(xs, axis),
+           {"axis": 0}, wrt=(0, 1, 2)),
+    OpCase("concat", _ins(_u(2, 3), _u(2, 2)), lambda *xs, axis: np.concatenate(xs, axis), {"axis": -1},
+           wrt=(0, 1), label="neg-axis"),
+    OpCase("slice", _ins(_u(5, 6)), lambda x, starts, stops, steps: x[starts[0]:stops[0]:steps[0], starts[1]:stops[1]:steps[1]],
+           {"starts": (1, 0), "stops": (4, 6), "steps": (1, 2)}),
+    OpCase("mse_loss", _ins(_u(3, 4), _u(3, 4)), lambda p, t: np.mean((p - t) ** 2), wrt=(0, 1)),
+    OpCase("relu_grad_internal", _ins(_away_from_zero(3, 4), _u(3, 4)), lambda x, gy: np.where(x > 0, gy, 0),
+           wrt=(0, 1), smooth=False),
+    OpCase("matmul_grad_lhs_internal", _ins(_u(3, 5), _u(4, 5)), lambda gy, b: gy @ b.T, wrt=(0, 1)),
+    OpCase("matmul_grad_lhs_internal", _ins(_u(2, 3, 5), _u(2, 4, 5)), lambda gy, b: gy @ np.swapaxes(b, -1, -2),
+           wrt=(0, 1), label="batched"),
+    OpCase("matmul_grad_rhs_internal", _ins(_u(3, 4), _u(3, 5)), lambda a, gy: a.T @ gy, wrt=(0, 1)),
+    OpCase("sum_grad_internal", _ins(_u(3)), lambda gy, input_shape, axes: np.broadcast_to(gy[None, :, None], input_shape),
+           {"input_shape": (2, 3, 4), "axes": (0, 2)}),
+    OpCase("sum_grad_internal", _ins(_u(1, 3, 1)), lambda gy, input_shape, axes: np.broadcast_to(gy, input_shape),
+           {"input_shape": (2, 3, 4), "axes": (0, 2)}, label="keepdims"),
+    OpCase("slice_grad_internal", _ins(_u(3, 3)), _slice_grad_reference,
+           {"input_shape": (5, 6), "starts": (1, 0), "stops": (4, 6), "steps": (1, 2)}),
+    OpCase("mse_loss_grad_internal", _ins(_u(3, 4), _u(3, 4), _u()), lambda p, t, gy: 2 * (p - t) / p.size * gy,
+           wrt=(0, 1, 2)),
+]
+
+# Ops that are checked elsewhere (no numeric output to compare, or not differentiable by design).
+NO_CASES_NEEDED = {"debug_print"}
+
+
+def _collect() -> dict[str, list[OpCase]]:
+    cases = list(BASE_CASES)
+    here = pathlib.Path(__file__).parent
+    for path in sorted(here.glob("cases_*.py")):
+        module = importlib.import_module(f"tests.ops.{path.stem}")
+        cases.extend(module.CASES)
+    table: dict[str, list[OpCase]] = {}
+    for case in cases:
+        table.setdefault(case.op, []).append(case)
+    return table
+
+
+CASES_BY_OP = _collect()
+ALL_CASES = [c for cs in CASES_BY_OP.values() for c in cs]
