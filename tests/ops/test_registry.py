@@ -1,0 +1,141 @@
+"""Table-driven tests over the whole registry: kernels against numpy references, shape rules
+against the kernels' actual outputs, and the error messages of bad operands per op family."""
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame import GradientError, ShapeError
+from frame.frontend.tracer import bind
+from frame.ir import TensorType
+from frame.ops import SIDE_EFFECT, all_ops, find, register_op, unregister_op
+from frame.ops.schema import NodeContext
+from tests.ops.cases import ALL_CASES, CASES_BY_OP, NO_CASES_NEEDED
+
+
+def test_every_registered_op_has_a_case():
+    missing = sorted(op.name for op in all_ops() if op.name not in CASES_BY_OP and op.name not in NO_CASES_NEEDED)
+    assert not missing, f"ops without an OpCase in tests/ops/cases*.py: {missing}"
+
+
+def test_registry_lookup():
+    assert find("matmul").name == "matmul"
+    assert find("no_such_op") is None
+    names = [op.name for op in all_ops()]
+    assert len(names) == len(set(names))
+    assert find("mse_loss").gradient is not None  # ARCH-064
+    assert all(find(n).has("internal") for n in names if n.endswith("_internal"))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
+def test_kernel_matches_numpy_reference_and_shape_rule(case, dtype):
+    rng = np.random.default_rng(0)
+    inputs = case.make_inputs(rng, dtype)
+    attrs = dict(case.attrs)
+    if case.op == "constant":
+        attrs["value"] = attrs["value"].astype(dtype)
+    schema = find(case.op)
+    result = schema.kernel(*inputs, **attrs)
+    outs = [result] if len(schema.infer([TensorType.of(x) for x in inputs], attrs)) == 1 else list(result)
+    refs = case.reference(*inputs, **attrs)
+    refs = refs if isinstance(refs, (list, tuple)) else [refs]
+    inferred = schema.infer([TensorType.of(x) for x in inputs], attrs)
+    assert len(outs) == len(refs) == len(inferred)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for out, ref, t in zip(outs, refs, inferred):
+        out = np.asarray(out)
+        assert (out.shape, out.dtype.name) == (t.shape, t.dtype), f"{case.id}: kernel gives {out.dtype}{out.shape}, rule {t}"
+        np.testing.assert_allclose(out, np.asarray(ref, dtype=out.dtype), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
+def test_traced_op_runs_like_the_eager_op(case):
+    """Tracing an op and running the compiled graph gives the eager (kernel) result."""
+    rng = np.random.default_rng(1)
+    inputs = case.make_inputs(rng, "float64")
+    eager = bind(case.op, *inputs, **case.attrs)
+    graph = frame.trace(lambda *xs: bind(case.op, *xs, **case.attrs), *inputs)
+    frame.ir.verify(graph)
+    compiled = frame.runtime.compile(graph)(*inputs)
+    eager = list(eager) if isinstance(eager, tuple) else [eager]
+    for a, b in zip(compiled, eager):
+        np.testing.assert_array_equal(a, b)
+
+
+# -- errors name the op, and the shapes/dtypes seen, per family -----------------------------------
+F32, F64 = "float32", "float64"
+
+
+def _t(shape, dtype=F32):
+    return TensorType(shape, dtype)
+
+
+@pytest.mark.parametrize("op,types,attrs,pattern", [
+    ("add", [_t((3, 4)), _t((5,))], {}, r"'add'.*\(3, 4\).*\(5,\)"),
+    ("mul", [_t((3,)), _t((3,), F64)], {}, r"'mul'.*float32.*float64"),
+    ("exp", [_t((2,), "int64")], {}, r"'exp'.*float.*i64\[2\]"),
+    ("matmul", [_t((2, 3)), _t((4, 5))], {}, r"'matmul'.*\(2, 3\).*\(4, 5\)"),
+    ("matmul", [_t((3,)), _t((3, 2))], {}, r"'matmul'.*rank >= 2"),
+    ("matmul", [_t((2, 2, 3)), _t((3, 3, 4))], {}, r"'matmul'.*do not broadcast"),
+    ("sum", [_t((2, 3))], {"axes": (2,), "keepdims": False}, r"'sum'.*axes \(2,\).*rank 2"),
+    ("reshape", [_t((2, 3))], {"shape": (4, 2)}, r"'reshape'.*\(2, 3\).*\(4, 2\)"),
+    ("transpose", [_t((2, 3))], {"perm": (0, 0)}, r"'transpose'.*\(0, 0\).*\(2, 3\)"),
+    ("broadcast_to", [_t((3, 2))], {"shape": (3, 3)}, r"'broadcast_to'.*\(3, 2\).*\(3, 3\)"),
+    ("concat", [_t((2, 3)), _t((2, 4))], {"axis": 0}, r"'concat'.*\(2, 3\).*\(2, 4\)"),
+    ("concat", [_t((2, 3))], {"axis": 3}, r"'concat'.*axis 3.*rank 2"),
+    ("slice", [_t((4,))], {"starts": (0,), "stops": (6,), "steps": (1,)}, r"'slice'.*size 4"),
+    ("mse_loss", [_t((3,)), _t((4,))], {}, r"'mse_loss'.*\(3,\).*\(4,\)"),
+])
+def test_shape_errors_name_op_and_shapes(op, types, attrs, pattern):
+    with pytest.raises(ShapeError, match=pattern):
+        find(op).infer(types, attrs)
+
+
+def test_eager_and_traced_calls_raise_the_same_clear_errors():
+    a, b = np.ones((2, 3), "float32"), np.ones((4, 5), "float32")
+    with pytest.raises(ShapeError, match="matmul"):
+        fnp.matmul(a, b)
+    with pytest.raises(ShapeError, match="matmul"):
+        frame.trace(lambda x, y: x @ y, a, b)
+    with pytest.raises(ShapeError, match="'add'.*float32.*float64"):
+        frame.trace(lambda x: x + np.ones(3), np.ones(3, "float32"))
+    with pytest.raises(ShapeError, match="unknown attribute"):
+        bind("sum", a, axes=(0,), keepdims=False, bogus=1)
+
+
+def test_python_scalars_are_weakly_typed():
+    x = np.ones(3, "float32")
+    for y in (x * 2.0, 2.0 * x, fnp.multiply(x, 2), fnp.add(x, np.float64(0.5))):
+        assert y.dtype == np.float32
+    g = frame.trace(lambda v: v * 2.5 + 1, x)
+    assert all(n.outputs[0].type.dtype == "float32" for n in g.nodes)
+
+
+def test_side_effect_op_cannot_get_a_gradient():
+    with pytest.raises(GradientError, match="side effects"):
+        register_op("test_effect_with_grad", shape=lambda ctx: [], kernel=lambda x: (), traits=(SIDE_EFFECT,),
+                    gradient=lambda ctx: None)
+    assert find("test_effect_with_grad") is None
+    unregister_op("test_effect_with_grad")
+
+
+def test_debug_print_prints_at_run_time_and_survives_compilation(capsys):
+    def f(x):
+        y = x * 2.0
+        fnp.debug_print("y = {}", y)
+        return fnp.sum(x)
+
+    g = frame.trace(f, np.arange(3.0))
+    assert [n.op for n in g.nodes].count("debug_print") == 1
+    assert capsys.readouterr().out == ""  # tracing does not print
+    exe = frame.runtime.compile(g)
+    assert any(s.node.op == "debug_print" for s in exe.plan.steps)  # dne keeps side effects
+    out = exe(np.arange(3.0))
+    assert out[0] == 3.0
+    assert capsys.readouterr().out.strip() == "y = [0. 2. 4.]"
+
+
+def test_node_context_output_types():
+    ctx = NodeContext("matmul", [_t((2, 3)), _t((3, 5))], {})
+    assert ctx.output_types == [_t((2, 5))]
