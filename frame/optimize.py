@@ -1,0 +1,119 @@
+"""Full-batch quasi-Newton optimisation: L-BFGS through `scipy.optimize.minimize(method="L-BFGS-B")`.
+
+frame supplies the compiled value-and-gradient of `loss_fn(params, *data)` (the same training
+graph `frame.train.Trainer` runs); scipy sees one float64 vector made of all parameter leaves.
+This is the second phase PINN practice uses after Adam (Raissi et al.; DeepXDE) to reach
+accuracies first-order methods do not.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import FrameError, TrainingError
+from .frontend.pytree import tree_unflatten
+from .ir.types import TensorType
+from .train import LossGraph, as_param_leaves, first_nonfinite, leaf_paths, scalar
+
+__all__ = ["lbfgs", "LBFGSResult"]
+
+
+@dataclass
+class LBFGSResult:
+    """What `lbfgs` returns: final `params` (same structure and dtypes as given), final `loss`,
+    `history` (loss after each iteration, starting with the initial loss), `nit` (iterations),
+    `nfev` (loss/gradient evaluations), `success` and scipy's `message`."""
+
+    params: Any
+    loss: float
+    history: list[float] = field(default_factory=list)
+    nit: int = 0
+    nfev: int = 0
+    success: bool = False
+    message: str = ""
+
+
+def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
+          desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
+          options: dict | None = None) -> LBFGSResult:
+    """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS-B.
+
+    - `maxiter`: iteration budget; `tol`: scipy's `tol` (sets L-BFGS-B's `ftol` and `gtol`).
+    - `dtype`: evaluate the loss in this float dtype (e.g. `"float64"`, recommended: the line
+      search needs an accurate loss); float params and float data are cast for the run and the
+      result is cast back to the params' own dtypes. Default: the params' own dtypes.
+    - `maxcor`, `maxls`, `options`: passed to L-BFGS-B (options override the others).
+
+    The initial loss and gradient must be finite (else `TrainingError`). If scipy ends on a
+    non-finite point, the best finite iterate is returned.
+    """
+    from scipy.optimize import minimize
+    from tqdm.auto import tqdm
+
+    if not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise FrameError(f"lbfgs: maxiter must be a non-negative int, got {maxiter!r}")
+    leaves, treedef = as_param_leaves(params)
+    original_dtypes = [a.dtype for a in leaves]
+    if dtype is not None:
+        leaves = [a.astype(dtype) for a in leaves]
+        data = tuple(_cast_floats(d, dtype) for d in data)
+    names = [f"the gradient of parameter {p}" for p in leaf_paths(treedef)]
+    types = [TensorType.of(a) for a in leaves]
+    loss_graph = LossGraph(loss_fn, treedef, types)
+    exe, data_arrays = loss_graph.compiled(data)
+    sizes = [a.size for a in leaves]
+    splits = np.cumsum(sizes)[:-1]
+
+    def unflatten(x: np.ndarray) -> list[np.ndarray]:
+        return [part.reshape(t.shape).astype(t.dtype) for part, t in zip(np.split(x, splits), types)]
+
+    best = {"loss": math.inf, "x": None}
+
+    def value_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
+        outs = exe(*unflatten(x), *data_arrays)
+        loss, grads = scalar(outs[0]), outs[1:]
+        if not math.isfinite(loss) or first_nonfinite(grads, names):
+            # Tell the line search this point is unacceptable; it will shorten the step.
+            return math.inf, np.zeros_like(x)
+        if loss < best["loss"]:
+            best["loss"], best["x"] = loss, x.copy()
+        return loss, np.concatenate([g.reshape(-1) for g in grads]).astype(np.float64)
+
+    x0 = np.concatenate([a.reshape(-1) for a in leaves]).astype(np.float64)
+    loss0, _ = value_and_grad(x0)
+    if not math.isfinite(loss0):
+        outs = exe(*unflatten(x0), *data_arrays)
+        what = first_nonfinite(outs[1:], names) or f"the loss is {scalar(outs[0])}"
+        raise TrainingError(f"lbfgs: at the initial parameters {what}")
+    history = [loss0]
+    opts = {"maxiter": int(maxiter), "maxcor": maxcor, "maxls": maxls, "maxfun": max(15000, 4 * int(maxiter)),
+            **(options or {})}
+    with tqdm(total=int(maxiter), desc=desc, disable=not progress) as bar:
+        def callback(intermediate_result):
+            history.append(float(intermediate_result.fun))
+            if not bar.disable:
+                bar.set_postfix(loss=f"{history[-1]:.4e}", refresh=False)
+                bar.update(1)
+
+        result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=callback, options=opts)
+    x = result.x
+    final_loss = float(result.fun)
+    if not math.isfinite(final_loss) and best["x"] is not None:
+        x, final_loss = best["x"], best["loss"]
+    out_leaves = [a.astype(dt) for a, dt in zip(unflatten(x), original_dtypes)]
+    return LBFGSResult(params=tree_unflatten(treedef, out_leaves), loss=final_loss, history=history,
+                       nit=int(result.nit), nfev=int(result.nfev), success=bool(result.success),
+                       message=str(result.message))
+
+
+def _cast_floats(tree, dtype: str):
+    from .frontend.pytree import tree_map
+
+    def cast(leaf):
+        a = np.asarray(leaf)
+        return a.astype(dtype) if a.dtype.kind == "f" else leaf
+
+    return tree_map(cast, tree)
