@@ -19,7 +19,7 @@ __all__ = ["pi", "e", "float32", "float64", "int64", "add", "subtract", "multipl
            "negative", "square", "power", "exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "relu",
            "stop_gradient", "matmul", "sum", "mean", "reshape", "transpose", "swapaxes", "broadcast_to",
            "concatenate", "expand_dims", "squeeze", "slice_axes", "getitem", "mse_loss", "debug_print", "asarray",
-           "zeros_like", "ones_like", "fft"]
+           "zeros_like", "ones_like", "fft", "softplus", "gelu", "softmax", "log_softmax", "layer_norm"]
 
 
 def _shape(x) -> tuple[int, ...]:
@@ -202,7 +202,8 @@ def getitem(x, index):
     if Ellipsis in index:
         k = index.index(Ellipsis)
         index = index[:k] + (slice(None),) * (len(shape) - n_real) + index[k + 1:]
-    index = index + (slice(None),) * (len(shape) - n_real)
+    else:
+        index = index + (slice(None),) * (len(shape) - n_real)
     starts, stops, steps, out_shape = [], [], [], []
     axis = 0
     for i in index:
@@ -231,6 +232,39 @@ def getitem(x, index):
         y = reshape(y, out_shape)
     return y
 
+
+
+# -- neural-network composites (frame.ops.nn) ----------------------------------------------------
+def softplus(x):
+    """`log(1 + exp(x))`, computed without overflow."""
+    return bind("softplus", x)
+
+
+def gelu(x):
+    """GELU, tanh form: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
+    return bind("gelu", x)
+
+
+def _one_axis(x, axis: int, op: str) -> int:
+    rank = _ndim(x)
+    if not isinstance(axis, (int, _np.integer)) or not -rank <= axis < rank:
+        raise ShapeError(f"op '{op}': axis {axis} is out of range for a value of shape {_shape(x)}")
+    return int(axis) % rank
+
+
+def softmax(x, axis: int = -1):
+    """`exp(x) / sum(exp(x))` along `axis` (stable: shifted by the max)."""
+    return bind("softmax", x, axis=_one_axis(x, axis, "softmax"))
+
+
+def log_softmax(x, axis: int = -1):
+    """`x - log(sum(exp(x)))` along `axis`, computed stably."""
+    return bind("log_softmax", x, axis=_one_axis(x, axis, "log_softmax"))
+
+
+def layer_norm(x, axis=-1, eps: float = 1e-5):
+    """`(x - mean) / sqrt(var + eps)` over `axis` (an int or a tuple); no affine parameters."""
+    return bind("layer_norm", x, axes=_axes(axis, _ndim(x), "layer_norm"), eps=float(eps))
 
 
 # -- losses and side effects -------------------------------------------------------------------
@@ -280,6 +314,12 @@ _OPERATORS = {
 }
 for _name, _fn in _OPERATORS.items():
     setattr(Tracer, _name, _fn)
+# numpy ufuncs applied to tracers (see Tracer.__array_ufunc__).
+UFUNC_OPS = {
+    "add": add, "subtract": subtract, "multiply": multiply, "true_divide": divide, "divide": divide,
+    "negative": negative, "matmul": matmul, "sin": sin, "cos": cos, "tanh": tanh, "exp": exp, "log": log,
+    "sqrt": sqrt, "square": square, "power": _pow,
+}
 Tracer.T = property(lambda self: transpose(self))
 Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 Tracer.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)

@@ -71,7 +71,6 @@ class Tracer:
     """A traced value. Supports the numpy operators; Python control flow on it raises `TraceError`."""
 
     __slots__ = ("value", "frame")
-    __array_ufunc__ = None  # make `ndarray + tracer` defer to Tracer.__radd__
     __array_priority__ = 1000
 
     def __init__(self, value: Value, frame: TraceFrame):
@@ -124,6 +123,19 @@ class Tracer:
 
     def __index__(self):
         self._concrete("using it as an index")
+
+    def __lt__(self, other):
+        self._concrete("a comparison")
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on tracers (`ndarray + tracer`, `np.sin(tracer)`) map to frame ops where one exists."""
+        from .numpy import UFUNC_OPS
+        fn = UFUNC_OPS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
+        if fn is None:
+            raise TraceError(f"numpy.{ufunc.__name__} has no frame op: use frame.numpy (fnp) inside traced code")
+        return fn(*inputs)
 
     def __array__(self, *args, **kwargs):
         raise TraceError(f"numpy function called on a traced {self.type}: use frame.numpy (fnp) inside traced code")

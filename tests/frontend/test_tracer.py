@@ -1,0 +1,136 @@
+"""Tracing: pytrees in and out, closures as constants, control-flow errors, indexing, frame.function cache."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame import ShapeDtype, TraceError
+
+
+def test_pytrees_in_and_out():
+    def f(params, x):
+        h = fnp.tanh(x @ params["w"] + params["b"])
+        return {"out": h, "parts": [fnp.sum(h), (h * 2.0,)]}
+
+    params = {"w": np.ones((3, 2)), "b": np.zeros(2)}
+    g = frame.trace(f, params, np.ones((4, 3)))
+    # inputs: sorted dict leaves (b, w), then x
+    assert [v.type.shape for v in g.inputs] == [(2,), (3, 2), (4, 3)]
+    assert [v.type.shape for v in g.outputs] == [(4, 2), (), (4, 2)]
+    out = frame.function(f)(params, np.ones((4, 3)))
+    assert set(out) == {"out", "parts"} and isinstance(out["parts"][1], tuple)
+    np.testing.assert_allclose(out["parts"][0], 8 * np.tanh(3.0))
+
+
+def test_namedtuple_and_none_round_trip():
+    P = namedtuple("P", "a b")
+    f = frame.function(lambda p, nothing: P(p.b, p.a * 2.0))
+    out = f(P(np.ones(2), np.zeros(3)), None)
+    assert isinstance(out, P) and out.a.shape == (3,) and np.all(out.b == 2.0)
+
+
+def test_shape_dtype_and_scalar_examples():
+    g = frame.trace(lambda x, s: (x, s), ShapeDtype((2, 3), "float32"), 2.0)
+    assert str(g.inputs[0].type) == "f32[2,3]" and str(g.inputs[1].type) == "f64[]"
+
+
+def test_closed_over_arrays_become_constants():
+    table = np.arange(3.0)
+    g = frame.trace(lambda x: x * table + table, np.ones(3))
+    consts = [n for n in g.nodes if n.op == "constant"]
+    assert len(consts) == 1  # the same closed-over array is one constant node
+    np.testing.assert_array_equal(consts[0].attrs["value"], table)
+    assert len(g.inputs) == 1
+
+
+@pytest.mark.parametrize("body", [
+    lambda x: x if x.sum() > 0 else -x,
+    lambda x: [x for _ in range(int(x.sum()))],
+    lambda x: float(x),
+    lambda x: np.arctan2(x, x),
+    lambda x: np.sort(x),
+])
+def test_python_control_flow_on_traced_values_raises(body):
+    with pytest.raises(TraceError, match="traced|frame.numpy"):
+        frame.trace(body, np.ones(3))
+
+
+def test_numpy_ufuncs_on_tracers_map_to_frame_ops():
+    x = np.linspace(0, 1, 3)
+    got = frame.function(lambda v: np.sin(v) * np.ones(3) + np.ones(3) * np.exp(v))(x)
+    np.testing.assert_allclose(got, np.sin(x) + np.exp(x))
+
+
+def test_control_flow_message_explains_why():
+    with pytest.raises(TraceError, match="Python control flow cannot depend on traced values"):
+        frame.trace(lambda x: 1 if x > 0 else 0, np.ones(()))
+
+
+def test_leaked_tracer_is_reported():
+    leak = []
+    frame.trace(lambda x: leak.append(x) or x, np.ones(2))
+    with pytest.raises(TraceError, match="leaked"):
+        frame.trace(lambda y: y + leak[0], np.ones(2))
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3),), (slice(None), 0), (slice(None), slice(0, 1)), (Ellipsis, 1), (None, slice(None, None, 2)),
+    (-1,), (1, slice(None), None),
+])
+def test_basic_indexing_matches_numpy(index):
+    x = np.arange(24.0).reshape(4, 3, 2)
+    got = frame.function(lambda v: v[index])(x)
+    np.testing.assert_array_equal(got, x[index])
+
+
+def test_unsupported_indexing_is_clear():
+    with pytest.raises(TraceError, match="positive step"):
+        frame.trace(lambda v: v[::-1], np.ones(3))
+    with pytest.raises(TraceError, match="basic indexing"):
+        frame.trace(lambda v: v[np.array([0, 1])], np.ones(3))
+
+
+def test_operators_and_attributes():
+    def f(a, b):
+        assert a.shape == (2, 3) and a.dtype == np.float64 and a.ndim == 2
+        return [a + b, a - b, a * b, a / b, a ** 2, -a, a @ b.T, a.T, 2.0 - a, 1.0 / b, np.ones(3) + a,
+                2.0 ** a, a.reshape(3, 2), a.sum(axis=0), a.mean()]
+
+    a, b = np.random.default_rng(0).uniform(1, 2, (2, 3)), np.random.default_rng(1).uniform(1, 2, (2, 3))
+    want = [a + b, a - b, a * b, a / b, a ** 2, -a, a @ b.T, a.T, 2.0 - a, 1.0 / b, np.ones(3) + a, 2.0 ** a,
+            a.reshape(3, 2), a.sum(axis=0), a.mean()]
+    for got, ref in zip(frame.function(f)(a, b), want):
+        np.testing.assert_allclose(got, ref, rtol=1e-14)
+
+
+def test_frame_numpy_runs_eagerly_on_numpy():
+    x = np.linspace(0, 1, 5)
+    np.testing.assert_allclose(fnp.sum(fnp.sin(x) * 2.0), np.sum(np.sin(x) * 2))
+    assert isinstance(fnp.tanh(x), np.ndarray)
+
+
+def test_function_traces_once_per_signature():
+    calls = []
+
+    @frame.function
+    def f(x, y):
+        calls.append(1)
+        return x * y + 1.0
+
+    a = np.ones(3)
+    f(a, a)
+    f(a * 2, a)
+    assert f.trace_count == 1 and len(calls) == 1
+    f(np.ones(4), np.ones(4))  # a new shape retraces
+    f(np.ones(3, "float32"), np.ones(3, "float32"))  # a new dtype retraces
+    f([a], [a]) if False else None
+    assert f.trace_count == 3
+    assert "mul" in str(f.trace(a, a))
+
+
+def test_function_nested_inside_a_trace_inlines():
+    inner = frame.function(lambda x: fnp.sin(x) * 2.0)
+    g = frame.trace(lambda x: inner(x) + 1.0, np.ones(2))
+    assert [n.op for n in g.nodes if n.op != "constant"] == ["sin", "mul", "add"]
