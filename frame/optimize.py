@@ -71,12 +71,17 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
         return [part.reshape(t.shape).astype(t.dtype) for part, t in zip(np.split(x, splits), types)]
 
     best = {"loss": math.inf, "x": None}
+    last_problem: list[str] = []
 
     def value_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
-        outs = exe(*unflatten(x), *data_arrays)
+        # Line-search trial points may overflow; that is handled below, so numpy's warnings are noise.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            outs = exe(*unflatten(x), *data_arrays)
         loss, grads = scalar(outs[0]), outs[1:]
-        if not math.isfinite(loss) or first_nonfinite(grads, names):
+        problem = f"the loss is {loss}" if not math.isfinite(loss) else first_nonfinite(grads, names)
+        if problem:
             # Tell the line search this point is unacceptable; it will shorten the step.
+            last_problem[:] = [problem]
             return math.inf, np.zeros_like(x)
         if loss < best["loss"]:
             best["loss"], best["x"] = loss, x.copy()
@@ -85,9 +90,7 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     x0 = np.concatenate([a.reshape(-1) for a in leaves]).astype(np.float64)
     loss0, _ = value_and_grad(x0)
     if not math.isfinite(loss0):
-        outs = exe(*unflatten(x0), *data_arrays)
-        what = first_nonfinite(outs[1:], names) or f"the loss is {scalar(outs[0])}"
-        raise TrainingError(f"lbfgs: at the initial parameters {what}")
+        raise TrainingError(f"lbfgs: at the initial parameters {last_problem[0]}")
     history = [loss0]
     opts = {"maxiter": int(maxiter), "maxcor": maxcor, "maxls": maxls, "maxfun": max(15000, 4 * int(maxiter)),
             **(options or {})}

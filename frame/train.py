@@ -95,8 +95,9 @@ class Optimizer:
         return {"type": type(self).__name__, "lr": None if self.scheduled else self.lr}
 
     def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items() if k != "type")
-        return f"{type(self).__name__}({args})"
+        args = [f"lr={'<schedule>' if self.scheduled else repr(self.lr)}"]
+        args += [f"{k}={v!r}" for k, v in self.config().items() if k not in ("type", "lr")]
+        return f"{type(self).__name__}({', '.join(args)})"
 
 
 class SGD(Optimizer):
@@ -378,6 +379,11 @@ class Trainer:
     def step(self, *data) -> float:
         """One update on `data`; returns the loss at the parameters before the update."""
         step_no = self.step_count + 1
+        # The checks below report non-finite values precisely, so numpy's overflow warnings are only noise.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return self._step(step_no, data)
+
+    def _step(self, step_no: int, data: tuple) -> float:
         loss, grads = self._loss_graph.value_and_grad(self._leaves, data)
         value = scalar(loss)
         if not math.isfinite(value):
