@@ -15,6 +15,7 @@ from ..errors import GradientError
 from ..ir.clone import clone_graph, inline_graph
 from ..ir.graph import Graph, Node, Value
 from ..ops.schema import NodeContext, get
+from .passes.decompose import expand_composites
 
 
 def _is_zero_constant(v: Value) -> bool:
@@ -60,6 +61,9 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     value_map: dict[Value, Value] = {}
     graph = clone_graph(forward, value_map)
     graph.name = f"{forward.name}_grad"
+    # A composite op without its own gradient rule is differentiated through its decomposition
+    # (Paddle's composite VJP, seed 003 §4): expand it first, then walk the primitives.
+    graph = expand_composites(graph, lambda schema: schema.gradient is None)
     loss = graph.outputs[loss_output_index]
     wrt_values = [graph.inputs[i] for i in wrt]
 

@@ -1,4 +1,210 @@
-"""Neural-network composite ops (softplus, gelu, softmax, log_softmax, layer_norm).
+"""Neural-network composite ops: `softplus`, `gelu`, `softmax`, `log_softmax`, `layer_norm`.
 
-Placeholder: the pipeline issue registers these with decompositions and direct gradient rules.
+Each op is one block with a numpy kernel, a decomposition into primitives (Paddle's
+`DecompInterface`, seed 003 §3) and a direct gradient rule (a "custom VJP") that reuses the
+forward output where that is cheaper or more stable than differentiating the decomposition.
+
+The kernels perform exactly the numpy steps of their decompositions, in the same order and
+dtypes, so a graph gives bit-identical results whether the `decompose` stage expands the op or
+not (every pipeline stage must preserve numerics).
+
+`max_shift_internal` is the one helper: the max over some axes (keepdims), used only as the
+stabilising shift of the shift-invariant softmax family. Its derivative is taken as zero, like
+`stop_gradient`: the shift cancels exactly in softmax / log_softmax, so the composite's
+derivative is unaffected (jax.nn.softmax stops the gradient of its max the same way).
 """
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..errors import ShapeError
+from ..frontend.tracer import bind
+from ..ir.types import TensorType
+from .reduce import reduced_shape
+from .schema import (ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float,
+                     traced_decomposition, traced_gradient)
+
+
+def _float_unary_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    require_float(ctx.op, ctx.input_types[0])
+    return [ctx.input_types[0]]
+
+
+def _axes_of(op: str, axes: tuple, rank: int) -> tuple[int, ...]:
+    if not axes or any(not isinstance(a, int) or not 0 <= a < rank for a in axes) or list(axes) != sorted(set(axes)):
+        raise ShapeError(f"op '{op}': axes {axes} must be non-empty, distinct, sorted and in [0, {rank}) "
+                         f"for rank {rank}")
+    return tuple(axes)
+
+
+def _axis_shape(ctx: NodeContext):
+    """Shape rule of the softmax family: one float operand of rank >= 1 and an in-range `axis`."""
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    require_float(ctx.op, x)
+    if x.rank == 0:
+        raise ShapeError(f"op '{ctx.op}' needs an operand of rank >= 1, got shape {x.shape}")
+    normalize_axis(ctx.op, ctx.attrs["axis"], x.rank)
+    return [x]
+
+
+# -- max_shift_internal -------------------------------------------------------------------------
+def _max_shift_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    require_float(ctx.op, x)
+    axes = _axes_of(ctx.op, ctx.attrs["axes"], x.rank)
+    return [TensorType(reduced_shape(x.shape, axes, True), x.dtype, x.device)]
+
+
+register_op("max_shift_internal", shape=_max_shift_shape, num_inputs=1, attrs={"axes": ((tuple,), True)},
+            kernel=lambda x, axes: np.max(x, axis=axes, keepdims=True),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]), traits=(INTERNAL,),
+            doc="max over `axes` with keepdims; a stabilising shift whose derivative is taken as zero")
+
+
+def _shift(x, axis: int):
+    return bind("max_shift_internal", x, axes=(axis % x.ndim,))
+
+
+# -- softplus -----------------------------------------------------------------------------------
+def _softplus_kernel(x):
+    # max(x, 0) + log(1 + exp(-|x|)) without overflow; -|x| is x - 2 max(x, 0).
+    r = np.maximum(x, np.zeros((), x.dtype))
+    two, one = np.asarray(2.0, x.dtype), np.asarray(1.0, x.dtype)
+    return r + np.log(one + np.exp(x - two * r))
+
+
+def _softplus_decomposition(ctx, x):
+    r = fnp.relu(x)
+    return r + fnp.log(1.0 + fnp.exp(x - 2.0 * r))
+
+
+register_op("softplus", shape=_float_unary_shape, kernel=_softplus_kernel, num_inputs=1, traits=(ELEMENTWISE,),
+            decomposition=traced_decomposition(_softplus_decomposition),
+            # d/dx softplus = sigmoid(x): smooth everywhere, unlike the relu inside the decomposition.
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * fnp.sigmoid(xs[0])]),
+            doc="log(1 + e^x), computed without overflow")
+
+
+# -- gelu (tanh form) ---------------------------------------------------------------------------
+GELU_C = math.sqrt(2.0 / math.pi)
+GELU_A = 0.044715
+
+
+def _gelu_kernel(x):
+    dt = x.dtype
+    inner = np.asarray(GELU_C, dt) * (x + np.asarray(GELU_A, dt) * np.power(x, np.asarray(3.0, dt)))
+    return np.asarray(0.5, dt) * x * (np.asarray(1.0, dt) + np.tanh(inner))
+
+
+def _gelu_decomposition(ctx, x):
+    inner = GELU_C * (x + GELU_A * fnp.power(x, 3.0))
+    return 0.5 * x * (1.0 + fnp.tanh(inner))
+
+
+def _gelu_grad(ctx, xs, ys, gys):
+    # d/dx [x/2 (1 + t)] with t = tanh(c (x + a x^3)):  (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 a x^2).
+    x, gy = xs[0], gys[0]
+    x2 = fnp.square(x)
+    t = fnp.tanh(GELU_C * (x + GELU_A * (x2 * x)))
+    dt = 0.5 * (1.0 + t) + (0.5 * GELU_C) * x * (1.0 - t * t) * (1.0 + (3.0 * GELU_A) * x2)
+    return [gy * dt]
+
+
+register_op("gelu", shape=_float_unary_shape, kernel=_gelu_kernel, num_inputs=1, traits=(ELEMENTWISE,),
+            decomposition=traced_decomposition(_gelu_decomposition), gradient=traced_gradient(_gelu_grad),
+            doc="0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (the tanh form)")
+
+
+# -- softmax ------------------------------------------------------------------------------------
+def _softmax_kernel(x, axis):
+    e = np.exp(x - np.max(x, axis=axis % x.ndim, keepdims=True))
+    return e / np.sum(e, axis=axis % x.ndim, keepdims=True)
+
+
+def _softmax_decomposition(ctx, x):
+    axis = ctx.attrs["axis"] % x.ndim
+    e = fnp.exp(x - _shift(x, axis))
+    return e / fnp.sum(e, axis=axis, keepdims=True)
+
+
+def _softmax_grad(ctx, xs, ys, gys):
+    # Reuses y: gx = y (gy - sum(gy y)) along the axis.
+    y, gy = ys[0], gys[0]
+    axis = ctx.attrs["axis"] % y.ndim
+    return [y * (gy - fnp.sum(gy * y, axis=axis, keepdims=True))]
+
+
+register_op("softmax", shape=_axis_shape, kernel=_softmax_kernel, num_inputs=1, attrs={"axis": ((int,), True)},
+            decomposition=traced_decomposition(_softmax_decomposition), gradient=traced_gradient(_softmax_grad),
+            doc="exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability")
+
+
+# -- log_softmax --------------------------------------------------------------------------------
+def _log_softmax_kernel(x, axis):
+    d = x - np.max(x, axis=axis % x.ndim, keepdims=True)
+    return d - np.log(np.sum(np.exp(d), axis=axis % x.ndim, keepdims=True))
+
+
+def _log_softmax_decomposition(ctx, x):
+    axis = ctx.attrs["axis"] % x.ndim
+    d = x - _shift(x, axis)
+    return d - fnp.log(fnp.sum(fnp.exp(d), axis=axis, keepdims=True))
+
+
+def _log_softmax_grad(ctx, xs, ys, gys):
+    # Reuses y (Paddle's custom VJP): gx = gy - exp(y) sum(gy) along the axis.
+    y, gy = ys[0], gys[0]
+    axis = ctx.attrs["axis"] % y.ndim
+    return [gy - fnp.exp(y) * fnp.sum(gy, axis=axis, keepdims=True)]
+
+
+register_op("log_softmax", shape=_axis_shape, kernel=_log_softmax_kernel, num_inputs=1,
+            attrs={"axis": ((int,), True)}, decomposition=traced_decomposition(_log_softmax_decomposition),
+            gradient=traced_gradient(_log_softmax_grad), doc="x - log(sum(exp(x))) along `axis`, computed stably")
+
+
+# -- layer_norm ---------------------------------------------------------------------------------
+def _layer_norm_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    require_float(ctx.op, x)
+    _axes_of(ctx.op, ctx.attrs["axes"], x.rank)
+    eps = ctx.attrs["eps"]
+    if not eps >= 0.0:
+        raise ShapeError(f"op '{ctx.op}': eps must be >= 0, got {eps}")
+    return [x]
+
+
+def _layer_norm_kernel(x, axes, eps):
+    d = x - np.mean(x, axis=axes, keepdims=True)
+    var = np.mean(d * d, axis=axes, keepdims=True)
+    return d / np.sqrt(var + np.asarray(eps, x.dtype))
+
+
+def _layer_norm_decomposition(ctx, x):
+    axes = ctx.attrs["axes"]
+    d = x - fnp.mean(x, axis=axes, keepdims=True)
+    var = fnp.mean(d * d, axis=axes, keepdims=True)
+    return d / fnp.sqrt(var + ctx.attrs["eps"])
+
+
+def _layer_norm_grad(ctx, xs, ys, gys):
+    # With y = (x - mu) r, r = 1/sqrt(var + eps):  gx = r (gy - mean(gy) - y mean(gy y)) over the axes.
+    x, y, gy = xs[0], ys[0], gys[0]
+    axes = ctx.attrs["axes"]
+    d = x - fnp.mean(x, axis=axes, keepdims=True)
+    std = fnp.sqrt(fnp.mean(d * d, axis=axes, keepdims=True) + ctx.attrs["eps"])
+    centred = gy - fnp.mean(gy, axis=axes, keepdims=True) - y * fnp.mean(gy * y, axis=axes, keepdims=True)
+    return [centred / std]
+
+
+register_op("layer_norm", shape=_layer_norm_shape, kernel=_layer_norm_kernel, num_inputs=1,
+            attrs={"axes": ((tuple,), True), "eps": ((float,), True)},
+            decomposition=traced_decomposition(_layer_norm_decomposition), gradient=traced_gradient(_layer_norm_grad),
+            doc="(x - mean) / sqrt(var + eps) over `axes` (normalisation only, no affine parameters)")

@@ -7,7 +7,8 @@ from .. import numpy as fnp
 from ..errors import ShapeError
 from ..frontend.tracer import bind
 from ..ir.types import TensorType
-from .schema import INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, traced_gradient
+from .schema import (INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, traced_decomposition,
+                     traced_gradient)
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
 
@@ -53,10 +54,18 @@ def _mean_grad(ctx, xs, ys, gys):
     return [_expand(gys[0], xs[0].shape, axes) * (1.0 / max(count, 1))]
 
 
+def _mean_decomposition(ctx, x):
+    # sum / count, as np.mean computes it: the decomposed graph gives the kernel's bits exactly.
+    axes = ctx.attrs["axes"]
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return fnp.sum(x, axis=axes, keepdims=ctx.attrs.get("keepdims", False)) / float(max(count, 1))
+
+
 register_op(
     "mean", shape=_reduce_shape(True), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
     kernel=lambda x, axes, keepdims=False: np.asarray(np.mean(x, axis=axes, keepdims=keepdims), dtype=x.dtype),
-    gradient=traced_gradient(_mean_grad), doc="arithmetic mean over `axes`")
+    gradient=traced_gradient(_mean_grad), decomposition=traced_decomposition(_mean_decomposition),
+    doc="arithmetic mean over `axes`")
 
 
 def _sum_grad_shape(ctx: NodeContext):

@@ -1,15 +1,22 @@
 """Stage `decompose`: replace composite ops by their decompositions into primitives.
 
-Each node whose op has a `DecomposeFn` (and is not black-listed in the options) is replaced by
-the decomposition's graph, inlined with its inputs bound to the node's operands. The
-decomposition must produce exactly the node's output types (`check_decomp_outputs`).
+Paddle's program-level decomposition (seed 003 §3.4): every node whose op has a `DecomposeFn`
+(and is not black-listed in the options) is replaced by the decomposition's graph, inlined with
+its inputs bound to the node's operands; decompositions that use other composites are expanded
+again. Each expansion must give exactly the node's output types (`check_decomp_outputs`), and
+`only_primitives` fails if a composite op is left (Paddle's `FLAGS_prim_check_ops`).
+
+`expand_composites` is shared with `build_backward_graph`, which differentiates a composite op
+without its own gradient rule through its decomposition.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ...errors import VerifyError
-from ...ir.clone import inline_graph
+from ...ir.clone import copy_nodes, inline_graph
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import NodeContext, get
+from ...ops.schema import NodeContext, OpSchema, _attrs_key, get
 
 
 def check_decomp_outputs(node: Node, outputs: list[Value]) -> None:
@@ -21,25 +28,46 @@ def check_decomp_outputs(node: Node, outputs: list[Value]) -> None:
                           f"produces ({', '.join(map(str, want))})")
 
 
-def decompose(graph: Graph, options=None) -> Graph:
-    blacklist = set(getattr(options, "decompose_blacklist", ()) or ())
-    if not any(get(n.op).decomposition is not None and n.op not in blacklist for n in graph.nodes):
+# Decomposition graphs depend only on (op, input types, attrs): trace each signature once.
+_DECOMP_CACHE: dict[tuple, Graph] = {}
+
+
+def _decomposition(node: Node, schema: OpSchema) -> Graph:
+    key = (node.op, tuple(v.type for v in node.inputs), _attrs_key(node.attrs))
+    graph = _DECOMP_CACHE.get(key)
+    if graph is None:
+        graph = _DECOMP_CACHE[key] = schema.decomposition(NodeContext(node.op, [v.type for v in node.inputs],
+                                                                      node.attrs))
+    return graph
+
+
+def expand_composites(graph: Graph, select: Callable[[OpSchema], bool]) -> Graph:
+    """Inline the decomposition of every node whose schema `select` accepts (recursively); `graph` is kept.
+
+    Returns `graph` itself when no node is selected.
+    """
+    schemas = [get(n.op) for n in graph.nodes]
+    if not any(s.decomposition is not None and select(s) for s in schemas):
         return graph
     out = Graph(graph.name)
     vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
-    for node in graph.nodes:
-        schema = get(node.op)
-        operands = [vmap[v] for v in node.inputs]
-        if schema.decomposition is not None and node.op not in blacklist:
-            sub = schema.decomposition(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
-            sub = decompose(sub, options)  # composites may decompose into other composites
-            results = inline_graph(out, sub, operands)
+    for node, schema in zip(graph.nodes, schemas):
+        if schema.decomposition is not None and select(schema):
+            sub = expand_composites(_decomposition(node, schema), select)
+            results = inline_graph(out, sub, [vmap[v] for v in node.inputs])
             check_decomp_outputs(node, results)
+            vmap.update(zip(node.outputs, results))
         else:
-            results = out.add_node(node.op, operands, node.attrs).outputs
-        vmap.update(zip(node.outputs, results))
+            copy_nodes(out, [node], vmap)
     for v in graph.outputs:
         out.mark_output(vmap[v])
+    return out
+
+
+def decompose(graph: Graph, options=None) -> Graph:
+    """Expand composite ops (except `options.decompose_blacklist`); with `only_primitives`, insist none is left."""
+    blacklist = frozenset(getattr(options, "decompose_blacklist", ()) or ())
+    out = expand_composites(graph, lambda schema: schema.name not in blacklist)
     if getattr(options, "only_primitives", False):
         left = sorted({n.op for n in out.nodes if get(n.op).decomposition is not None})
         if left:

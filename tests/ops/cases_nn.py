@@ -1,0 +1,50 @@
+"""OpCases of the neural-network composites (frame/ops/nn.py), with independent numpy references."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tests.ops.cases import OpCase, _ins, _u
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def _softmax(x, axis):
+    z = np.exp(x - x.max(axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis):
+    return np.log(_softmax(x, axis))
+
+
+def _layer_norm(x, axes, eps):
+    mu = x.mean(axis=axes, keepdims=True)
+    return (x - mu) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+
+
+def _max_shift(x, axes):
+    return x.max(axis=axes, keepdims=True)
+
+
+CASES = [
+    OpCase("softplus", _ins(_u(3, 4, lo=-4.0, hi=4.0)), _softplus, label="2d"),
+    OpCase("softplus", _ins(_u(lo=-2.0, hi=2.0)), _softplus, label="rank0"),
+    OpCase("gelu", _ins(_u(3, 4, lo=-3.0, hi=3.0)), _gelu, label="2d"),
+    OpCase("gelu", _ins(_u(2, 3, 2, lo=-3.0, hi=3.0)), _gelu, label="3d"),
+    OpCase("softmax", _ins(_u(3, 5, lo=-2.0, hi=2.0)), _softmax, {"axis": 1}, label="last"),
+    OpCase("softmax", _ins(_u(4, 3, 2, lo=-2.0, hi=2.0)), _softmax, {"axis": 0}, label="axis0"),
+    OpCase("log_softmax", _ins(_u(3, 5, lo=-2.0, hi=2.0)), _log_softmax, {"axis": 1}, label="last"),
+    OpCase("log_softmax", _ins(_u(4, 3, 2, lo=-2.0, hi=2.0)), _log_softmax, {"axis": -2}, label="neg-axis"),
+    OpCase("layer_norm", _ins(_u(3, 6)), _layer_norm, {"axes": (1,), "eps": 1e-5}, label="last"),
+    OpCase("layer_norm", _ins(_u(2, 3, 4)), _layer_norm, {"axes": (1, 2), "eps": 1e-3}, label="two-axes"),
+    # The shift's derivative is zero by definition (see frame/ops/nn.py), so derivative checks skip it.
+    OpCase("max_shift_internal", _ins(_u(3, 5)), _max_shift, {"axes": (1,)}, wrt=()),
+]
