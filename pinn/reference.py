@@ -1,0 +1,113 @@
+"""Reference solutions in plain numpy: what a trained PINN is measured against.
+
+- `poisson1d_green`: `-u'' = f` on [a, b] with Dirichlet values, by the Green's function and
+  Gauss–Legendre quadrature (used when a Poisson problem has no closed-form solution).
+- `burgers_cole_hopf`: viscous Burgers with `u(x, 0) = -sin(pi x)` via the Cole–Hopf transform,
+  integrals by Gauss–Hermite quadrature (Basdevant et al., 1986).
+- `burgers_finite_difference`: an independent method-of-lines solver, used by the tests to
+  cross-check the Cole–Hopf reference.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable, Sequence
+
+import numpy as np
+
+#: Gauss–Hermite nodes for the Cole–Hopf integrals. At nu = 0.01/pi the 200-node rule agrees with
+#: 150/250/300 nodes to ~1e-15 for t <= 1 (100 nodes is only ~2e-7 at t = 1); numpy's weights
+#: underflow beyond ~350 nodes.
+HERMITE_NODES = 200
+
+
+@functools.lru_cache(maxsize=8)
+def _hermgauss(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.hermite.hermgauss(n)
+
+
+def burgers_cole_hopf(x, t, nu: float = 0.01 / np.pi, n_nodes: int = HERMITE_NODES) -> np.ndarray:
+    """Exact solution of `u_t + u u_x = nu u_xx`, `u(x, 0) = -sin(pi x)`, `u(±1, t) = 0` at (x, t).
+
+    Cole–Hopf turns Burgers into the heat equation; for this initial condition (extended
+    periodically, whose odd symmetry makes u(±1, t) = 0 hold automatically)
+
+        u(x, t) = -∫ sin(pi (x - s z)) F(x - s z) e^{-z^2} dz / ∫ F(x - s z) e^{-z^2} dz,
+        F(y) = exp(-cos(pi y) / (2 pi nu)),  s = sqrt(4 nu t),
+
+    and both integrals are Gauss–Hermite sums. F spans e^{±1/(2 pi nu)}, so the weights are
+    combined in log space with the maximum factored out (no overflow for small nu).
+    `x` and `t` broadcast against each other; t = 0 returns the initial condition.
+    """
+    x, t = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(t, dtype=np.float64))
+    if np.any(t < 0):
+        raise ValueError("burgers_cole_hopf: t must be >= 0")
+    z, w = _hermgauss(int(n_nodes))
+    s = np.sqrt(4.0 * nu * t)[..., None]
+    y = x[..., None] - s * z
+    log_weight = np.log(w) - np.cos(np.pi * y) / (2.0 * np.pi * nu)
+    weight = np.exp(log_weight - log_weight.max(axis=-1, keepdims=True))
+    return -(np.sin(np.pi * y) * weight).sum(axis=-1) / weight.sum(axis=-1)
+
+
+def burgers_finite_difference(n_x: int, times: Sequence[float], nu: float = 0.01 / np.pi,
+                              cfl: float = 0.4) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Burgers (same problem as `burgers_cole_hopf`) by finite differences; returns `(x, [u(x, t) per t])`.
+
+    Conservative central differences for `(u^2/2)_x` and `nu u_xx` on `n_x` evenly spaced points
+    of [-1, 1] (second order in space; stable without upwinding while the cell Péclet number
+    `|u| dx / nu` stays below 2, i.e. n_x >= ~320 for nu = 0.01/pi), three-stage SSP Runge–Kutta in
+    time with the diffusive/advective step limit times `cfl`. The error falls ~4x per grid doubling.
+    """
+    x = np.linspace(-1.0, 1.0, int(n_x))
+    dx = x[1] - x[0]
+    dt_max = cfl * min(dx * dx / (2.0 * nu), dx)
+    u = -np.sin(np.pi * x)
+    u[0] = u[-1] = 0.0
+
+    def rhs(u):
+        r = np.zeros_like(u)
+        flux = 0.5 * u * u
+        r[1:-1] = -(flux[2:] - flux[:-2]) / (2 * dx) + nu * (u[2:] - 2 * u[1:-1] + u[:-2]) / (dx * dx)
+        return r
+
+    out, t = [], 0.0
+    for target in times:
+        if target < t:
+            raise ValueError("burgers_finite_difference: times must be increasing")
+        while t < target - 1e-14:
+            h = min(dt_max, target - t)
+            u1 = u + h * rhs(u)
+            u2 = 0.75 * u + 0.25 * (u1 + h * rhs(u1))
+            u = u / 3.0 + (2.0 / 3.0) * (u2 + h * rhs(u2))
+            t += h
+        out.append(u.copy())
+    return x, out
+
+
+def poisson1d_green(forcing: Callable, x, domain=(-1.0, 1.0), boundary_values=(0.0, 0.0),
+                    n_nodes: int = 64) -> np.ndarray:
+    """Solution of `-u'' = f` on [a, b], `u(a) = ua`, `u(b) = ub`, at the points `x`.
+
+    With the Green's function of `-d²/dx²`, u(x) = ua (b-x)/L + ub (x-a)/L
+        + (b-x)/L ∫_a^x (s-a) f(s) ds + (x-a)/L ∫_x^b (b-s) f(s) ds,   L = b - a.
+    Each integral uses `n_nodes`-point Gauss–Legendre on its own piece, so the kink of the
+    Green's function at s = x never sits inside a quadrature interval (spectral accuracy for
+    smooth f). `forcing` takes and returns numpy arrays.
+    """
+    a, b = map(float, domain)
+    ua, ub = map(float, boundary_values)
+    x = np.asarray(x, dtype=np.float64)
+    flat = x.reshape(-1)
+    nodes, weights = np.polynomial.legendre.leggauss(int(n_nodes))
+
+    def integral(lo, hi, kernel):
+        half = 0.5 * (hi - lo)[:, None]
+        s = 0.5 * (hi + lo)[:, None] + half * nodes
+        values = np.asarray(forcing(s), dtype=np.float64).reshape(s.shape)
+        return (half * weights * kernel(s) * values).sum(axis=1)
+
+    length = b - a
+    left = integral(np.full_like(flat, a), flat, lambda s: s - a)
+    right = integral(flat, np.full_like(flat, b), lambda s: b - s)
+    u = (ua * (b - flat) + ub * (flat - a) + (b - flat) * left + (flat - a) * right) / length
+    return u.reshape(x.shape)

@@ -1,0 +1,147 @@
+"""Training a PINN: Adam through `frame.train.Trainer`, then L-BFGS through `frame.optimize.lbfgs`.
+
+The loss's data (collocation points, forcing values, boundary data) are graph inputs of the
+training graph, so it is traced, derived and compiled once and then only executed.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from frame.optimize import lbfgs
+from frame.train import SGD, Adam, Optimizer, Trainer
+
+from .models import MLP
+from .problems import Problem, ProblemError
+
+
+@dataclass
+class PINNResult:
+    """What `pinn.train` returns.
+
+    `params` are the trained parameters of `model`; `history` the loss per Adam step followed by
+    the loss per L-BFGS iteration (`adam_steps` tells where one ends); `relative_l2_error` is
+    ||u - u_ref|| / ||u_ref|| on the problem's test points; `errors` holds `(step, error)` pairs
+    measured during Adam (every `eval_every` steps) and at the end; times are wall-clock seconds.
+    """
+
+    problem: Problem
+    model: MLP
+    params: Any
+    history: list[float]
+    adam_steps: int
+    relative_l2_error: float
+    errors: list[tuple[int, float]] = field(default_factory=list)
+    lbfgs_iterations: int = 0
+    lbfgs_message: str = ""
+    adam_seconds: float = 0.0
+    lbfgs_seconds: float = 0.0
+    data: tuple = ()
+
+    @property
+    def wall_time(self) -> float:
+        """Seconds spent training (Adam + L-BFGS, compilation included)."""
+        return self.adam_seconds + self.lbfgs_seconds
+
+    def predict(self, *coords) -> np.ndarray:
+        """The trained network's solution at numpy points (one (N, 1) array per coordinate)."""
+        return self.problem.predict(self.model.apply, self.params, *coords)
+
+    def summary(self) -> str:
+        lines = [f"{self.problem!r} with {self.model!r}",
+                 f"Adam: {self.adam_steps} steps in {self.adam_seconds:.1f} s"]
+        if self.lbfgs_iterations:
+            lines.append(f"L-BFGS: {self.lbfgs_iterations} iterations in {self.lbfgs_seconds:.1f} s "
+                         f"({self.lbfgs_message})")
+        lines.append(f"final loss {self.history[-1]:.3e}, relative L2 error {self.relative_l2_error:.3e}")
+        return "\n".join(lines)
+
+
+def make_optimizer(optimizer, lr) -> Optimizer:
+    """An optimiser from a name ("adam", "sgd") and learning rate, or an `Optimizer` passed through."""
+    if isinstance(optimizer, Optimizer):
+        return optimizer
+    kinds = {"adam": Adam, "sgd": SGD}
+    if not isinstance(optimizer, str) or optimizer.lower() not in kinds:
+        raise ProblemError(f"optimizer must be one of {', '.join(kinds)} or a frame.train optimiser, got {optimizer!r}")
+    if not callable(lr) and not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise ProblemError(f"lr must be a positive number or a callable step -> lr, got {lr!r}")
+    return kinds[optimizer.lower()](lr)
+
+
+def _check_count(name: str, n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ProblemError(f"{name} must be a non-negative int, got {n!r}")
+    return int(n)
+
+
+def _check_data(problem: Problem, data: tuple) -> None:
+    for i, a in enumerate(data):
+        a = np.asarray(a)
+        if a.dtype.name != problem.dtype:
+            raise ProblemError(f"{problem.name}: training data {i} has dtype {a.dtype.name} and shape {a.shape}, "
+                               f"expected {problem.dtype}")
+        if not np.isfinite(a).all():
+            raise ProblemError(f"{problem.name}: training data {i} (shape {a.shape}) contains NaN/Inf")
+
+
+def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimizer="adam", lr=1e-3,
+          lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
+          checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15) -> PINNResult:
+    """Train a PINN for `problem` and measure it against the reference solution.
+
+    - `model`: an `MLP` (default: `problem.default_model(seed)`); its own `params` are the start.
+    - `steps` first-order steps with `optimizer` ("adam", "sgd" or a `frame.train` optimiser) at
+      learning rate `lr` (a float or a callable step -> lr), through `frame.train.Trainer`
+      (progress bar, NaN guard, checkpoints to `checkpoint` every `checkpoint_every` steps).
+    - then `lbfgs_steps` iterations of L-BFGS (`frame.optimize.lbfgs`) with tolerance `lbfgs_tol`:
+      the tolerance is relative to max(|loss|, 1), so PINN losses far below 1 need it tiny.
+    - `seed` draws the problem's collocation points (a grid problem ignores it).
+
+    Bad input (model/problem mismatch, non-finite data, bad counts) raises `ProblemError` before
+    any training; a non-finite loss during training raises `frame.TrainingError`.
+    """
+    steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
+    eval_every = max(1, _check_count("eval_every", eval_every))
+    if not isinstance(problem, Problem):
+        raise ProblemError(f"train needs a pinn problem (Poisson1D, Burgers1D, ...), got {type(problem).__name__}")
+    model = problem.default_model(seed) if model is None else model
+    if not isinstance(model, MLP):
+        raise ProblemError(f"train needs a pinn.MLP model, got {type(model).__name__}")
+    problem.check_model(model)
+    opt = make_optimizer(optimizer, lr)
+    data = tuple(problem.training_data(seed))
+    _check_data(problem, data)
+    loss_fn = problem.loss(model.apply)
+    errors: list[tuple[int, float]] = []
+
+    def measure(step, params):
+        error = problem.relative_l2_error(model.apply, params)
+        errors.append((step, error))
+        return {"rel_l2": error}
+
+    start = time.perf_counter()
+    trainer = Trainer(loss_fn, model.params, opt, progress=progress, desc=f"{problem.name} {type(opt).__name__}")
+    trainer.run(steps, *data, callback=measure, every=eval_every, checkpoint=checkpoint,
+                checkpoint_every=checkpoint_every)
+    params, history = trainer.params, list(trainer.history)
+    adam_seconds = time.perf_counter() - start
+
+    nit, message, lbfgs_seconds = 0, "", 0.0
+    if lbfgs_steps:
+        start = time.perf_counter()
+        result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
+                       desc=f"{problem.name} L-BFGS")
+        lbfgs_seconds = time.perf_counter() - start
+        # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
+        params, nit, message = result.params, result.nit, result.message
+        history += result.history[1:]
+    error = problem.relative_l2_error(model.apply, params)
+    errors.append((steps + nit, error))
+    return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=steps,
+                      relative_l2_error=error, errors=errors, lbfgs_iterations=nit, lbfgs_message=message,
+                      adam_seconds=adam_seconds, lbfgs_seconds=lbfgs_seconds, data=data)
