@@ -187,6 +187,10 @@ def as_param_leaves(params) -> tuple[list[np.ndarray], TreeDef]:
 
 def first_nonfinite(arrays: Sequence[np.ndarray], names: Sequence[str]) -> str | None:
     """Describe the first array holding NaN/Inf (None if all are finite)."""
+    # Fast path, one reduction per array: a sum is finite only if every element is (a finite sum
+    # that overflows just falls through to the exact check).
+    if math.isfinite(sum(float(a.sum()) for a in arrays)):
+        return None
     for a, name in zip(arrays, names):
         if not np.isfinite(a).all():
             bad = "nan" if np.isnan(a).any() else "inf"
@@ -222,7 +226,7 @@ class LossGraph:
         """The executable for this data signature and the flat data arrays to feed it."""
         leaves, treedef = tree_flatten(data)
         arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in leaves]
-        key = (treedef, tuple(example_type(a) for a in arrays))
+        key = (treedef, tuple((a.shape, a.dtype) for a in arrays))
         exe = self._executables.get(key)
         if exe is None:
             self.graph = self._trace(tree_unflatten(treedef, [example_type(a) for a in arrays]))
