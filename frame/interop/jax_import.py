@@ -242,6 +242,12 @@ def _convert_element_type(imp, eqn, x):
     return x
 
 
+def _iota(imp, eqn):
+    shape, axis = tuple(int(d) for d in eqn.params["shape"]), int(eqn.params["dimension"])
+    ramp = np.arange(shape[axis], dtype=np.dtype(eqn.params["dtype"]))
+    return imp.constant(np.broadcast_to(ramp.reshape([-1 if i == axis else 1 for i in range(len(shape))]), shape))
+
+
 def _identity(imp, eqn, x):
     return x
 
@@ -254,7 +260,7 @@ PRIMITIVES: dict[str, Callable] = {
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "expand_dims": _squeeze, "transpose": _transpose,
     "concatenate": _concatenate, "slice": _slice, "convert_element_type": _convert_element_type,
-    "stop_gradient": _op("stop_gradient"), "copy": _identity, "copy_p": _identity,
+    "stop_gradient": _op("stop_gradient"), "copy": _identity, "copy_p": _identity, "iota": _iota,
 }
 
 
@@ -270,7 +276,7 @@ def from_jax(fn: Callable, *example_args, name: str | None = None) -> Graph:
     rsqrt, square, integer_pow, pow (constant exponent), max(x, 0) (relu), dot_general (any
     contraction, as batched matmul), reduce_sum, broadcast_in_dim, reshape, squeeze,
     expand_dims, transpose, concatenate, slice, convert_element_type (dtype unchanged),
-    stop_gradient, and nested jaxprs (jit/pjit, custom_jvp_call, custom_vjp_call, ...) by
+    stop_gradient, iota (as a constant), and nested jaxprs (jit/pjit, custom_jvp_call, custom_vjp_call, ...) by
     inlining. Anything else raises `FrameError` naming the primitive and the equation.
     """
     leaves = jax.tree_util.tree_leaves(example_args)
