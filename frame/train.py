@@ -202,8 +202,8 @@ class LossGraph:
     """`loss_fn(params, *data)` compiled into its training graph `[params..., data...] -> [loss, grads...]`.
 
     One executable per data signature (pytree structure, shapes, dtypes): a new batch of the same
-    shape reuses it. `.compiled(data_leaves)` returns the executable; `.value_and_grad(params, data)`
-    runs it.
+    shape reuses it. `.compiled(data)` returns the executable and the flat data arrays;
+    `.value_and_grad(param_leaves, data)` runs it.
     """
 
     def __init__(self, loss_fn: Callable, param_treedef: TreeDef, param_types: Sequence[TensorType]):
@@ -240,6 +240,7 @@ class LossGraph:
 
 
 def scalar(loss: np.ndarray) -> float:
+    """The loss (rank 0 or one element) as a Python float."""
     return float(np.asarray(loss).reshape(-1)[0])
 
 
@@ -270,9 +271,13 @@ def _decode_treedef(node: dict) -> TreeDef:
         meta = tuple(int(v) if t == "int" else v for t, v in node["keys"])
     elif "namedtuple" in node:
         module, qualname = node["namedtuple"].split(":")
-        obj = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
+        try:
+            obj = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError):
+            raise FrameError(f"checkpoint params use the namedtuple {node['namedtuple']}, which cannot be imported "
+                             "here; define it at module level (or restore with load() into a trainer)") from None
         meta = obj
     return TreeDef(kind, meta, children)
 
@@ -471,17 +476,19 @@ class Trainer:
     def load(self, path: str | os.PathLike) -> "Trainer":
         """Load a checkpoint into this trainer (same parameter structure and types); returns self."""
         arrays, meta = read_checkpoint(path)
+        return self._apply_checkpoint(arrays, meta, os.fspath(path))
+
+    def _apply_checkpoint(self, arrays: dict, meta: dict, path: str) -> "Trainer":
         leaves = [arrays[f"param_{i}"] for i in range(meta["n_params"])]
         state = [arrays[f"state_{i}"] for i in range(meta["n_state"])]
-        treedef = _decode_treedef(meta["treedef"])
         types = [TensorType.of(a) for a in leaves]
-        if treedef != self._treedef or types != self._types:
-            raise FrameError(f"checkpoint {os.fspath(path)!r} holds params {treedef} {[str(t) for t in types]}, "
-                             f"but this trainer has {self._treedef} {[str(t) for t in self._types]}")
-        expected_state = [TensorType.of(a) for a in self._state]
-        if [TensorType.of(a) for a in state] != expected_state:
-            raise FrameError(f"checkpoint {os.fspath(path)!r} holds optimiser state for "
-                             f"{meta['optimizer'].get('type')}, which does not fit this trainer's {self.optimizer!r}")
+        # Compare encoded structures, so loading never needs to import a namedtuple class.
+        if meta["treedef"] != _encode_treedef(self._treedef) or types != self._types:
+            raise FrameError(f"checkpoint {path!r} holds params of types {[str(t) for t in types]} (structure "
+                             f"{meta['treedef']}), but this trainer has {self._treedef} {[str(t) for t in self._types]}")
+        if [TensorType.of(a) for a in state] != [TensorType.of(a) for a in self._state]:
+            raise FrameError(f"checkpoint {path!r} holds optimiser state for {meta['optimizer'].get('type')}, "
+                             f"which does not fit this trainer's {self.optimizer!r}")
         self._leaves, self._state = leaves, state
         self.step_count = int(meta["step_count"])
         self.history = [float(x) for x in arrays["history"]]
@@ -500,7 +507,7 @@ class Trainer:
         params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
         optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"])
         trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc)
-        return trainer.load(path)
+        return trainer._apply_checkpoint(arrays, meta, os.fspath(path))
 
     def __repr__(self):
         last = f", loss {self.history[-1]:.4e}" if self.history else ""

@@ -139,3 +139,20 @@ def test_checkpoint_errors(tmp_path):
     np.savez(tmp_path / "plain.npz", a=np.ones(2))
     with pytest.raises(FrameError, match="not a frame checkpoint"):
         Trainer.restore(tmp_path / "plain.npz", loss_fn)
+
+
+def test_local_namedtuple_params_need_load_not_restore(tmp_path):
+    Local = namedtuple("Local", ["w"])  # not importable by name from this module
+
+    def loss(p):
+        return fnp.sum((p.w - 1.0) ** 2)
+
+    trainer = Trainer(loss, Local(np.zeros(3)), SGD(0.1), progress=False)
+    trainer.run(3)
+    path = tmp_path / "local.npz"
+    trainer.save(path)
+    with pytest.raises(FrameError, match="cannot be imported"):
+        Trainer.restore(path, loss, progress=False)
+    fresh = Trainer(loss, Local(np.zeros(3)), SGD(0.1), progress=False).load(path)
+    _assert_same(fresh, trainer)
+    assert isinstance(fresh.params, Local)
