@@ -20,7 +20,7 @@ import numpy as np
 
 from ..compiler.autograd import build_backward_graph
 from ..errors import GradientError, OracleMismatch
-from ..frontend.pytree import tree_flatten
+from ..frontend.pytree import tree_flatten, tree_map
 from ..frontend.tracer import is_tracing, trace_function
 from ..frontend.transforms import _argnums_tuple, _leaf_offsets
 from ..ir.clone import inline_graph
@@ -197,14 +197,16 @@ def check_derivatives(fn: Callable | Graph, *args, orders: Sequence[int] = (1, 2
     orders = tuple(sorted(set(int(o) for o in orders)))
     if not set(orders) <= {1, 2}:
         raise GradientError(f"check_derivatives: orders must be drawn from (1, 2), got {orders}")
-    leaves = [_as_float64(leaf) for leaf in tree_flatten(tuple(args))[0]]
+    if not isinstance(fn, Graph):
+        args = tree_map(_as_float64, tuple(args))
+    leaves = [np.asarray(leaf) for leaf in tree_flatten(tuple(args))[0]]
     forward, name = _forward_graph(fn, args)
     if len(forward.inputs) != len(leaves):
         raise GradientError(f"check_derivatives: graph '{name}' has {len(forward.inputs)} inputs, "
                             f"got {len(leaves)} argument leaves")
     if isinstance(fn, Graph):   # a given graph keeps its own input dtypes
         wrt = list(_argnums_tuple(argnums, len(leaves)))
-        leaves = [np.asarray(a, dtype=v.type.dtype) for a, v in zip(leaves, forward.inputs)]
+        leaves = [a.astype(v.type.dtype, copy=False) for a, v in zip(leaves, forward.inputs)]
     else:
         spans = _leaf_offsets(tuple(args))
         wrt = [i for a in _argnums_tuple(argnums, len(args)) for i in range(*spans[a])]
