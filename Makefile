@@ -19,6 +19,7 @@ $(VENV)/.test-installed: pyproject.toml | $(VENV)/bin/python
 
 demo: $(VENV)/.demo-installed
 	$(PY) -m frame.demo
+	$(PY) -m pinn --problem poisson1d --out out/demo
 
 test: $(VENV)/.test-installed
 	$(PY) -m pytest -q
