@@ -1,0 +1,149 @@
+"""Fourier neural operator models over `frame.numpy`: `SpectralConv1d` and `FNO1d` (Li et al., 2021).
+
+Models are plain descriptions: `init(seed)` returns a parameter pytree (nested dicts/lists of numpy
+arrays) and `apply(params, x)` is a pure function of it, so `frame.grad`, `frame.function` and
+`frame.train.Trainer` can trace it. Inputs are fields of shape `[batch, channels, n]` on a periodic
+grid.
+
+Complex spectral weights are stored as packed real pairs: `weight[i, o, k] = (re, im)`. The complex
+contraction over input channels is one real batched matmul per mode with the block matrix
+`[[Wr, Wi], [-Wi, Wr]]`, because `[Xr, Xi] @ [[Wr, Wi], [-Wi, Wr]] = [Xr Wr - Xi Wi, Xr Wi + Xi Wr]`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import frame.numpy as fnp
+from frame.errors import ShapeError
+
+from .spectral import grid
+
+
+def _rng(seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _check_positive(owner: str, **values) -> None:
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{owner}: {name} must be a positive int, got {value!r}")
+
+
+def _check_input(owner: str, x, channels: int, min_bins: int = 1) -> None:
+    shape = tuple(x.shape)
+    if len(shape) != 3 or shape[1] != channels:
+        raise ShapeError(f"{owner}: input must have shape [batch, {channels}, n], got {shape}")
+    if shape[2] // 2 + 1 < min_bins:
+        raise ShapeError(f"{owner}: a grid of n={shape[2]} has {shape[2] // 2 + 1} Fourier bins, fewer than the "
+                         f"{min_bins} modes kept; use n >= {2 * (min_bins - 1)}")
+
+
+def init_pointwise(rng: np.random.Generator, in_channels: int, out_channels: int, dtype) -> dict:
+    """A 1x1 convolution (channel mixing per grid point), PyTorch's default uniform(+-1/sqrt(fan_in)) init."""
+    bound = 1.0 / math.sqrt(in_channels)
+    return {"w": rng.uniform(-bound, bound, (out_channels, in_channels)).astype(dtype),
+            "b": rng.uniform(-bound, bound, (out_channels,)).astype(dtype)}
+
+
+def apply_pointwise(params: dict, x):
+    """`w @ x + b` over the channel axis of `x: [batch, in, n]` -> `[batch, out, n]`."""
+    return fnp.matmul(params["w"], x) + fnp.reshape(params["b"], (-1, 1))
+
+
+class SpectralConv1d:
+    """Spectral convolution: rfft, multiply the lowest `modes` bins by learned complex matrices, irfft.
+
+    Parameters `{"weight": [in_channels, out_channels, modes, 2]}` (packed complex). Bins above
+    `modes` are set to zero, so the layer is a convolution with a band-limited periodic kernel.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, modes: int):
+        _check_positive("SpectralConv1d", in_channels=in_channels, out_channels=out_channels, modes=modes)
+        self.in_channels, self.out_channels, self.modes = int(in_channels), int(out_channels), int(modes)
+
+    def __repr__(self):
+        return f"SpectralConv1d({self.in_channels}, {self.out_channels}, modes={self.modes})"
+
+    def init(self, seed=0, dtype="float32") -> dict:
+        """Weights uniform in [0, 1/(in*out)) for both parts, as in the FNO reference code."""
+        rng = _rng(seed)
+        scale = 1.0 / (self.in_channels * self.out_channels)
+        shape = (self.in_channels, self.out_channels, self.modes, 2)
+        return {"weight": (scale * rng.random(shape)).astype(dtype)}
+
+    def apply(self, params: dict, x):
+        """`x: [batch, in_channels, n]` -> `[batch, out_channels, n]`; needs n//2 + 1 >= modes."""
+        _check_input(repr(self), x, self.in_channels, self.modes)
+        batch, c_in, n = x.shape
+        c_out, modes = self.out_channels, self.modes
+        weight = params["weight"]
+        w_re = fnp.transpose(weight[..., 0], (2, 0, 1))          # [modes, in, out]
+        w_im = fnp.transpose(weight[..., 1], (2, 0, 1))
+        block = fnp.concatenate([fnp.concatenate([w_re, w_im], axis=2),
+                                 fnp.concatenate([-w_im, w_re], axis=2)], axis=1)   # [modes, 2 in, 2 out]
+
+        spectrum = fnp.fft.rfft(x)[:, :, :modes, :]                      # [batch, in, modes, 2]
+        packed = fnp.reshape(fnp.transpose(spectrum, (2, 0, 3, 1)), (modes, batch, 2 * c_in))
+        mixed = fnp.matmul(packed, block)                                # [modes, batch, 2 out]
+        mixed = fnp.transpose(fnp.reshape(mixed, (modes, batch, 2, c_out)), (1, 3, 0, 2))  # [batch, out, modes, 2]
+        bins = n // 2 + 1
+        if bins > modes:
+            zeros = np.zeros((batch, c_out, bins - modes, 2), dtype=np.dtype(x.dtype))
+            mixed = fnp.concatenate([mixed, zeros], axis=2)
+        return fnp.fft.irfft(mixed, n)
+
+
+class FNO1d:
+    """The 1-D Fourier neural operator of Li et al. (2021).
+
+    The grid coordinate `x/length` in [0, 1) is appended as an extra input channel; a pointwise
+    lifting to `width` channels; `layers` Fourier layers `h <- act(K h + W h + b)` (spectral
+    convolution plus pointwise linear bypass; no activation after the last one, as in the
+    reference code); a pointwise projection to `projection` channels, gelu, and to `out_channels`.
+    """
+
+    def __init__(self, modes: int = 16, width: int = 64, layers: int = 4, in_channels: int = 1,
+                 out_channels: int = 1, projection: int = 128):
+        _check_positive("FNO1d", modes=modes, width=width, layers=layers, in_channels=in_channels,
+                        out_channels=out_channels, projection=projection)
+        self.modes, self.width, self.layers = int(modes), int(width), int(layers)
+        self.in_channels, self.out_channels, self.projection = int(in_channels), int(out_channels), int(projection)
+        self.spectral = SpectralConv1d(self.width, self.width, self.modes)
+
+    def __repr__(self):
+        return (f"FNO1d(modes={self.modes}, width={self.width}, layers={self.layers}, "
+                f"in_channels={self.in_channels}, out_channels={self.out_channels}, projection={self.projection})")
+
+    def init(self, seed=0, dtype="float32") -> dict:
+        """Parameter pytree `{"lift", "fourier": [{"spectral", "bypass"}...], "project", "output"}`."""
+        rng = _rng(seed)
+        return {
+            "lift": init_pointwise(rng, self.in_channels + 1, self.width, dtype),
+            "fourier": [{"spectral": self.spectral.init(rng, dtype),
+                         "bypass": init_pointwise(rng, self.width, self.width, dtype)}
+                        for _ in range(self.layers)],
+            "project": init_pointwise(rng, self.width, self.projection, dtype),
+            "output": init_pointwise(rng, self.projection, self.out_channels, dtype),
+        }
+
+    def apply(self, params: dict, x):
+        """`x: [batch, in_channels, n]` -> `[batch, out_channels, n]`."""
+        _check_input(repr(self), x, self.in_channels, self.modes)
+        batch, _, n = x.shape
+        coordinate = (grid(n, 1.0).reshape(1, 1, n)).astype(np.dtype(x.dtype))
+        h = fnp.concatenate([x, np.broadcast_to(coordinate, (batch, 1, n))], axis=1)
+        h = apply_pointwise(params["lift"], h)
+        for i, layer in enumerate(params["fourier"]):
+            h = self.spectral.apply(layer["spectral"], h) + apply_pointwise(layer["bypass"], h)
+            if i < len(params["fourier"]) - 1:
+                h = fnp.gelu(h)
+        h = fnp.gelu(apply_pointwise(params["project"], h))
+        return apply_pointwise(params["output"], h)
+
+    def num_parameters(self) -> int:
+        """Number of real scalars in the parameters (a complex weight counts as two)."""
+        w, m = self.width, self.modes
+        return ((self.in_channels + 1) * w + w + self.layers * (w * w * m * 2 + w * w + w)
+                + w * self.projection + self.projection + self.projection * self.out_channels + self.out_channels)

@@ -1,0 +1,109 @@
+"""SpectralConv1d and FNO1d: numpy references, band limits, parameter pytrees, gradients, bad input."""
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame.interop import check_derivatives
+from pino import FNO1d, SpectralConv1d
+
+
+def _complex_reference(weight, x, modes):
+    """The spectral convolution written with numpy complex arithmetic."""
+    w = weight[..., 0] + 1j * weight[..., 1]                 # [in, out, modes]
+    spec = np.fft.rfft(x, axis=-1)
+    out = np.zeros(x.shape[:1] + (w.shape[1], spec.shape[-1]), complex)
+    out[..., :modes] = np.einsum("bik,iok->bok", spec[..., :modes], w)
+    return np.fft.irfft(out, n=x.shape[-1], axis=-1)
+
+
+@pytest.mark.parametrize("n, modes", [(12, 5), (13, 7), (8, 5)])
+def test_spectral_conv_matches_complex_numpy_reference(n, modes):
+    layer = SpectralConv1d(3, 2, modes)
+    params = layer.init(seed=1, dtype="float64")
+    assert params["weight"].shape == (3, 2, modes, 2)
+    x = np.random.default_rng(0).standard_normal((4, 3, n))
+    got = frame.function(layer.apply)(params, x)
+    np.testing.assert_allclose(got, _complex_reference(params["weight"], x, modes), atol=1e-12)
+
+
+def test_spectral_conv_output_is_band_limited_to_the_kept_modes():
+    layer = SpectralConv1d(2, 2, 4)
+    x = np.random.default_rng(0).standard_normal((3, 2, 32))
+    out = layer.apply(layer.init(0, "float64"), x)
+    spectrum = np.abs(np.fft.rfft(out, axis=-1))
+    assert spectrum[..., 4:].max() < 1e-12 and spectrum[..., :4].max() > 1e-3
+
+
+def test_spectral_conv_weight_gradient_matches_jax_to_second_order():
+    layer = SpectralConv1d(2, 2, 3)
+    rng = np.random.default_rng(2)
+    params, x = layer.init(rng, "float64"), rng.standard_normal((2, 2, 8))
+
+    def loss(p):
+        return fnp.sum(fnp.tanh(layer.apply(p, x)))
+
+    report = check_derivatives(loss, params, orders=(1, 2), full_hessian_max=24, rtol=1e-7, atol=1e-10)
+    assert report.passed
+
+
+def test_fno_shapes_parameter_count_and_float32():
+    model = FNO1d(modes=4, width=8, layers=3, in_channels=2, out_channels=3, projection=16)
+    params = model.init(seed=0)
+    leaves = frame.tree_leaves(params)
+    assert all(a.dtype == np.float32 for a in leaves)
+    assert sum(a.size for a in leaves) == model.num_parameters()
+    assert params["fourier"][0]["spectral"]["weight"].shape == (8, 8, 4, 2)
+    assert params["lift"]["w"].shape == (8, 3)       # the grid coordinate is one extra input channel
+    x = np.random.default_rng(0).standard_normal((5, 2, 16)).astype(np.float32)
+    y = frame.function(model.apply)(params, x)
+    assert y.shape == (5, 3, 16) and y.dtype == np.float32
+    np.testing.assert_allclose(y, model.apply(params, x), rtol=1e-4, atol=1e-5)
+
+
+def test_fno_depends_on_position_through_the_grid_channel():
+    model = FNO1d(modes=4, width=8, layers=1, projection=8)
+    params = model.init(seed=3, dtype="float64")
+    y = model.apply(params, np.zeros((1, 1, 16)))
+    assert np.ptp(y) > 1e-6   # a constant input gives a non-constant output only via the coordinate
+
+
+def test_fno_parameter_gradient_matches_central_differences():
+    model = FNO1d(modes=3, width=4, layers=2, projection=6)
+    rng = np.random.default_rng(0)
+    params = model.init(rng, "float64")
+    x, target = rng.standard_normal((2, 1, 8)), rng.standard_normal((2, 1, 8))
+
+    def loss(p):
+        return fnp.mean((model.apply(p, x) - target) ** 2)
+
+    grads = frame.grad(loss)(params)
+    leaves, treedef = frame.tree_flatten(params)
+    grad_leaves = frame.tree_leaves(grads)
+    for leaf_index in range(len(leaves)):
+        for flat in rng.choice(leaves[leaf_index].size, size=min(3, leaves[leaf_index].size), replace=False):
+            def shifted(delta):
+                moved = [a.copy() for a in leaves]
+                moved[leaf_index].flat[flat] += delta
+                return float(loss(frame.tree_unflatten(treedef, moved)))
+            h = 1e-6 * max(1.0, abs(leaves[leaf_index].flat[flat]))
+            numeric = (shifted(h) - shifted(-h)) / (2 * h)
+            assert grad_leaves[leaf_index].flat[flat] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("make, shape, match", [
+    (lambda: SpectralConv1d(2, 2, 4), (3, 3, 16), r"\[batch, 2, n\].*\(3, 3, 16\)"),
+    (lambda: SpectralConv1d(2, 2, 9), (3, 2, 8), r"n=8 has 5 Fourier bins"),
+    (lambda: FNO1d(modes=4, width=4), (3, 16), r"\[batch, 1, n\]"),
+])
+def test_bad_input_shapes_raise_shape_errors(make, shape, match):
+    model = make()
+    with pytest.raises(frame.ShapeError, match=match):
+        model.apply(model.init(0), np.zeros(shape, np.float32))
+
+
+def test_bad_hyper_parameters_are_refused():
+    with pytest.raises(ValueError, match="modes"):
+        SpectralConv1d(2, 2, 0)
+    with pytest.raises(ValueError, match="width"):
+        FNO1d(width=2.5)
