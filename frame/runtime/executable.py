@@ -1,8 +1,14 @@
-"""`Executable`: a compiled graph, run as generated straight-line Python over numpy kernels.
+"""`Executable`: a compiled graph, run as generated straight-line Python over numpy.
 
-The plan is turned into the source of one function (like torch.fx's codegen): one line per
-node calling its kernel, `del` right after each value's last use, constants bound once at
-compile time. No per-node dictionary lookups happen at run time.
+The plan (frame/compiler/passes/plan.py) becomes the source of one function, as torch.fx's
+codegen does: one line per instruction, constants and kernels bound once at compile time, no
+per-node dictionary lookups at run time. Common ops are written as direct numpy calls that
+write into the plan's preallocated buffers (`out=`); other ops call their kernel. Fresh
+results are `del`eted right after their last use.
+
+Buffers live in an arena owned by the executable and reused across calls. Each call takes an
+arena from a pool and gives it back, so concurrent or re-entrant calls each get their own.
+Results returned to the caller never live in an arena (the plan allocates them fresh).
 """
 from __future__ import annotations
 
@@ -10,48 +16,142 @@ import functools
 
 import numpy as np
 
-from ..compiler.passes.plan import ExecutionPlan
+from ..compiler.passes.plan import VIEW_OPS, ExecutionPlan, Instr
 from ..errors import InputError
 from ..ir.graph import Value
 from ..ir.types import TensorType
 from ..ops.schema import get
 
+_UNARY_UFUNCS = {"neg": "negative", "square": "square", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos",
+                 "tanh": "tanh", "sqrt": "sqrt"}
+_BINARY_UFUNCS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}
+
+
+class _Source:
+    """Collects generated lines and the objects they refer to."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.namespace: dict = {"np": np}
+        for name in {*_UNARY_UFUNCS.values(), *_BINARY_UFUNCS.values(), "maximum", "power", "matmul",
+                     "broadcast_to"}:
+            self.namespace[f"np_{name}"] = getattr(np, name)
+        self.namespace["np_add_reduce"] = np.add.reduce
+        self.namespace["np_array"] = np.array
+        self._bound: dict[int, str] = {}
+
+    def bind(self, obj, prefix: str) -> str:
+        """A global name for `obj` in the generated function (one per distinct object)."""
+        name = self._bound.get(id(obj))
+        if name is None:
+            name = self._bound[id(obj)] = f"{prefix}{len(self._bound)}"
+            self.namespace[name] = obj
+        return name
+
+    def scalar(self, value, dtype: str) -> str:
+        return self.bind(np.asarray(value, dtype=dtype), "s")
+
+
+def _out(buffer: str | None) -> str:
+    return f", out={buffer}" if buffer else ""
+
+
+def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | None) -> None:
+    """Append the lines computing `ins` into the name `result` (in `buffer` when given)."""
+    op, attrs = ins.op, ins.attrs
+    line = src.lines.append
+    out_type = ins.outputs[0].type if ins.outputs else None
+    if op in _BINARY_UFUNCS:
+        line(f"{result} = np_{_BINARY_UFUNCS[op]}({args[0]}, {args[1]}{_out(buffer)})")
+    elif op in _UNARY_UFUNCS:
+        line(f"{result} = np_{_UNARY_UFUNCS[op]}({args[0]}{_out(buffer)})")
+    elif op == "relu":
+        line(f"{result} = np_maximum({args[0]}, {src.scalar(0, out_type.dtype)}{_out(buffer)})")
+    elif op == "pow":
+        line(f"{result} = np_power({args[0]}, {src.scalar(attrs['exponent'], out_type.dtype)}{_out(buffer)})")
+    elif op == "sigmoid" and (buffer or out_type.rank):
+        # The kernel's 0.5 + 0.5 tanh(0.5 x), step by step in one buffer.
+        half = src.scalar(0.5, out_type.dtype)
+        line(f"{result} = np_multiply({half}, {args[0]}{_out(buffer)})")
+        line(f"np_tanh({result}, out={result}); np_multiply({half}, {result}, out={result}); "
+             f"np_add({half}, {result}, out={result})")
+    elif op == "matmul":
+        line(f"{result} = np_matmul({args[0]}, {args[1]}{_out(buffer)})")
+    elif op == "matmul_grad_lhs_internal":
+        line(f"{result} = np_matmul({args[0]}, {args[1]}.swapaxes(-1, -2){_out(buffer)})")
+    elif op == "matmul_grad_rhs_internal":
+        line(f"{result} = np_matmul({args[0]}.swapaxes(-1, -2), {args[1]}{_out(buffer)})")
+    elif op == "sum":
+        line(f"{result} = np_add_reduce({args[0]}, axis={attrs['axes']!r}, "
+             f"keepdims={bool(attrs.get('keepdims', False))}{_out(buffer)})")
+    elif op == "reshape":
+        line(f"{result} = {args[0]}.reshape({attrs['shape']!r})")
+    elif op == "transpose":
+        line(f"{result} = {args[0]}.transpose({attrs['perm']!r})")
+    elif op == "broadcast_to":
+        line(f"{result} = np_broadcast_to({args[0]}, {attrs['shape']!r})")
+    elif op == "sum_grad_internal":
+        shape, axes = tuple(attrs["input_shape"]), tuple(attrs["axes"])
+        x = args[0]
+        if len(ins.inputs[0].type.shape) != len(shape):
+            kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
+            x = f"{x}.reshape({kept!r})"
+        line(f"{result} = np_broadcast_to({x}, {shape!r})")
+    elif op == "slice":
+        index = tuple(slice(a, b, c) for a, b, c in zip(attrs["starts"], attrs["stops"], attrs["steps"]))
+        line(f"{result} = {args[0]}[{src.bind(index, 'i')}]")
+    elif op == "stop_gradient":
+        line(f"{result} = {args[0]}")
+    else:
+        kernel = get(op).kernel
+        fn = src.bind(functools.partial(kernel, **attrs) if attrs else kernel, f"k_{op}_")
+        call = f"{fn}({', '.join(args)})"
+        if not ins.outputs:
+            line(call)
+        elif len(ins.outputs) == 1:
+            line(f"{result} = {call}")
+        else:
+            line(f"{result}, = {call}")
+
 
 def generate_source(plan: ExecutionPlan) -> tuple[str, dict]:
-    """Python source of `run(*inputs) -> list` for `plan`, and the namespace it needs."""
+    """Python source of `run(*inputs, arena) -> list` for `plan`, and the namespace it needs."""
+    src = _Source()
     names: dict[Value, str] = {}
-    namespace: dict = {"np": np}
     for i, v in enumerate(plan.graph.inputs):
         names[v] = f"a{i}"
-    lines = [f"def run({', '.join(names[v] for v in plan.graph.inputs)}):"]
+    params = [names[v] for v in plan.graph.inputs] + ["arena"]
+    body = src.lines
+    if plan.buffers:
+        body.append(f"{', '.join(f'b{i}' for i in range(len(plan.buffers)))}, = arena")
     counter = 0
-    for k, step in enumerate(plan.steps):
-        node = step.node
-        schema = get(node.op)
-        if node.op == "constant":
-            cname = f"c{k}"
-            namespace[cname] = node.attrs["value"]
-            names[node.outputs[0]] = cname
+    produced_by: dict[Value, str] = {}
+    for ins in plan.instrs:
+        produced_by.update((v, ins.op) for v in ins.outputs)
+        if ins.op == "constant":
+            names[ins.outputs[0]] = src.bind(ins.attrs["value"], "c")
             continue
-        attrs = {key: val for key, val in node.attrs.items()}
-        kname = f"k{k}_{node.op}"
-        namespace[kname] = functools.partial(schema.kernel, **attrs) if attrs else schema.kernel
         outs = []
-        for v in node.outputs:
+        for v in ins.outputs:
             names[v] = f"v{counter}"
             counter += 1
             outs.append(names[v])
-        call = f"{kname}({', '.join(names[v] for v in node.inputs)})"
-        if not outs:
-            lines.append(f"    {call}")
-        elif len(outs) == 1:
-            lines.append(f"    {outs[0]} = {call}")
+        buffer = None
+        if ins.outputs and ins.outputs[0] in plan.buffer_of:
+            buffer = f"b{plan.buffer_of[ins.outputs[0]]}"
+        _emit(src, ins, [names[v] for v in ins.inputs], ", ".join(outs), buffer)
+        if ins.free_after:  # names die at their last use: fresh results are released at once
+            body.append(f"del {', '.join(names[v] for v in ins.free_after)}")
+    results = []
+    for v in plan.graph.outputs:
+        # A returned view, input or constant is copied: the caller owns what it gets.
+        if v.node is None or produced_by.get(v) in VIEW_OPS or produced_by.get(v) == "constant":
+            results.append(f"np_array({names[v]})")
         else:
-            lines.append(f"    {', '.join(outs)}, = {call}")
-        if step.free_after:
-            lines.append(f"    del {', '.join(names[v] for v in step.free_after)}")
-    lines.append(f"    return [{', '.join(names[v] for v in plan.graph.outputs)}]")
-    return "\n".join(lines) + "\n", namespace
+            results.append(names[v])
+    body.append(f"return [{', '.join(results)}]")
+    text = f"def run({', '.join(params)}):\n" + "".join(f"    {ln}\n" for ln in body)
+    return text, src.namespace
 
 
 class Executable:
@@ -66,6 +166,10 @@ class Executable:
         exec(compile(self.source, f"<frame plan @{plan.graph.name}>", "exec"), namespace)
         self._run = namespace["run"]
         self._n = len(self.input_types)
+        self._arenas: list[tuple] = []
+
+    def _new_arena(self) -> tuple:
+        return tuple(np.empty(t.shape, t.dtype) for t in self.plan.buffers)
 
     def _check(self, args) -> list[np.ndarray]:
         if len(args) != self._n:
@@ -87,12 +191,23 @@ class Executable:
         return arrays
 
     def __call__(self, *args) -> list[np.ndarray]:
-        outs = self._run(*self._check(args))
-        # Returned arrays belong to the caller: copy read-only views (broadcasts, constants).
+        arrays = self._check(args)
+        try:
+            arena = self._arenas.pop()   # list.pop/append are atomic: each concurrent call gets its own arena
+        except IndexError:
+            arena = self._new_arena()
+        try:
+            outs = self._run(*arrays, arena)
+        finally:
+            self._arenas.append(arena)
+        # Rank-0 results of numpy ops are numpy scalars, and opaque kernels may return read-only views:
+        # the caller gets arrays it owns.
         return [o if isinstance(o, np.ndarray) and o.flags.writeable else np.array(o) for o in outs]
 
     def report(self) -> str:
+        """The plan's report: buffers kept alive between calls (with bytes) and the peak bytes of a call."""
         return self.plan.report()
 
     def __repr__(self):
-        return f"<Executable @{self.graph.name}: {len(self.plan.steps)} steps, peak {self.plan.peak_bytes} B>"
+        return (f"<Executable @{self.graph.name}: {len(self.plan.instrs)} steps, {len(self.plan.buffers)} buffers "
+                f"({self.plan.arena_bytes} B), peak {self.plan.peak_bytes} B>")

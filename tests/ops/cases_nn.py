@@ -48,3 +48,21 @@ CASES = [
     # The shift's derivative is zero by definition (see frame/ops/nn.py), so derivative checks skip it.
     OpCase("max_shift_internal", _ins(_u(3, 5)), _max_shift, {"axes": (1,)}, wrt=()),
 ]
+
+# A fused node's operand types are fixed by its body, so its inputs are float64 whatever dtype a
+# table-driven test asks for. It has no gradient by design (ARCH-068): no derivative checks.
+_FUSED_BODY = """graph @fused(%0: f64[3,4], %1: f64[4]) {
+  %2: f64[3,4] = tanh(%0)
+  %3: f64[3,4] = mul(%2, %1)
+  %4: f64[] = constant() {value=dense<1.0>}
+  %5: f64[3,4] = add(%3, %4)
+  return (%5, %2)
+}"""
+
+
+def _fused_inputs(rng, dtype):
+    return [rng.uniform(-1.0, 1.0, (3, 4)), rng.uniform(-1.0, 1.0, (4,))]
+
+
+CASES.append(OpCase("fused_elementwise_internal", _fused_inputs,
+                    lambda x, y, body: (np.tanh(x) * y + 1.0, np.tanh(x)), {"body": _FUSED_BODY}, wrt=()))

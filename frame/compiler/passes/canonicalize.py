@@ -1,12 +1,84 @@
-"""Stage `canonicalize`: identity for now.
+"""Stage `canonicalize`: one spelling per computation, so that `cse` and `simplify` see equal things.
 
-The foundation issue leaves this stage as an identity pass; the pipeline issue fills it in.
+Rewrites (all exact: they never change a single bit of any result):
+- commutative `add`/`mul`: constant operand second, otherwise operands in definition order
+  (IEEE addition and multiplication commute exactly), so `a*b` and `b*a` become one node in `cse`;
+- identities removed: `reshape`/`broadcast_to` to the operand's own shape, `transpose` by the
+  identity permutation, `sum` over no axes, a `slice` that keeps everything, `pow` by 1, and
+  `stop_gradient` (an identity at run time: the pipeline's product is executed, not differentiated);
+- chains composed: `reshape(reshape(x))`, `transpose(transpose(x))`, `broadcast_to(broadcast_to(x))`.
 """
 from __future__ import annotations
 
-from ...ir.graph import Graph
+from ...ir.graph import Graph, Node, Value
+from .rewrite import Rewriter, rewrite
+
+COMMUTATIVE = frozenset({"add", "mul"})
+
+
+class _Order:
+    """Definition order of the values of the graph being built (inputs first), computed incrementally."""
+
+    def __init__(self, rw: Rewriter):
+        self.rw, self.seen, self.index = rw, 0, {}
+        for i, v in enumerate(rw.graph.inputs):
+            self.index[v] = (-1, i)
+
+    def __call__(self, v: Value) -> tuple[int, int]:
+        nodes = self.rw.graph.nodes
+        while self.seen < len(nodes):
+            for out in nodes[self.seen].outputs:
+                self.index[out] = (self.seen, out.index)
+            self.seen += 1
+        return self.index[v]
+
+
+def _is_constant(v: Value) -> bool:
+    return v.node is not None and v.node.op == "constant"
 
 
 def canonicalize(graph: Graph, options=None) -> Graph:
-    """Identity pass (placeholder until the pipeline issue implements `canonicalize`)."""
-    return graph
+    """Put the graph in canonical form (see the module docstring); `graph` is not modified."""
+    order = None
+
+    def rule(rw: Rewriter, node: Node, xs: list[Value]):
+        nonlocal order
+        op, attrs = node.op, node.attrs
+        out_type = node.outputs[0].type if node.outputs else None
+        if op in COMMUTATIVE:
+            a, b = xs
+            if order is None:
+                order = _Order(rw)
+            a_const, b_const = _is_constant(a), _is_constant(b)
+            if (a_const and not b_const) or (a_const == b_const and order(a) > order(b)):
+                return rw.emit(op, [b, a])
+            return None
+        if op in ("reshape", "broadcast_to"):
+            x = xs[0]
+            if x.type == out_type:
+                return [x]
+            if x.node is not None and x.node.op == op:  # compose the chain
+                return rw.emit(op, [x.node.inputs[0]], attrs)
+            return None
+        if op == "transpose":
+            x, perm = xs[0], attrs["perm"]
+            if perm == tuple(range(len(perm))):
+                return [x]
+            if x.node is not None and x.node.op == "transpose":
+                inner = x.node.attrs["perm"]
+                composed = tuple(inner[p] for p in perm)
+                if composed == tuple(range(len(composed))):
+                    return [x.node.inputs[0]]
+                return rw.emit("transpose", [x.node.inputs[0]], {"perm": composed})
+            return None
+        if op == "sum" and not attrs["axes"] and xs[0].type == out_type:
+            return [xs[0]]
+        if op == "slice" and xs[0].type == out_type and all(s == 1 for s in attrs["steps"]):
+            return [xs[0]]
+        if op == "pow" and attrs["exponent"] == 1.0:
+            return [xs[0]]
+        if op == "stop_gradient":
+            return [xs[0]]
+        return None
+
+    return rewrite(graph, rule)

@@ -1,34 +1,60 @@
 """Stage `cse`: common-subexpression elimination.
 
 Two nodes with the same op, the same operands and equal attrs compute the same values; the
-later one is dropped and its uses read the earlier one. Side-effect ops are never merged.
+later one is dropped and its uses read the earlier one. Equal constants (same dtype, shape and
+bytes; splats by their element) merge too. Side-effect ops are never merged. One forward sweep
+with a hash table: linear in the graph size.
 """
 from __future__ import annotations
 
-from ...ir.graph import Graph, Value
+import hashlib
+
+import numpy as np
+
+from ...ir.graph import Graph, Node, Value
 from ...ir.printer import format_attr
 from ...ops.schema import SIDE_EFFECT, get
+from .rewrite import splat_value
 
 
-def _key(node, vmap) -> tuple:
-    attrs = tuple(sorted((k, format_attr(v) if not hasattr(v, "tobytes") else (v.dtype.str, v.shape, v.tobytes()))
-                         for k, v in node.attrs.items()))
-    return node.op, tuple(id(vmap[v]) for v in node.inputs), attrs
+def _constant_key(node: Node) -> tuple:
+    a = node.attrs["value"]
+    splat = splat_value(node.outputs[0])
+    if splat is not None:
+        return ("splat", a.dtype.str, a.shape, repr(splat))
+    digest = hashlib.sha1(np.ascontiguousarray(a).tobytes()).hexdigest()
+    return ("dense", a.dtype.str, a.shape, digest)
+
+
+def _key(node: Node, operands: list[Value]) -> tuple:
+    if node.op == "constant":
+        return ("constant", _constant_key(node))
+    attrs = tuple(sorted((k, format_attr(v)) for k, v in node.attrs.items())) if node.attrs else ()
+    return node.op, tuple(map(id, operands)), attrs
 
 
 def cse(graph: Graph, options=None) -> Graph:
+    """Merge duplicate nodes; `graph` is not modified (returned as is when nothing merges)."""
     out = Graph(graph.name)
     vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
     seen: dict[tuple, list[Value]] = {}
+    merged = False
     for node in graph.nodes:
-        if get(node.op).has(SIDE_EFFECT):
-            results = out.add_node(node.op, [vmap[v] for v in node.inputs], node.attrs).outputs
+        operands = [vmap[v] for v in node.inputs]
+        key = None if get(node.op).has(SIDE_EFFECT) else _key(node, operands)
+        results = seen.get(key) if key is not None else None
+        if results is None:
+            copy = Node(node.op, operands, node.attrs, out)
+            copy.outputs = [Value(v.type, copy, v.index, out) for v in node.outputs]
+            out.nodes.append(copy)
+            results = copy.outputs
+            if key is not None:
+                seen[key] = results
         else:
-            key = _key(node, vmap)
-            results = seen.get(key)
-            if results is None:
-                results = seen[key] = out.add_node(node.op, [vmap[v] for v in node.inputs], node.attrs).outputs
+            merged = True
         vmap.update(zip(node.outputs, results))
+    if not merged:
+        return graph
     for v in graph.outputs:
         out.mark_output(vmap[v])
     return out

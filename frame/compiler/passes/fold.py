@@ -1,12 +1,58 @@
-"""Stage `fold`: identity for now.
+"""Stage `fold`: constant folding by running each op's own numpy kernel at compile time.
 
-The foundation issue leaves this stage as an identity pass; the pipeline issue fills it in.
+A node whose operands are all constants becomes a constant holding the kernel's result, so the
+folded value is exactly what execution would have produced. Two cases:
+- all operands are splats (every element equal) and the op is elementwise or only moves
+  elements (reshape, broadcast, transpose, slice, sum's expansion): the kernel runs on single
+  elements and the result is stored as a zero-stride splat, whatever the shape;
+- otherwise the kernel runs on the full constants, when the result is small (`FOLD_MAX_ELEMENTS`),
+  so folding never inflates the graph with large literal arrays.
+Side-effect ops are never folded.
 """
 from __future__ import annotations
 
-from ...ir.graph import Graph
+import numpy as np
+
+from ...ir.graph import Graph, Node, Value
+from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
+from .rewrite import Rewriter, constant_value, rewrite, splat_value
+
+FOLD_MAX_ELEMENTS = 4096
+
+# Ops whose result on a splat is a splat of the output shape with the same element.
+SPLAT_MOVERS = frozenset({"reshape", "broadcast_to", "transpose", "slice", "sum_grad_internal", "stop_gradient"})
+
+
+def fold_node(rw: Rewriter, node: Node, xs: list[Value]) -> list[Value] | None:
+    """The folded outputs of `node` (operands `xs` in `rw`'s graph), or None when it cannot be folded."""
+    if node.op == "constant" or not node.outputs or not xs:
+        return None
+    arrays = [constant_value(v) for v in xs]
+    if any(a is None for a in arrays):
+        return None
+    schema = get(node.op)
+    if schema.has(SIDE_EFFECT):
+        return None
+    splats = [splat_value(v) for v in xs]
+    if len(node.outputs) == 1 and all(s is not None for s in splats) and (
+            node.op in SPLAT_MOVERS or schema.has(ELEMENTWISE)):
+        out_type = node.outputs[0].type
+        if node.op in SPLAT_MOVERS:
+            element = splats[0]
+        else:
+            with np.errstate(all="ignore"):  # the same non-finite result execution would produce
+                element = schema.kernel(*[np.asarray(s, dtype=v.type.dtype) for s, v in zip(splats, xs)],
+                                        **node.attrs)
+        return [rw.splat(np.asarray(element, dtype=out_type.dtype), out_type)]
+    if any(v.type.size > FOLD_MAX_ELEMENTS for v in node.outputs):
+        return None
+    with np.errstate(all="ignore"):
+        result = schema.kernel(*arrays, **node.attrs)
+    results = [result] if len(node.outputs) == 1 else list(result)
+    return [rw.constant(np.array(np.asarray(r, dtype=v.type.dtype).reshape(v.type.shape)))
+            for r, v in zip(results, node.outputs)]
 
 
 def fold(graph: Graph, options=None) -> Graph:
-    """Identity pass (placeholder until the pipeline issue implements `fold`)."""
-    return graph
+    """Replace every foldable node by its constant result; `graph` is not modified."""
+    return rewrite(graph, fold_node)

@@ -1,66 +1,195 @@
-"""Stage `plan`: liveness analysis and lowering to an `ExecutionPlan`.
+"""Stage `plan`: liveness, buffer reuse and the execution plan.
 
-This is the last stage and the only one that does not return a `Graph`: it computes, for
-every node, which values die after it (their last use), the bytes alive at each step and the
-peak, and hands that to the runtime, which turns it into straight-line Python source that
-frees each value right after its last use (as torch.fx's codegen does).
+This is the last stage and the only one that does not return a `Graph`. It
+1. flattens the graph into instructions: a `fused_elementwise_internal` node contributes the
+   ops of its body (the numpy backend runs a body op by op, in place);
+2. decides which results are written into preallocated buffers (`out=`): results of ops the
+   backend can run in place (ufuncs, matmuls, sums; `INPLACE_OPS`), except those a graph output
+   may alias, which the caller owns and so are allocated fresh on every call;
+3. tracks aliasing: views (reshape, transpose, broadcasts, slices) and opaque kernels keep the
+   buffers they may alias alive until their own last use;
+4. assigns buffers by liveness, reusing a dead buffer of the same shape and dtype (last freed
+   first, so the reused memory is still in cache); an elementwise op may write over an operand
+   that dies at that very op;
+5. reports the buffers kept alive between calls (the arena), and the peak bytes of inputs,
+   buffers and fresh results alive at any step.
+The runtime turns the plan into straight-line Python source (frame/runtime/executable.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ...ir.graph import Graph, Node, Value
+from ...ir.types import TensorType
+from ...ops.fused import body_graph
+
+FUSED_OP = "fused_elementwise_internal"
+
+# Ops the backend computes with `out=` (a fresh array when no buffer is given).
+ELEMENTWISE_INPLACE = frozenset({"add", "sub", "mul", "div", "neg", "square", "exp", "log", "sin", "cos", "tanh",
+                                 "sqrt", "relu", "pow", "sigmoid"})
+INPLACE_OPS = ELEMENTWISE_INPLACE | {"matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal", "sum"}
+# Ops whose result is a view of (or is) their operand.
+VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "sum_grad_internal", "stop_gradient"})
 
 
 @dataclass
-class Step:
-    node: Node
-    free_after: tuple[Value, ...]   # values whose last use is this node
+class Instr:
+    """One step of the plan: `node`'s op applied to values (graph values, or body values of a fused node)."""
+
+    node: Node                             # the graph node, or the body node of a fused node
+    inputs: list[Value]
+    outputs: list[Value]
+    free_after: tuple[Value, ...] = ()     # values whose last use is this step (their buffers are free again)
+
+    @property
+    def op(self) -> str:
+        return self.node.op
+
+    @property
+    def attrs(self) -> dict:
+        return self.node.attrs
+
+
+class _Identity:
+    """Stands for the node of an identity step (a fused body returning one of its inputs)."""
+
+    op, attrs = "stop_gradient", {}
+
+
+_IDENTITY = _Identity()
 
 
 @dataclass
 class ExecutionPlan:
-    graph: Graph
-    steps: list[Step]
+    graph: Graph                            # the optimised graph (fused nodes kept whole)
+    instrs: list[Instr]
+    buffer_of: dict[Value, int]             # value -> index into `buffers`
+    buffers: list[TensorType]               # the arena: preallocated, reused across calls
     peak_bytes: int
     live_at_peak: list[Value] = field(default_factory=list)
 
+    @property
+    def arena_bytes(self) -> int:
+        return sum(t.nbytes for t in self.buffers)
+
+    @property
+    def steps(self) -> list[Instr]:
+        return self.instrs
+
     def report(self) -> str:
-        """A readable summary: steps, peak bytes and the buffers alive at the peak."""
-        lines = [f"execution plan for @{self.graph.name}: {len(self.steps)} steps, peak {self.peak_bytes} bytes",
-                 "buffers alive at the peak:"]
+        """Steps, the buffers the plan keeps alive between calls, and the peak bytes with what is alive then."""
+        lines = [f"execution plan for @{self.graph.name}: {len(self.graph.nodes)} nodes, {len(self.instrs)} steps",
+                 f"buffers kept alive between calls: {len(self.buffers)}, {self.arena_bytes} bytes"]
+        for i, t in enumerate(self.buffers):
+            users = sum(1 for b in self.buffer_of.values() if b == i)
+            lines.append(f"  b{i}: {t} ({t.nbytes} bytes), holds {users} value(s)")
+        lines.append(f"peak bytes alive during a call: {self.peak_bytes}; alive at the peak:")
         for v in self.live_at_peak:
-            where = f"{v.node.op}" if v.node is not None else f"input {v.index}"
-            lines.append(f"  {v.type} ({v.type.nbytes} bytes) from {where}")
+            where = v.node.op if v.node is not None else f"input {v.index}"
+            kind = f"b{self.buffer_of[v]}" if v in self.buffer_of else "fresh"
+            lines.append(f"  {v.type} ({v.type.nbytes} bytes, {kind}) from {where}")
         return "\n".join(lines)
 
 
+def flatten(graph: Graph) -> list[Instr]:
+    """The graph's nodes as instructions, with the bodies of fused nodes inlined."""
+    instrs: list[Instr] = []
+    for node in graph.nodes:
+        if node.op != FUSED_OP:
+            instrs.append(Instr(node, list(node.inputs), list(node.outputs)))
+            continue
+        body = body_graph(node.attrs["body"])
+        result_of: dict[Value, Value] = {}
+        for v, r in zip(body.outputs, node.outputs):
+            result_of.setdefault(v, r)
+        env: dict[Value, Value] = dict(zip(body.inputs, node.inputs))
+        for inner in body.nodes:
+            outs = [result_of.get(v) or Value(v.type, inner, v.index, graph) for v in inner.outputs]
+            instrs.append(Instr(inner, [env[v] for v in inner.inputs], outs))
+            env.update(zip(inner.outputs, outs))
+        for v, r in zip(body.outputs, node.outputs):
+            if env[v] is not r:  # a body input returned as is, or a value returned twice
+                instrs.append(Instr(_IDENTITY, [env[v]], [r]))
+    return instrs
+
+
 def plan(graph: Graph, options=None) -> ExecutionPlan:
-    outputs = set(graph.outputs)
-    last_use: dict[Value, int] = {}
-    for i, node in enumerate(graph.nodes):
-        for v in node.inputs:
-            last_use[v] = i
-    frees: list[list[Value]] = [[] for _ in graph.nodes]
-    for v, i in last_use.items():
-        # Outputs and constants stay alive: outputs are returned, constants are compiled into the plan.
-        if v not in outputs and not (v.node is not None and v.node.op == "constant"):
+    """Lower the optimised graph to an `ExecutionPlan` (see the module docstring)."""
+    instrs = flatten(graph)
+    n = len(instrs)
+    # Which owners (results that have or could have their own storage) each value may share memory with.
+    alias: dict[Value, tuple[Value, ...]] = {v: () for v in graph.inputs}
+    for ins in instrs:
+        if ins.op == "constant":
+            alias[ins.outputs[0]] = ()
+        elif ins.op in INPLACE_OPS:
+            for v in ins.outputs:
+                alias[v] = (v,)
+        else:
+            shared = tuple({o: None for x in ins.inputs for o in alias[x]})
+            for v in ins.outputs:
+                alias[v] = shared if ins.op in VIEW_OPS else shared + (v,)
+    escaping = {o for v in graph.outputs for o in alias[v]}
+    returned = set(graph.outputs)
+
+    # Last step at which each owner's memory is read, through any alias.
+    end: dict[Value, int] = {}
+    for i, ins in enumerate(instrs):
+        for v in ins.outputs:
+            for o in alias[v]:
+                end[o] = max(end.get(o, i), i)
+        for x in ins.inputs:
+            for o in alias[x]:
+                end[o] = i
+
+    # Direct last reads, for `del` of fresh results (buffers outlive the call anyway).
+    last_read: dict[Value, int] = {}
+    for i, ins in enumerate(instrs):
+        for x in ins.inputs:
+            last_read[x] = i
+    frees: list[list[Value]] = [[] for _ in range(n)]
+    for v, i in last_read.items():
+        if v.node is not None and v.node.op != "constant" and v not in returned:
             frees[i].append(v)
 
+    buffer_of: dict[Value, int] = {}
+    buffers: list[TensorType] = []
+    free: dict[TensorType, list[int]] = {}
+    dying: list[list[Value]] = [[] for _ in range(n)]
+    for o, i in end.items():
+        dying[i].append(o)
+
+    def release(owners) -> None:
+        for o in owners:
+            b = buffer_of.get(o)
+            if b is not None:
+                free.setdefault(buffers[b], []).append(b)
+
+    inputs = set(graph.inputs)
     live: dict[Value, int] = {v: v.type.nbytes for v in graph.inputs}
-    current = sum(live.values())
-    peak, at_peak = current, list(live)
-    steps = []
-    for node, free in zip(graph.nodes, frees):
-        for v in node.outputs:
-            live[v] = v.type.nbytes
-            current += v.type.nbytes
-        if current > peak:
-            peak, at_peak = current, list(live)
-        for v in free:
-            current -= live.pop(v, 0)
-        for v in node.outputs:  # results nobody reads die at once (unless returned)
-            if v not in last_use and v not in outputs and v in live:
-                current -= live.pop(v)
-        steps.append(Step(node, tuple(free)))
-    return ExecutionPlan(graph, steps, peak, at_peak)
+    live_bytes = sum(live.values())
+    peak, at_peak = live_bytes, list(live)
+    for i, ins in enumerate(instrs):
+        elementwise = ins.op in ELEMENTWISE_INPLACE
+        if elementwise:  # may write over an operand that dies here
+            release(o for o in dying[i] if o not in ins.outputs)
+        for v in ins.outputs:
+            if ins.op in INPLACE_OPS and v not in escaping:
+                pool = free.get(v.type)
+                if pool:
+                    buffer_of[v] = pool.pop()
+                else:
+                    buffer_of[v] = len(buffers)
+                    buffers.append(v.type)
+            if ins.op != "constant" and v in alias[v]:
+                live[v] = v.type.nbytes
+                live_bytes += v.type.nbytes
+        if live_bytes > peak:
+            peak, at_peak = live_bytes, list(live)
+        release(o for o in dying[i] if not elementwise or o in ins.outputs)
+        for o in dying[i]:
+            if o in live and o not in returned and o not in inputs:
+                live_bytes -= live.pop(o)
+        ins.free_after = tuple(frees[i])
+    return ExecutionPlan(graph, instrs, buffer_of, buffers, peak, at_peak)

@@ -1,12 +1,84 @@
-"""Stage `simplify`: identity for now.
+"""Stage `simplify`: algebraic identities, mostly to clean up what autodiff leaves behind.
 
-The foundation issue leaves this stage as an identity pass; the pipeline issue fills it in.
+Derived graphs multiply by seeded ones, add zero gradients and negate twice. Rules, with 0 and 1
+meaning constants whose every element is 0 or 1 (a result that broadcasts wider than the
+surviving operand is written as `broadcast_to` of it):
+
+- `x*1`, `x/1`, `x+0`, `x-0` -> x;  `0-x` -> -x;  `x*-1` -> -x;  `neg(neg(x))` -> x;
+- `a - (-b)` -> a + b;  `a + (-b)` -> a - b;  `(-a) + b` -> b - a  (IEEE-exact);
+- zero propagation: `x*0`, `0/x`, a bilinear op (matmul and its gradient helpers, relu_grad,
+  the mse gradient's seed) with a zero factor, and a `linear` op whose operands are all zero
+  give a zero of the output type. These are the algebra's identities; like every compiler that
+  applies them to gradients, they drop the NaN/Inf that `inf*0` or `0/0` would produce at run time;
+- splat constants through elementwise and element-moving ops fold into splats (shared with `fold`),
+  so broadcasts and reshapes of constants never reach the executor.
 """
 from __future__ import annotations
 
-from ...ir.graph import Graph
+from ...ir.graph import Graph, Node, Value
+from ...ops.schema import LINEAR, get
+from .fold import fold_node
+from .rewrite import Rewriter, is_splat, rewrite
+
+# Ops that are zero as soon as the named operand positions hold a zero.
+ZERO_IF_OPERAND_ZERO = {
+    "matmul": (0, 1), "matmul_grad_lhs_internal": (0, 1), "matmul_grad_rhs_internal": (0, 1),
+    "relu_grad_internal": (0, 1), "mse_loss_grad_internal": (2,),
+}
+
+
+def _is_neg(v: Value) -> bool:
+    return v.node is not None and v.node.op == "neg"
 
 
 def simplify(graph: Graph, options=None) -> Graph:
-    """Identity pass (placeholder until the pipeline issue implements `simplify`)."""
-    return graph
+    """Apply the identities above in one forward sweep; `graph` is not modified."""
+
+    def rule(rw: Rewriter, node: Node, xs: list[Value]):
+        op = node.op
+        if not node.outputs:
+            return None
+        out = node.outputs[0].type
+        zero = [is_splat(v, 0) for v in xs]
+        if op == "add":
+            a, b = xs
+            if zero[1]:
+                return [rw.same_type_or_broadcast(a, out)]
+            if zero[0]:
+                return [rw.same_type_or_broadcast(b, out)]
+            if _is_neg(b):
+                return rw.emit("sub", [a, b.node.inputs[0]])
+            if _is_neg(a):
+                return rw.emit("sub", [b, a.node.inputs[0]])
+        elif op == "sub":
+            a, b = xs
+            if zero[1]:
+                return [rw.same_type_or_broadcast(a, out)]
+            if zero[0]:
+                return [rw.same_type_or_broadcast(rw.emit("neg", [b])[0], out)]
+            if _is_neg(b):
+                return rw.emit("add", [a, b.node.inputs[0]])
+        elif op == "mul":
+            a, b = xs
+            if zero[0] or zero[1]:
+                return [rw.splat(0, out)]
+            for x, y in ((a, b), (b, a)):
+                if is_splat(y, 1) and x.type.dtype == out.dtype:
+                    return [rw.same_type_or_broadcast(x, out)]
+                if is_splat(y, -1):
+                    return [rw.same_type_or_broadcast(rw.emit("neg", [x])[0], out)]
+        elif op == "div":
+            if zero[0]:
+                return [rw.splat(0, out)]
+            if is_splat(xs[1], 1):
+                return [rw.same_type_or_broadcast(xs[0], out)]
+        elif op == "neg" and _is_neg(xs[0]):
+            return [xs[0].node.inputs[0]]
+        positions = ZERO_IF_OPERAND_ZERO.get(op)
+        if positions is not None and any(zero[i] for i in positions) and len(node.outputs) == 1:
+            return [rw.splat(0, out)]
+        if xs and all(zero) and get(op).has(LINEAR):
+            return [rw.splat(0, v.type) for v in node.outputs]
+        return fold_node(rw, node, xs)
+
+    return rewrite(graph, rule)
