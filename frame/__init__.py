@@ -12,10 +12,11 @@ from .frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .frontend.tracer import ShapeDtype, trace
 from .frontend.transforms import function, grad, hessian, stop_gradient, value_and_grad, vjp
 from . import compiler, runtime  # noqa: E402
+from . import optimize, train  # noqa: E402  (scipy and tqdm load only when used)
 from .frontend.numpy import debug_print
 
 __version__ = "0.1.0"
 __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "hessian", "stop_gradient", "ShapeDtype",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
            "OracleMismatch", "TrainingError", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
-           "ops", "numpy", "compiler", "runtime"]
+           "ops", "numpy", "compiler", "runtime", "train", "optimize"]
