@@ -146,7 +146,39 @@ register_lowering("rfft", _rfft)
 register_lowering("irfft", _irfft)
 
 
+# -- pipeline products ----------------------------------------------------------------------------
+def _fused_elementwise(*operands, body):
+    """The fused chain's body graph, each of its ops through its own lowering."""
+    from ..ops.fused import body_graph
+
+    graph = body_graph(body)
+    results = evaluate(graph.nodes, dict(zip(graph.inputs, operands)), graph.outputs)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+register_lowering("fused_elementwise_internal", _fused_elementwise)
+
+
 # -----------------------------------------------------------------------------------------------
+def evaluate(nodes, env: dict, outputs) -> list:
+    """Run `nodes` through their lowerings, reading and extending `env` (frame Value -> JAX array).
+
+    Each result is checked against its node's type, so a wrong table entry fails naming its op.
+    """
+    for node in nodes:
+        result = lowering_for(node.op)(*[env[v] for v in node.inputs], **node.attrs)
+        results = [result] if len(node.outputs) == 1 else list(result)
+        if len(results) != len(node.outputs):
+            raise FrameError(f"to_jax: lowering of '{node.op}' gave {len(results)} results for "
+                             f"{len(node.outputs)} outputs")
+        for v, r in zip(node.outputs, results):
+            if tuple(jnp.shape(r)) != v.type.shape or np.dtype(r.dtype).name != v.type.dtype:
+                raise FrameError(f"to_jax: lowering of '{node.op}' gave {np.dtype(r.dtype).name}"
+                                 f"{list(jnp.shape(r))}, but the op's type is {v.type}")
+            env[v] = r
+    return [env[v] for v in outputs]
+
+
 def _needs_x64(graph: Graph) -> bool:
     types = [v.type for v in graph.inputs] + [v.type for n in graph.nodes for v in n.outputs]
     return any(np.dtype(t.dtype).itemsize == 8 for t in types)
@@ -186,18 +218,7 @@ def to_jax(graph: Graph) -> Callable[..., list]:
             raise InputError(f"to_jax(@{graph.name}) takes {len(inputs)} input(s), got {len(args)}",
                              expected=len(inputs), actual=len(args))
         env = {v: _check_arg(graph, i, a) for i, (v, a) in enumerate(zip(inputs, args))}
-        for node in nodes:
-            result = LOWERINGS[node.op](*[env[v] for v in node.inputs], **node.attrs)
-            results = [result] if len(node.outputs) == 1 else list(result)
-            if len(results) != len(node.outputs):
-                raise FrameError(f"to_jax: lowering of '{node.op}' gave {len(results)} results for "
-                                 f"{len(node.outputs)} outputs")
-            for v, r in zip(node.outputs, results):
-                if tuple(jnp.shape(r)) != v.type.shape or np.dtype(r.dtype).name != v.type.dtype:
-                    raise FrameError(f"to_jax: lowering of '{node.op}' gave {np.dtype(r.dtype).name}"
-                                     f"{list(jnp.shape(r))}, but the op's type is {v.type}")
-                env[v] = r
-        return [env[v] for v in outputs]
+        return evaluate(nodes, env, outputs)
 
     lowered.__name__ = f"{graph.name}_jax"
     lowered.__doc__ = f"JAX lowering of frame graph @{graph.name}."
