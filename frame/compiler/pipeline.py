@@ -42,7 +42,8 @@ class PipelineOptions:
     """Which stages run and how.
 
     stages: names of the stages to run (default: all); `verify` and `plan` always run.
-    dump_ir: stage names after which the IR text is printed (or "all").
+    dump_ir: stage names after which the IR text is printed (or "all"); for `plan`, its report
+        (the buffers kept alive between calls and the peak bytes).
     verify_each: re-verify the graph after every stage.
     decompose_blacklist: composite ops to keep whole.
     only_primitives: fail if composite ops remain after `decompose`.
@@ -86,6 +87,9 @@ def run_pipeline(graph: Graph, options: PipelineOptions | None = None) -> Graph:
 
 
 def lower(graph: Graph, options: PipelineOptions | None = None) -> ExecutionPlan:
-    """All nine stages: the optimised graph's execution plan."""
+    """All nine stages: the optimised graph's execution plan (its report is printed when `plan` is dumped)."""
     options = options or PipelineOptions()
-    return plan(run_pipeline(graph, options), options)
+    result = plan(run_pipeline(graph, options), options)
+    if options.dumps("plan"):
+        print(f"// plan\n{result.report()}", flush=True)
+    return result

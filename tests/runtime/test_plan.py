@@ -1,0 +1,92 @@
+"""The execution plan: buffer reuse, in-place chains, aliasing through views, owned outputs, report."""
+import threading
+
+import numpy as np
+
+import frame
+import frame.numpy as fnp
+from frame.compiler.passes.plan import plan
+from frame.ir import parse_graph
+from frame.runtime import compile as compile_graph
+
+
+def test_elementwise_chain_runs_in_one_buffer():
+    g = frame.trace(lambda x: fnp.sum(fnp.tanh(fnp.sin(x) * 2.0 + 1.0)), np.ones((64, 8), "float32"))
+    exe = compile_graph(g)
+    assert len(exe.plan.buffers) == 1 and exe.plan.buffers[0].shape == (64, 8)
+    assert exe.source.count("out=b0") == 4  # sin, mul, add, tanh all write b0
+    x = np.linspace(-1, 1, 512, dtype="float32").reshape(64, 8)
+    np.testing.assert_allclose(exe(x)[0], np.sum(np.tanh(np.sin(x) * 2 + 1)), rtol=1e-5)
+
+
+def test_a_buffer_seen_through_a_view_is_not_reused_while_the_view_lives():
+    # v is a view of exp(x)'s buffer; sin(x) must not overwrite that buffer before v is read.
+    text = """
+graph @g(%0: f64[4,4]) {
+  %1: f64[4,4] = exp(%0)
+  %2: f64[4,4] = transpose(%1) {perm=(1, 0)}
+  %3: f64[4,4] = sin(%0)
+  %4: f64[4,4] = cos(%3)
+  %5: f64[4,4] = add(%2, %4)
+  %6: f64[] = sum(%5) {axes=(0, 1), keepdims=False}
+  return (%6)
+}"""
+    g = parse_graph(text)
+    p = plan(g)
+    owner = g.nodes[0].outputs[0]
+    sin_out = g.nodes[2].outputs[0]
+    assert p.buffer_of[owner] != p.buffer_of[sin_out]
+    x = np.arange(16.0).reshape(4, 4) / 16
+    want = np.sum(np.exp(x).T + np.cos(np.sin(x)))
+    assert compile_graph(g)(x)[0] == want
+
+
+def test_results_are_owned_by_the_caller_across_calls():
+    exe = compile_graph(frame.trace(lambda x: (fnp.exp(x) * 2.0, fnp.reshape(x, (4,)), x), np.ones((2, 2))))
+    x1 = np.zeros((2, 2))
+    a1, r1, i1 = exe(x1)
+    a2, _, _ = exe(np.ones((2, 2)))
+    np.testing.assert_array_equal(a1, 2.0)  # the second call did not write into the first call's result
+    assert not np.shares_memory(a1, a2)
+    r1[0] = 7.0
+    i1[0, 0] = 7.0
+    assert x1[0, 0] == 0.0  # returned views and inputs are copies
+
+
+def test_concurrent_calls_use_separate_arenas():
+    exe = compile_graph(frame.trace(lambda x: fnp.tanh(fnp.sin(x) * x) + x, np.ones((200, 50))))
+    inputs = [np.full((200, 50), 0.01 * k) for k in range(8)]
+    want = [np.tanh(np.sin(x) * x) + x for x in inputs]
+    got = [None] * len(inputs)
+
+    def work(k):
+        for _ in range(20):
+            got[k] = exe(inputs[k])[0]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_report_lists_the_buffers_kept_alive_and_the_peak():
+    exe = compile_graph(frame.trace(lambda x, w: fnp.sum(fnp.tanh(x @ w) ** 2.0), np.ones((32, 16), "float32"),
+                                    np.ones((16, 16), "float32")))
+    report = exe.report()
+    assert f"buffers kept alive between calls: {len(exe.plan.buffers)}, {exe.plan.arena_bytes} bytes" in report
+    assert "b0: f32[32,16] (2048 bytes)" in report
+    assert f"peak bytes alive during a call: {exe.plan.peak_bytes}" in report
+    # inputs (2048 + 1024) and at least the matmul's result are alive at the peak
+    assert exe.plan.peak_bytes >= 2048 + 1024 + 2048
+
+
+def test_fused_bodies_are_inlined_into_the_plan():
+    g = frame.trace(lambda x, w: fnp.tanh(x @ w) * 3.0 - 1.0, np.ones((4, 4)), np.ones((4, 4)))
+    exe = compile_graph(g)
+    assert [n.op for n in exe.graph.nodes].count("fused_elementwise_internal") == 1
+    assert [i.op for i in exe.plan.instrs if i.op != "constant"] == ["matmul", "tanh", "mul", "sub"]
+    x = np.eye(4)
+    np.testing.assert_allclose(exe(x, x)[0], np.tanh(x) * 3 - 1)
