@@ -283,7 +283,7 @@ def _run_checks(report: OracleReport, forward: Graph, leaves: list, wrt: list[in
 
     def jax_side(leaves, z0, second_operands):
         result = {"values": jax_forward(*leaves)}
-        for k, w, _, second, directions, _ in plans:
+        for k, w, _, _, directions, _ in plans:
             def s_flat(z, k=k, w=w):
                 operands = list(leaves)
                 for i, part in zip(wrt, split(z)):
