@@ -42,11 +42,17 @@ def burgers_cole_hopf(x, t, nu: float = 0.01 / np.pi, n_nodes: int = HERMITE_NOD
     if np.any(t < 0):
         raise ValueError("burgers_cole_hopf: t must be >= 0")
     z, w = _hermgauss(int(n_nodes))
-    s = np.sqrt(4.0 * nu * t)[..., None]
-    y = x[..., None] - s * z
-    log_weight = np.log(w) - np.cos(np.pi * y) / (2.0 * np.pi * nu)
-    weight = np.exp(log_weight - log_weight.max(axis=-1, keepdims=True))
-    return -(np.sin(np.pi * y) * weight).sum(axis=-1) / weight.sum(axis=-1)
+    log_w = np.log(w)
+    flat_x, flat_t = x.reshape(-1), t.reshape(-1)
+    out = np.empty(flat_x.shape)
+    chunk = 4096  # points per block: keeps the (points x nodes) temporaries cache-sized
+    for lo in range(0, flat_x.size, chunk):
+        s = np.sqrt(4.0 * nu * flat_t[lo:lo + chunk])[:, None]
+        angle = np.pi * (flat_x[lo:lo + chunk, None] - s * z)
+        log_weight = log_w - np.cos(angle) / (2.0 * np.pi * nu)
+        weight = np.exp(log_weight - log_weight.max(axis=1, keepdims=True))
+        out[lo:lo + chunk] = -(np.sin(angle) * weight).sum(axis=1) / weight.sum(axis=1)
+    return out.reshape(x.shape)
 
 
 def burgers_finite_difference(n_x: int, times: Sequence[float], nu: float = 0.01 / np.pi,
