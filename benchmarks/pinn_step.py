@@ -7,7 +7,8 @@ loss, its gradient w.r.t. all parameters and the SGD update. Same inputs for eve
 - frame: `frame.function` of the step; u_x and u_xx by re-applying `frame.grad` (reverse mode
   twice on the summed output: each u_i depends only on x_i), then `frame.value_and_grad`.
 - jax.jit: per-point `jax.grad(jax.grad(u))` nested and `vmap`ped, `jax.value_and_grad`, jitted.
-- PyTorch eager: `torch.autograd.grad(..., create_graph=True)` twice, then `backward`.
+- PyTorch eager: `torch.autograd.grad(..., create_graph=True)` twice, then the parameter
+  gradient with `torch.autograd.grad`; one intra-op thread (see `torch_step_fn`).
 
 Timing: after warm-up, the frameworks take turns, one step each per round, so load from other
 processes on the machine falls on all of them alike; medians over the rounds are reported.
@@ -105,7 +106,9 @@ def torch_step_fn():
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    # One intra-op thread, like frame's BLAS for plans of small matmuls: on the shared 2-core
+    # machine two threads made PyTorch's step 10-100x slower whenever other processes were busy.
+    torch.set_num_threads(1)
 
     def run(params, x, xb, f):
         x = x.detach().requires_grad_(True)
@@ -170,10 +173,72 @@ def check_agreement(frame_out, jax_out) -> float:
     return abs(a - b) / max(abs(b), 1e-30)
 
 
+def profile_executable(exe, args, repeats: int = 30) -> list[tuple[str, float, int]]:
+    """Time each line of the executable's generated source, summed per numpy function or kernel.
+
+    Returns (kind, median ms per call, lines) sorted by time; the generated code is run with a
+    timer around every statement, so the totals include the per-line Python dispatch.
+    """
+    import re
+    lines = exe.source.splitlines()
+    kinds, body = [], []
+    for line in lines[1:]:
+        stmt = line.strip()
+        match = re.search(r"=\s*([A-Za-z_][\w]*)\(", stmt) or re.search(r"^([A-Za-z_][\w]*)\(", stmt)
+        kind = match.group(1) if match else ("view/alias" if "=" in stmt and not stmt.startswith(("del", "return"))
+                                               and "arena" not in stmt else None)
+        if kind is None:
+            body.append(f"    {stmt}")
+            continue
+        if kind.startswith("k_"):
+            kind = "kernel:" + kind[2:].rstrip("0123456789_")
+        k = len(kinds)
+        kinds.append(kind)
+        body.append(f"    _t = _pc(); {stmt}; _acc[{k}] += _pc() - _t")
+    source = lines[0] + "\n" + "\n".join(body) + "\n"
+    namespace = dict(exe._run.__globals__)
+    acc = [0.0] * len(kinds)
+    namespace.update(_pc=time.perf_counter, _acc=acc)
+    exec(compile(source, "<profiled plan>", "exec"), namespace)
+    run = namespace["run"]
+    arena = exe._new_arena()
+    blas = exe._blas
+    per_kind: dict[str, list[float]] = {}
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    for _ in range(repeats):
+        acc[:] = [0.0] * len(kinds)
+        if blas is not None:
+            blas.set_num_threads(1)
+        run(*args, arena)
+        totals: dict[str, float] = {}
+        for kind, t in zip(kinds, acc):
+            totals[kind] = totals.get(kind, 0.0) + t
+        for kind, t in totals.items():
+            per_kind.setdefault(kind, []).append(t)
+    rows = [(kind, statistics.median(ts) * 1e3, counts[kind]) for kind, ts in per_kind.items()]
+    return sorted(rows, key=lambda r: -r[1])
+
+
+def profile_stages(graph) -> list[tuple[str, float, int]]:
+    """(stage, ms, nodes after it) for each pipeline stage on `graph`."""
+    from frame.compiler.pipeline import STAGES, PipelineOptions
+
+    options, rows = PipelineOptions(), []
+    for name, stage in STAGES:
+        t0 = time.perf_counter()
+        graph = stage(graph, options)
+        dt = (time.perf_counter() - t0) * 1e3
+        rows.append((name, dt, len(graph.nodes) if hasattr(graph, "nodes") else len(graph.instrs)))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--profile", action="store_true", help="also time each pipeline stage and each op kind")
     args = parser.parse_args(argv)
     print(machine_line())
     step = frame.function(frame_step_fn())
@@ -203,6 +268,15 @@ def main(argv=None):
     print(header)
     for row in rows:
         print(row)
+    if args.profile:
+        problem = make_problem(args.sizes[0])
+        exe = step.compiled(*problem)
+        print(f"\ncompile stages on the traced training graph (N={args.sizes[0]}):")
+        for name, ms, size in profile_stages(exe.source_graph):
+            print(f"  {name:13s} {ms:8.1f} ms   {size:5d} nodes/steps after")
+        print(f"\nwhere a frame step's time goes (N={args.sizes[0]}, median ms per step, summed per op kind):")
+        for kind, ms, count in profile_executable(exe, frame.tree_leaves(problem)):
+            print(f"  {kind:28s} {ms:8.3f} ms  x{count}")
 
 
 if __name__ == "__main__":
