@@ -1,0 +1,138 @@
+"""Burgers PINN benchmark (Raissi et al.'s setting): relative L2 error and wall time, plus frame vs JAX per step.
+
+    .venv/bin/python benchmarks/pinn_burgers.py                  # full run, writes out/pinn_burgers/*.png
+    .venv/bin/python benchmarks/pinn_burgers.py --adam 200 --lbfgs 200 --collocation 2000   # quick look
+
+Trains the 8x20 tanh MLP on `u_t + u u_x = (0.01/pi) u_xx` with 10 000 collocation points, Adam then
+L-BFGS, and prints the relative L2 error against the Cole–Hopf solution on Raissi's 256 x 100 grid
+(target <= 5e-3; Raissi et al. report 6.7e-4) and the wall time. Unless `--no-jax`, it first times
+one evaluation of the loss and its parameter gradient in frame and in `jax.jit` (the same loss
+written independently in JAX, derivatives by nested `jax.grad` per point), median of repeats after
+warm-up.
+"""
+from __future__ import annotations
+
+import os
+
+# Single-threaded BLAS. The matmuls here are thin (10 000 x 20 by 20 x 20): threading gains nothing,
+# and on a shared 2-core machine waking OpenBLAS's worker threads for each of ~120 matmuls per
+# step was measured to make a step ~10x slower (0.27 s vs 2.7 s). Must be set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import frame  # noqa: E402
+import pinn  # noqa: E402
+from frame.train import LossGraph, as_param_leaves  # noqa: E402
+from frame.ir.types import TensorType  # noqa: E402
+from pinn.plots import save_plots  # noqa: E402
+
+RAISSI_ERROR = 6.7e-4
+TARGET_ERROR = 5e-3
+
+
+def median_seconds(fn, repeats: int) -> float:
+    fn()  # warm-up (compilation)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def jax_loss_and_grad(problem, model):
+    """The Burgers PINN loss and its parameter gradient in JAX, written independently of frame."""
+    import jax
+    import jax.numpy as jnp
+
+    scale, shift = jnp.asarray(model._scale[0]), jnp.asarray(model._shift[0])
+
+    def u_point(params, x, t):
+        h = jnp.stack([x, t]) * scale + shift
+        for i, layer in enumerate(params):
+            h = h @ layer["W"] + layer["b"]
+            if i < len(params) - 1:
+                h = jnp.tanh(h)
+        return h[0]
+
+    u_x = jax.grad(u_point, argnums=1)
+    u_t = jax.grad(u_point, argnums=2)
+    u_xx = jax.grad(u_x, argnums=1)
+
+    def loss(params, x_f, t_f, x_u, t_u, u_u):
+        x_f, t_f, x_u, t_u = x_f[:, 0], t_f[:, 0], x_u[:, 0], t_u[:, 0]
+        batched = lambda fn, x, t: jax.vmap(fn, in_axes=(None, 0, 0))(params, x, t)  # noqa: E731
+        u = batched(u_point, x_f, t_f)
+        residual = batched(u_t, x_f, t_f) + u * batched(u_x, x_f, t_f) - problem.nu * batched(u_xx, x_f, t_f)
+        return jnp.mean(residual ** 2) + jnp.mean((batched(u_point, x_u, t_u) - u_u[:, 0]) ** 2)
+
+    return jax.jit(jax.value_and_grad(loss))
+
+
+def compare_step_time(problem, model, data, repeats: int) -> None:
+    leaves, treedef = as_param_leaves(model.params)
+    loss_graph = LossGraph(problem.loss(model.apply), treedef, [TensorType.of(a) for a in leaves])
+    exe, arrays = loss_graph.compiled(data)
+    frame_loss = exe(*leaves, *arrays)[0]
+    frame_time = median_seconds(lambda: exe(*leaves, *arrays), repeats)
+    print(f"frame: one loss + parameter-gradient evaluation {frame_time * 1e3:.1f} ms "
+          f"(optimised graph: {len(exe.graph.nodes)} nodes)")
+    try:
+        import jax
+    except ImportError:
+        print("JAX is not installed: no comparison")
+        return
+    with jax.enable_x64(True):
+        step = jax_loss_and_grad(problem, model)
+        jax_loss = float(step(model.params, *data)[0])
+        jax_time = median_seconds(lambda: jax.block_until_ready(step(model.params, *data)), repeats)
+    print(f"jax.jit: {jax_time * 1e3:.1f} ms; frame / jax = {frame_time / jax_time:.1f}x "
+          f"(losses agree to {abs(float(frame_loss) - jax_loss) / abs(jax_loss):.1e} relative)")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--collocation", type=int, default=10000)
+    parser.add_argument("--hidden", type=int, default=8, help="number of hidden layers")
+    parser.add_argument("--width", type=int, default=20)
+    parser.add_argument("--adam", type=int, default=1000, help="Adam steps")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lbfgs", type=int, default=10000, help="L-BFGS iterations (maximum)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=10, help="timed repeats of one step for the JAX comparison")
+    parser.add_argument("--no-jax", action="store_true", help="skip the per-step comparison with JAX")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--out", default="out/pinn_burgers")
+    args = parser.parse_args(argv)
+
+    problem = pinn.Burgers1D(n_collocation=args.collocation)
+    model = problem.default_model(seed=args.seed, layers=[2] + [args.width] * args.hidden + [1])
+    print(f"{problem!r}\n{model!r}\nAdam {args.adam} steps (lr {args.lr:g}), then up to {args.lbfgs} L-BFGS "
+          f"iterations; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}", flush=True)
+    if not args.no_jax:
+        compare_step_time(problem, model, problem.training_data(args.seed), args.repeats)
+
+    start = time.perf_counter()
+    result = pinn.train(problem, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=args.seed,
+                        progress=not args.no_progress, eval_every=250)
+    wall = time.perf_counter() - start
+    paths = save_plots(result, args.out)
+    print(result.summary())
+    for step, error in result.errors:
+        print(f"  after {step:6d} steps/iterations: relative L2 error {error:.3e}")
+    met = "met" if result.relative_l2_error <= TARGET_ERROR else "MISSED"
+    print(f"relative L2 error: {result.relative_l2_error:.3e} (target <= {TARGET_ERROR:g}: {met}; "
+          f"Raissi et al.: {RAISSI_ERROR:g})")
+    print(f"wall time: {wall:.1f} s (Adam {result.adam_seconds:.1f} s, {result.adam_seconds / max(args.adam, 1):.3f} "
+          f"s/step; L-BFGS {result.lbfgs_seconds:.1f} s for {result.lbfgs_iterations} iterations)")
+    for name, path in paths.items():
+        print(f"{name} plot: {path}")
+
+
+if __name__ == "__main__":
+    main()
