@@ -76,10 +76,11 @@ def test_fno_learns_burgers_better_than_the_linear_heat_flow():
 
 
 @pytest.mark.slow
-def test_fno_burgers_at_moderate_size_is_below_one_and_a_half_percent():
+def test_fno_burgers_at_moderate_size_beats_the_papers_one_and_a_half_percent():
+    # Seed 0 gave 0.28 % (about 40 s on an idle 2-core machine); the bound is the FNO paper's figure.
     problem = Burgers1D()
     train, test = problem.sample(500, 128, seed=0), problem.sample(100, 128, seed=1)
-    result = train_operator(FNO1d(modes=16, width=32, layers=4), train, test, steps=2000, batch_size=20,
+    result = train_operator(FNO1d(modes=16, width=32, layers=4), train, test, steps=1000, batch_size=20,
                             lr=2e-3, seed=0, progress=False)
     assert result.test_error < 0.015, result.test_error
 
