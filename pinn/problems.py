@@ -133,13 +133,12 @@ class Problem:
     coordinates: tuple[str, ...] = ()
     default_layers: list[int] = []
     dtype = "float64"
+    input_bounds = None  # (lower, upper) per coordinate: the default model rescales inputs to [-1, 1]
 
     def default_model(self, seed: int = 0, layers: Sequence[int] | None = None, activation: str = "tanh") -> MLP:
         """The MLP this problem is meant to be trained with."""
         return MLP(list(layers or self.default_layers), activation=activation, seed=seed, dtype=self.dtype,
                    input_bounds=self.input_bounds)
-
-    input_bounds = None
 
     def check_model(self, model: MLP) -> None:
         """`ProblemError` unless the model maps this problem's coordinates to one value in its dtype."""
@@ -234,6 +233,8 @@ class Poisson1D(Problem):
         self.exact = exact if exact is not None else (_default_exact if default else None)
         self.n_test = _check_count("Poisson1D n_test", n_test)
         low, high = self.domain
+        if self.domain != (-1.0, 1.0):  # the default model sees x rescaled to [-1, 1]
+            self.input_bounds = ((low,), (high,))
         if collocation is None:
             n = _check_count("Poisson1D n_collocation", n_collocation)
             collocation = np.linspace(low, high, n + 2)[1:-1]

@@ -107,3 +107,13 @@ def test_custom_optimizer_object_is_used():
     problem = Poisson1D(n_collocation=8)
     result = train(problem, MLP([1, 4, 1]), steps=3, optimizer=Adam(1e-2, b1=0.5), progress=False)
     assert len(result.history) == 3 and result.lbfgs_iterations == 0
+
+
+def test_custom_poisson_problem_trains_against_its_green_reference():
+    # -u'' = e^{x/3} on [0, 6], u(0) = 1, u(6) = -2: no closed form given, so the reference is the
+    # Green's-function quadrature, and the default model rescales x to [-1, 1]. Measured 2.2e-5.
+    problem = Poisson1D(forcing=lambda x: np.exp(x / 3), domain=(0, 6), boundary_values=(1, -2), n_collocation=64)
+    model = problem.default_model(seed=0, layers=[1, 20, 20, 1])
+    result = train(problem, model, steps=300, lr=3e-3, lbfgs_steps=200, progress=False)
+    assert result.relative_l2_error < 1e-3
+    np.testing.assert_allclose(result.predict(np.array([[0.0], [6.0]])), [[1.0], [-2.0]], atol=1e-3)
