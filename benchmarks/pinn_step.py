@@ -10,8 +10,9 @@ loss, its gradient w.r.t. all parameters and the SGD update. Same inputs for eve
 - PyTorch eager: `torch.autograd.grad(..., create_graph=True)` twice, then the parameter
   gradient with `torch.autograd.grad`; one intra-op thread (see `torch_step_fn`).
 
-Timing: after warm-up, the frameworks take turns, one step each per round, so load from other
-processes on the machine falls on all of them alike; medians over the rounds are reported.
+Timing: after warm-up the frameworks take turns; in its turn each makes one untimed step and
+three timed ones, so load from other processes falls on all of them alike while none pays for
+the caches another one just evicted. Medians of the timed steps are reported.
 
     .venv/bin/python benchmarks/pinn_step.py [--rounds 60] [--sizes 1024 4096]
 """
@@ -134,17 +135,21 @@ def torch_step_fn():
 
 
 # -- timing ---------------------------------------------------------------------------------------------
-def interleaved_medians(runners: dict, rounds: int, warmup: int = 3) -> dict:
-    """Median seconds per call of each runner, the runners taking turns once per round."""
+def interleaved_medians(runners: dict, rounds: int, warmup: int = 3, block: int = 3) -> dict:
+    """Median seconds per call of each runner. The runners take turns; in its turn a runner makes
+    one untimed call (so it does not pay for the caches and thread pools the previous runner left
+    behind) and `block` timed calls. Load from other processes falls on all runners alike."""
     for run in runners.values():
         for _ in range(warmup):
             run()
     times = {name: [] for name in runners}
     for _ in range(rounds):
         for name, run in runners.items():
-            t0 = time.perf_counter()
             run()
-            times[name].append(time.perf_counter() - t0)
+            for _ in range(block):
+                t0 = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - t0)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
@@ -236,7 +241,7 @@ def profile_stages(graph) -> list[tuple[str, float, int]]:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096])
     parser.add_argument("--profile", action="store_true", help="also time each pipeline stage and each op kind")
     args = parser.parse_args(argv)
@@ -264,7 +269,7 @@ def main(argv=None):
     print(f"frame training graph: {len(exe.source_graph.nodes)} nodes traced, {len(exe.graph.nodes)} after the "
           f"pipeline, {len(exe.plan.instrs)} plan steps, {len(exe.plan.buffers)} buffers "
           f"({exe.plan.arena_bytes / 2**20:.1f} MiB) at N={args.sizes[0]}")
-    print(f"medians over {args.rounds} interleaved rounds, one step each")
+    print(f"medians over {args.rounds} interleaved rounds of 3 timed steps each")
     print(header)
     for row in rows:
         print(row)
