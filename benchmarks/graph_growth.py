@@ -33,25 +33,14 @@ def make_params(seed: int = 0):
         np.float32)) for a, b in zip(LAYERS[:-1], LAYERS[1:])]
 
 
-def frame_scalar_mlp(params):
+def scalar_mlp(params, xnp):
+    """The MLP as a function of a scalar, over `xnp` (frame.numpy or jax.numpy: same names)."""
     def f(x):
-        h = fnp.reshape(x, (1, 1))
+        h = xnp.reshape(x, (1, 1))
         for w, b in params[:-1]:
-            h = fnp.tanh(h @ w + b)
+            h = xnp.tanh(h @ w + b)
         w, b = params[-1]
-        return fnp.sum(h @ w + b)
-    return f
-
-
-def jax_scalar_mlp(params):
-    import jax.numpy as jnp
-
-    def f(x):
-        h = jnp.reshape(x, (1, 1))
-        for w, b in params[:-1]:
-            h = jnp.tanh(h @ w + b)
-        w, b = params[-1]
-        return jnp.sum(h @ w + b)
+        return xnp.sum(h @ w + b)
     return f
 
 
@@ -68,7 +57,7 @@ def count_eqns(jaxpr) -> int:
 
 
 def frame_sizes(params, order: int, x: np.ndarray) -> dict:
-    f = frame_scalar_mlp(params)
+    f = scalar_mlp(params, fnp)
     for _ in range(order):
         f = frame.grad(f)
     graph = frame.trace(f, x)
@@ -82,8 +71,9 @@ def frame_sizes(params, order: int, x: np.ndarray) -> dict:
 
 def jax_sizes(params, order: int, x: np.ndarray) -> dict:
     import jax
+    import jax.numpy as jnp
 
-    f = jax_scalar_mlp(params)
+    f = scalar_mlp(params, jnp)
     for _ in range(order):
         f = jax.grad(f)
     return {"eqns": count_eqns(jax.make_jaxpr(f)(x).jaxpr), "value": float(f(x))}

@@ -30,21 +30,16 @@ graph @g(%0: f32[3]) {
 }""")
 
 
+NOTHING_TO_MERGE = """
+graph @g(%0: f32[2]) {
+  %1: f32[2] = constant() {value=dense<[1.0, 2.0]>}
+  %2: f32[2] = constant() {value=dense<[1.0, 3.0]>}
+  debug_print(%0) {fmt="{}"}
+  debug_print(%0) {fmt="{}"}
+  %3: f32[2] = add(%1, %2)
+  return (%3)
+}"""
+
+
 def test_side_effects_are_not_merged_and_different_constants_stay():
-    expect(cse, """
-graph @g(%0: f32[2]) {
-  %1: f32[2] = constant() {value=dense<[1.0, 2.0]>}
-  %2: f32[2] = constant() {value=dense<[1.0, 3.0]>}
-  debug_print(%0) {fmt="{}"}
-  debug_print(%0) {fmt="{}"}
-  %3: f32[2] = add(%1, %2)
-  return (%3)
-}""", """
-graph @g(%0: f32[2]) {
-  %1: f32[2] = constant() {value=dense<[1.0, 2.0]>}
-  %2: f32[2] = constant() {value=dense<[1.0, 3.0]>}
-  debug_print(%0) {fmt="{}"}
-  debug_print(%0) {fmt="{}"}
-  %3: f32[2] = add(%1, %2)
-  return (%3)
-}""")
+    expect(cse, NOTHING_TO_MERGE, NOTHING_TO_MERGE)
