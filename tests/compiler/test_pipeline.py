@@ -9,9 +9,11 @@ import frame
 import frame.numpy as fnp
 from frame.compiler import PipelineOptions, build_backward_graph, run_pipeline
 from frame.compiler.pipeline import STAGE_NAMES, UNOPTIMIZED
-from frame.ir import Graph, verify
+from frame.frontend.tracer import bind
+from frame.ir import Graph, inline_graph, verify
 from frame.ops import find
 from frame.runtime import compile as compile_graph
+from tests.ops.cases import ALL_CASES
 
 
 def interpret(graph: Graph, args) -> list:
@@ -143,7 +145,6 @@ def test_derived_first_and_second_order_graphs_agree(steps):
     # second order: contract grad(x) with a fixed direction and derive again
     contracted = Graph("contracted")
     ins = [contracted.add_input(v.type) for v in first.inputs]
-    from frame.ir import inline_graph
     outs = inline_graph(contracted, first, ins)
     gx = outs[len(forward.outputs)]
     direction = contracted.constant(np.linspace(-1, 1, 12).reshape(3, 4))
@@ -232,3 +233,24 @@ def test_pinn_training_graph_compiles_and_agrees():
     opt = run_pipeline(graph)
     assert len(opt.nodes) < len(graph.nodes) / 2
     assert_agree(graph, args, rtol=2e-5)
+
+
+# -- every registered op through the pipeline, forward and derived ---------------------------------------
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.id)
+def test_every_op_case_agrees_through_the_pipeline_and_its_derivative(case):
+    xs = case.make_inputs(np.random.default_rng(5), "float64")
+
+    def fn(*a):
+        out = bind(case.op, *a, **case.attrs)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        floats = [o for o in outs if o is not None and o.dtype.kind == "f"]
+        total = fnp.sum(floats[0] * floats[0]) if floats else None
+        return (total, *outs) if total is not None else tuple(outs)
+
+    graph = frame.trace(fn, *xs)
+    assert_agree(graph, xs, rtol=1e-12)
+    if case.wrt and graph.outputs and graph.outputs[0].type.shape == ():
+        derived = build_backward_graph(graph, 0, list(case.wrt))
+        assert_agree(derived, xs, rtol=1e-10)
