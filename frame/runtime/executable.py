@@ -250,6 +250,10 @@ class Executable:
         # the caller gets arrays it owns.
         return [o if isinstance(o, np.ndarray) and o.flags.writeable else np.array(o) for o in outs]
 
+    def release_buffers(self) -> None:
+        """Drop the arenas kept between calls (the next call allocates a fresh one)."""
+        self._arenas.clear()
+
     def report(self) -> str:
         """The plan's report: buffers kept alive between calls (with bytes) and the peak bytes of a call."""
         return self.plan.report()

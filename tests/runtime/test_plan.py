@@ -81,6 +81,11 @@ def test_report_lists_the_buffers_kept_alive_and_the_peak():
     assert f"peak bytes alive during a call: {exe.plan.peak_bytes}" in report
     # inputs (2048 + 1024) and at least the matmul's result are alive at the peak
     assert exe.plan.peak_bytes >= 2048 + 1024 + 2048
+    x, w = np.ones((32, 16), "float32"), np.eye(16, dtype="float32")
+    first = exe(x, w)[0]
+    assert len(exe._arenas) == 1  # kept for the next call
+    exe.release_buffers()
+    assert not exe._arenas and exe(x, w)[0] == first
 
 
 def test_fused_bodies_are_inlined_into_the_plan():
