@@ -76,7 +76,8 @@ unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x")
 unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm")
 unary("sin", np.sin, lambda ctx, x, y, gy: gy * fnp.cos(x), doc="sine")
 unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * fnp.sin(x)), doc="cosine")
-unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - y * y), doc="hyperbolic tangent")
+# square(y), not y*y: its own derivative is one term, so re-derived graphs grow slower (graph_growth.py).
+unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)), doc="hyperbolic tangent")
 unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root")
 
 
