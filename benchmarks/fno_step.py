@@ -40,7 +40,6 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import frame  # noqa: E402
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import FNO1d, relative_l2_loss  # noqa: E402
 

@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import frame
-import frame.numpy as fnp
 from pino import (Burgers1D, FNO1d, PeriodicPoisson1D, cosine_schedule, relative_l2, relative_l2_loss,
                   train_operator, train_poisson_physics)
 from pino.training import minibatch_indices
