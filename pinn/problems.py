@@ -332,6 +332,7 @@ class Burgers1D(Problem):
         self._test_reference = None
 
     def initial_condition(self, x):
+        """u(x, 0) = -sin(pi x) (numpy)."""
         return -np.sin(np.pi * x)
 
     def training_data(self, seed: int = 0) -> tuple:
