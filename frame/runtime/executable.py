@@ -10,6 +10,14 @@ Buffers live in an arena owned by the executable and reused across calls. Each c
 arena from a pool and gives it back, so concurrent or re-entrant calls each get their own.
 Results returned to the caller never live in an arena (the plan allocates them fresh).
 
+Tiers. An executable starts on the numpy tier above. Once it is hot (called `after_calls`
+times, default 3) it builds its native tier in a background thread: the plan is made again with
+the fused nodes that frame/runtime/native.py can compile kept whole, and each of them runs as one
+generated C loop called through ctypes; the rest of the source is unchanged. When the library is
+loaded the executable switches over between two calls. Without a C compiler, or with
+`FRAME_NATIVE=off`, it stays on numpy. `set_native` changes the policy; `wait_native` blocks
+until the switch (benchmarks, tests).
+
 Plans whose matmuls are all small run BLAS single-threaded for the duration of the call (set
 through threadpoolctl, restored afterwards). Measured on the 2-core reference machine: a
 1024x64 @ 64x64 float32 matmul took ~0.14 ms on one OpenBLAS thread and 12-16 ms on two when
@@ -20,6 +28,11 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import queue
+import threading
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,6 +41,7 @@ from ..errors import InputError
 from ..ir.graph import Value
 from ..ir.types import TensorType
 from ..ops.schema import get
+from . import native
 
 # Largest matmul (in multiply-adds) that still runs best on one BLAS thread.
 SMALL_MATMUL_MACS = 1 << 26
@@ -115,10 +129,9 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
             b = f"{b}.swapaxes(-1, -2)"
         elif op == "matmul_grad_rhs_internal":
             a = f"{a}.swapaxes(-1, -2)"
-        # An inner dimension of 1 is an outer product: one rounding per element either way, and a
-        # broadcast multiply is ~3x faster than OpenBLAS's gemm with k = 1 (benchmarks/README.md).
-        ufunc = "np_multiply" if _inner_dim(ins) == 1 else "np_matmul"
-        line(f"{result} = {ufunc}({a}, {b}{_out(buffer)})")
+        # (An inner dimension of 1 never gets here from the full pipeline: `canonicalize` makes
+        # outer products broadcast multiplies, which fuse.)
+        line(f"{result} = np_matmul({a}, {b}{_out(buffer)})")
     elif op == "sum":
         line(f"{result} = np_add_reduce({args[0]}, axis={attrs['axes']!r}, "
              f"keepdims={bool(attrs.get('keepdims', False))}{_out(buffer)})")
@@ -152,32 +165,80 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
             line(f"{result}, = {call}")
 
 
-def generate_source(plan: ExecutionPlan) -> tuple[str, dict]:
-    """Python source of `run(*inputs, arena) -> list` for `plan`, and the namespace it needs."""
+def _emit_native(src: _Source, ins: Instr, args: list[str], outs: list[str], plan: ExecutionPlan, kernel,
+                 pointer_of: dict[str, str]) -> None:
+    """Lines calling the native kernel of a fused node kept whole: operand and result addresses in,
+    results written in place (into their buffers, or fresh arrays when they leave the call)."""
+    line = src.lines.append
+    pointers = []
+    for v, name in zip(ins.inputs, args):
+        if v in plan.buffer_of:
+            pointers.append(f"p{plan.buffer_of[v]}")
+        elif name in pointer_of:   # a graph input or a constant, contiguous, its address known
+            pointers.append(pointer_of[name])
+        else:                      # a view or a fresh result: a contiguous copy when it is not one
+            tmp = f"{name}_c"
+            line(f"{tmp} = np_ascontiguousarray({name})")
+            pointers.append(f"{tmp}.ctypes.data")
+    for v, name in zip(ins.outputs, outs):
+        if v in plan.buffer_of:
+            line(f"{name} = b{plan.buffer_of[v]}")
+            pointers.append(f"p{plan.buffer_of[v]}")
+        else:
+            line(f"{name} = np_empty({v.type.shape!r}, {src.bind(np.dtype(v.type.dtype), 'd')})")
+            pointers.append(f"{name}.ctypes.data")
+    line(f"{src.bind(kernel, 'nk')}({', '.join(pointers)})")
+
+
+def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[str, dict]:
+    """Python source of `run(*inputs, arena) -> list` for `plan`, and the namespace it needs.
+
+    kernels: native kernels (ctypes functions) of the fused nodes the plan keeps whole; the arena
+    is then (buffers, their addresses)."""
     src = _Source()
     names: dict[Value, str] = {}
     for i, v in enumerate(plan.graph.inputs):
         names[v] = f"a{i}"
     params = [names[v] for v in plan.graph.inputs] + ["arena"]
     body = src.lines
-    if plan.buffers:
+    pointer_of: dict[str, str] = {}
+    if kernels:
+        src.namespace.update(np_ascontiguousarray=np.ascontiguousarray, np_empty=np.empty)
+        if plan.buffers:
+            body.append(f"{', '.join(f'b{i}' for i in range(len(plan.buffers)))}, = arena[0]")
+            body.append(f"{', '.join(f'p{i}' for i in range(len(plan.buffers)))}, = arena[1]")
+        read = {v for ins in plan.instrs if ins.node in kernels for v in ins.inputs}
+        for v in plan.graph.inputs:
+            if v in read:   # inputs read by kernels: a contiguous view or copy, its address taken once
+                name = names[v]
+                body.append(f"{name}_c = np_ascontiguousarray({name}); p_{name} = {name}_c.ctypes.data")
+                pointer_of[name] = f"p_{name}"
+    elif plan.buffers:
         body.append(f"{', '.join(f'b{i}' for i in range(len(plan.buffers)))}, = arena")
     counter = 0
     produced_by: dict[Value, str] = {}
     for ins in plan.instrs:
         produced_by.update((v, ins.op) for v in ins.outputs)
         if ins.op == "constant":
-            names[ins.outputs[0]] = src.bind(ins.attrs["value"], "c")
+            value = ins.attrs["value"]
+            names[ins.outputs[0]] = name = src.bind(value, "c")
+            if kernels:  # kernels read a contiguous copy (a splat is a zero-stride view); numpy ops the original
+                dense = np.ascontiguousarray(value)
+                pointer_of[name] = str(dense.ctypes.data)
+                src.bind(dense, "cc")   # the namespace keeps it alive
             continue
         outs = []
         for v in ins.outputs:
             names[v] = f"v{counter}"
             counter += 1
             outs.append(names[v])
-        buffer = None
-        if ins.outputs and ins.outputs[0] in plan.buffer_of:
-            buffer = f"b{plan.buffer_of[ins.outputs[0]]}"
-        _emit(src, ins, [names[v] for v in ins.inputs], ", ".join(outs), buffer)
+        if kernels and ins.node in kernels:
+            _emit_native(src, ins, [names[v] for v in ins.inputs], outs, plan, kernels[ins.node], pointer_of)
+        else:
+            buffer = None
+            if ins.outputs and ins.outputs[0] in plan.buffer_of:
+                buffer = f"b{plan.buffer_of[ins.outputs[0]]}"
+            _emit(src, ins, [names[v] for v in ins.inputs], ", ".join(outs), buffer)
         if ins.free_after:  # names die at their last use: fresh results are released at once
             body.append(f"del {', '.join(names[v] for v in ins.free_after)}")
     results = []
@@ -192,6 +253,102 @@ def generate_source(plan: ExecutionPlan) -> tuple[str, dict]:
     return text, src.namespace
 
 
+# -- tiers ----------------------------------------------------------------------------------------
+_POLICY = {"mode": os.environ.get("FRAME_NATIVE", "auto").strip().lower() or "auto", "after_calls": 3}
+_MODES = ("auto", "sync", "off")
+
+
+def set_native(mode: str | None = None, *, after_calls: int | None = None) -> dict:
+    """When executables move to native kernels for their fused chains; returns the previous settings.
+
+    mode: "auto" (default; build in a background thread once an executable is hot), "sync" (build
+        in the calling thread, at that call) or "off" (numpy only). The environment variable
+        `FRAME_NATIVE` sets the default.
+    after_calls: how many calls make an executable hot (default 3).
+    """
+    previous = dict(_POLICY)
+    if mode is not None:
+        if mode not in _MODES:
+            raise ValueError(f"native mode must be one of {_MODES}, got {mode!r}")
+        _POLICY["mode"] = mode
+    if after_calls is not None:
+        if after_calls < 1:
+            raise ValueError(f"after_calls must be >= 1, got {after_calls}")
+        _POLICY["after_calls"] = int(after_calls)
+    return previous
+
+
+@dataclass
+class _Tier:
+    """One way of running the plan: its source, function and pool of arenas."""
+
+    name: str                    # "numpy" or "native"
+    plan: ExecutionPlan
+    source: str
+    run: object
+    new_arena: object
+    arenas: list = field(default_factory=list)
+    kernels: int = 0             # fused nodes run by native kernels
+
+
+def _numpy_tier(plan: ExecutionPlan) -> _Tier:
+    source, namespace = generate_source(plan)
+    exec(compile(source, f"<frame plan @{plan.graph.name}>", "exec"), namespace)
+    return _Tier("numpy", plan, source, namespace["run"],
+                 lambda: tuple(np.empty(t.shape, t.dtype) for t in plan.buffers))
+
+
+def _native_tier(graph) -> _Tier | None:
+    """The native tier of an optimised graph, or None when none of its chains can be compiled.
+
+    The chains are fused again with only the ops native kernels compute exactly (so results stay
+    bit-identical to the numpy tier); fused nodes that still cannot be compiled are run by numpy."""
+    from ..compiler.passes.fuse import fuse, unfuse
+    from ..compiler.passes.plan import plan as make_plan
+
+    def compilable(node) -> bool:
+        return native.kernel_spec(node.attrs["body"]) is not None
+
+    graph = fuse(unfuse(graph), can_fuse=native.supports)
+    if not any(n.op == "fused_elementwise_internal" and compilable(n) for n in graph.nodes):
+        return None
+    native_plan = make_plan(graph, keep_whole=compilable)
+    whole = [ins.node for ins in native_plan.instrs if ins.op == "fused_elementwise_internal"]
+    specs = list(dict.fromkeys(native.kernel_spec(n.attrs["body"]) for n in whole))
+    functions = dict(zip(specs, native.load_kernels(specs)))
+    kernels = {n: functions[native.kernel_spec(n.attrs["body"])] for n in whole}
+    source, namespace = generate_source(native_plan, kernels)
+    exec(compile(source, f"<frame native plan @{graph.name}>", "exec"), namespace)
+
+    def new_arena():
+        buffers = tuple(np.empty(t.shape, t.dtype) for t in native_plan.buffers)
+        return buffers, tuple(b.ctypes.data for b in buffers)
+
+    return _Tier("native", native_plan, source, namespace["run"], new_arena, kernels=len(kernels))
+
+
+_BUILDS: "queue.Queue" = queue.Queue()
+
+
+def _build_worker() -> None:
+    while True:
+        _BUILDS.get()._build_native()
+
+
+_WORKER: list = []
+_WORKER_LOCK = threading.Lock()
+
+
+def _submit_build(exe: "Executable") -> None:
+    """Queue a native build on the one background builder thread (a daemon: exit does not wait for it)."""
+    with _WORKER_LOCK:
+        if not _WORKER:
+            thread = threading.Thread(target=_build_worker, name="frame-native-builder", daemon=True)
+            thread.start()
+            _WORKER.append(thread)
+    _BUILDS.put(exe)
+
+
 class Executable:
     """A compiled graph. Call it with numpy arrays; it returns a list of numpy arrays."""
 
@@ -200,17 +357,78 @@ class Executable:
         self.graph = plan.graph                 # the optimised graph
         self.source_graph = source_graph        # the graph handed to compile
         self.input_types: list[TensorType] = [v.type for v in plan.graph.inputs]
-        self.source, namespace = generate_source(plan)
-        exec(compile(self.source, f"<frame plan @{plan.graph.name}>", "exec"), namespace)
-        self._run = namespace["run"]
+        self._tier = _numpy_tier(plan)
+        self.source = self._tier.source         # the numpy tier's source
         self._n = len(self.input_types)
         self._expected = [(t.shape, np.dtype(t.dtype)) for t in self.input_types]
-        self._arenas: list[tuple] = []
         macs = _largest_matmul_macs(plan)
         self._blas = _blas_threads() if 0 < macs <= SMALL_MATMUL_MACS else None
+        self._calls_to_hot = _POLICY["after_calls"]
+        self._native_state = "cold"             # cold -> queued -> building -> ready | none | failed | off
+        self._native_done = threading.Event()
+        self._native_lock = threading.Lock()
 
+    # -- tiers --------------------------------------------------------------------------------------
+    @property
+    def tier(self) -> str:
+        """The tier the next call runs on: "numpy" or "native"."""
+        return self._tier.name
+
+    @property
+    def native_status(self) -> str:
+        """cold (not hot yet), queued, building, ready, none (nothing to compile), failed: <why>, or off."""
+        return self._native_state
+
+    @property
+    def active_source(self) -> str:
+        """The generated Python source of the tier in use."""
+        return self._tier.source
+
+    def _start_native(self, mode: str) -> None:
+        with self._native_lock:
+            if self._native_state != "cold":
+                return
+            if mode == "off":
+                self._native_state = "off"
+                self._native_done.set()
+                return
+            self._native_state = "queued"
+        if mode == "sync":
+            self._build_native()
+        else:
+            _submit_build(self)
+
+    def _build_native(self) -> None:
+        self._native_state = "building"
+        try:
+            if native.c_compiler() is None:
+                self._native_state = "none: no C compiler"
+                return
+            tier = _native_tier(self.graph)
+            if tier is None:
+                self._native_state = "none"
+                return
+            self._tier = tier          # one attribute store: the next call takes the whole new tier
+            self._native_state = "ready"
+        except Exception as e:  # noqa: BLE001 - the numpy tier keeps running; say why once
+            self._native_state = f"failed: {type(e).__name__}: {e}"
+            warnings.warn(f"frame: @{self.graph.name} stays on the numpy tier, its native kernels failed to build "
+                          f"({type(e).__name__}: {e})", RuntimeWarning, stacklevel=2)
+        finally:
+            self._native_done.set()
+
+    def wait_native(self, timeout: float | None = None) -> bool:
+        """Start the native build now if it has not started (unless the mode is "off") and wait for it.
+
+        Returns True when the executable runs native kernels afterwards."""
+        mode = _POLICY["mode"]
+        self._start_native("sync" if mode == "sync" else ("off" if mode == "off" else "auto"))
+        self._native_done.wait(timeout)
+        return self._tier.name == "native"
+
+    # -- calls ---------------------------------------------------------------------------------------
     def _new_arena(self) -> tuple:
-        return tuple(np.empty(t.shape, t.dtype) for t in self.plan.buffers)
+        return self._tier.new_arena()
 
     def _check(self, args) -> "list[np.ndarray] | tuple":
         if len(args) != self._n:
@@ -237,32 +455,50 @@ class Executable:
 
     def __call__(self, *args) -> list[np.ndarray]:
         arrays = self._check(args)
+        if self._calls_to_hot:
+            self._calls_to_hot -= 1
+            if not self._calls_to_hot:
+                self._start_native(_POLICY["mode"])
+        tier = self._tier   # read once: a switch between calls never mixes two tiers' arenas
+        arenas = tier.arenas
         try:
-            arena = self._arenas.pop()   # list.pop/append are atomic: each concurrent call gets its own arena
+            arena = arenas.pop()   # list.pop/append are atomic: each concurrent call gets its own arena
         except IndexError:
-            arena = self._new_arena()
+            arena = tier.new_arena()
         blas = self._blas
         threads = blas.num_threads if blas is not None else 1
         try:
             if threads != 1:
                 blas.set_num_threads(1)
-            outs = self._run(*arrays, arena)
+            outs = tier.run(*arrays, arena)
         finally:
             if threads != 1:
                 blas.set_num_threads(threads)
-            self._arenas.append(arena)
+            arenas.append(arena)
         # Rank-0 results of numpy ops are numpy scalars, and opaque kernels may return read-only views:
         # the caller gets arrays it owns.
         return [o if isinstance(o, np.ndarray) and o.flags.writeable else np.array(o) for o in outs]
 
     def release_buffers(self) -> None:
         """Drop the arenas kept between calls (the next call allocates a fresh one)."""
-        self._arenas.clear()
+        self._tier.arenas.clear()
+
+    @property
+    def _arenas(self) -> list:
+        return self._tier.arenas
 
     def report(self) -> str:
-        """The plan's report: buffers kept alive between calls (with bytes) and the peak bytes of a call."""
-        return self.plan.report()
+        """The plan's report (buffers kept alive between calls, with bytes, and the peak bytes of a
+        call) for the tier in use, and the tier."""
+        tier = self._tier
+        head = f"tier: {tier.name}"
+        if tier.name == "native":
+            head += f" ({tier.kernels} fused nodes run as native kernels)"
+        elif self._native_state != "cold":
+            head += f" (native: {self._native_state})"
+        return head + "\n" + tier.plan.report()
 
     def __repr__(self):
-        return (f"<Executable @{self.graph.name}: {len(self.plan.instrs)} steps, {len(self.plan.buffers)} buffers "
-                f"({self.plan.arena_bytes} B), peak {self.plan.peak_bytes} B>")
+        plan = self._tier.plan
+        return (f"<Executable @{self.graph.name}: {len(plan.instrs)} steps, {len(plan.buffers)} buffers "
+                f"({plan.arena_bytes} B), peak {plan.peak_bytes} B, {self._tier.name} tier>")

@@ -14,8 +14,9 @@ on the reference machine, so it is not used.
 """
 from __future__ import annotations
 
-from ...ir.clone import copy_nodes
+from ...ir.clone import copy_nodes, inline_graph
 from ...ir.graph import Graph, Node, Value
+from ...ops.fused import body_graph
 from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
 from .dne import dne
 from .rewrite import splat_value
@@ -41,9 +42,12 @@ class _Group:
         self.values.update(node.outputs)
 
 
-def fuse(graph: Graph, options=None) -> Graph:
-    """Fuse elementwise chains; `graph` is not modified (returned as is when there is nothing to fuse)."""
-    fusible = [_fusible(n) for n in graph.nodes]
+def fuse(graph: Graph, options=None, can_fuse=None) -> Graph:
+    """Fuse elementwise chains; `graph` is not modified (returned as is when there is nothing to fuse).
+
+    can_fuse: an extra condition on the nodes that may join a chain (a backend's own limits; the
+    native tier passes the ops its kernels compute exactly)."""
+    fusible = [_fusible(n) and (can_fuse is None or can_fuse(n)) for n in graph.nodes]
     if sum(fusible) < 2:
         return graph
     users: dict[Value, list[Node]] = {}
@@ -101,6 +105,23 @@ def fuse(graph: Graph, options=None) -> Graph:
     for v in graph.outputs:
         out.mark_output(vmap[v])
     return dne(out)  # constants now read only inside bodies are dead
+
+
+def unfuse(graph: Graph) -> Graph:
+    """The graph with every fused node replaced by its body's ops (the inverse of `fuse`)."""
+    if not any(n.op == FUSED_OP for n in graph.nodes):
+        return graph
+    out = Graph(graph.name)
+    vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
+    for node in graph.nodes:
+        if node.op == FUSED_OP:
+            results = inline_graph(out, body_graph(node.attrs["body"]), [vmap[v] for v in node.inputs])
+            vmap.update(zip(node.outputs, results))
+        else:
+            copy_nodes(out, [node], vmap)
+    for v in graph.outputs:
+        out.mark_output(vmap[v])
+    return out
 
 
 def _emit_fused(out: Graph, group: _Group, vmap: dict, users: dict, returned: set, member_of: dict) -> None:

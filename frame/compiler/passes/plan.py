@@ -2,7 +2,8 @@
 
 This is the last stage and the only one that does not return a `Graph`. It
 1. flattens the graph into instructions: a `fused_elementwise_internal` node contributes the
-   ops of its body (the numpy backend runs a body op by op, in place);
+   ops of its body (the numpy backend runs a body op by op, in place), unless the backend runs
+   it whole (`keep_whole`: the native tier's one-loop kernels, frame/runtime/native.py);
 2. decides which results are written into preallocated buffers (`out=`): results of ops the
    backend can run in place (ufuncs, matmuls, sums; `INPLACE_OPS`), except those a graph output
    may alias, which the caller owns and so are allocated fresh on every call;
@@ -28,7 +29,7 @@ FUSED_OP = "fused_elementwise_internal"
 # Ops the backend computes with `out=` (a fresh array when no buffer is given).
 ELEMENTWISE_INPLACE = frozenset({"add", "sub", "mul", "div", "neg", "square", "exp", "log", "sin", "cos", "tanh",
                                  "sqrt", "relu", "pow", "sigmoid"})
-INPLACE_OPS = ELEMENTWISE_INPLACE | {"matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal", "sum"}
+INPLACE_OPS = ELEMENTWISE_INPLACE | {FUSED_OP, "matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal", "sum"}
 # Ops whose result is a view of (or is) their operand.
 VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "sum_grad_internal", "stop_gradient"})
 
@@ -92,11 +93,12 @@ class ExecutionPlan:
         return "\n".join(lines)
 
 
-def flatten(graph: Graph) -> list[Instr]:
-    """The graph's nodes as instructions, with the bodies of fused nodes inlined."""
+def flatten(graph: Graph, keep_whole=None) -> list[Instr]:
+    """The graph's nodes as instructions, with the bodies of fused nodes inlined (but those
+    `keep_whole(node)` accepts)."""
     instrs: list[Instr] = []
     for node in graph.nodes:
-        if node.op != FUSED_OP:
+        if node.op != FUSED_OP or (keep_whole is not None and keep_whole(node)):
             instrs.append(Instr(node, list(node.inputs), list(node.outputs)))
             continue
         body = body_graph(node.attrs["body"])
@@ -114,9 +116,15 @@ def flatten(graph: Graph) -> list[Instr]:
     return instrs
 
 
-def plan(graph: Graph, options=None) -> ExecutionPlan:
-    """Lower the optimised graph to an `ExecutionPlan` (see the module docstring)."""
-    instrs = flatten(graph)
+def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
+    """Lower the optimised graph to an `ExecutionPlan` (see the module docstring).
+
+    keep_whole: predicate on fused nodes the backend runs as one step. Such a step writes its
+    results element by element after reading its operands at the same element, so a result may
+    take the buffer of a same-shaped operand that dies there, as a ufunc's may; not that of an
+    owner it also reads through a view (a transpose would be read after being overwritten).
+    """
+    instrs = flatten(graph, keep_whole)
     n = len(instrs)
     # Which owners (results that have or could have their own storage) each value may share memory with.
     alias: dict[Value, tuple[Value, ...]] = {v: () for v in graph.inputs}
@@ -174,6 +182,10 @@ def plan(graph: Graph, options=None) -> ExecutionPlan:
         elementwise = ins.op in ELEMENTWISE_INPLACE
         if elementwise:  # may write over an operand that dies here
             release(o for o in dying[i] if o not in ins.outputs)
+        elif ins.op == FUSED_OP:
+            viewed = {o for x in ins.inputs if alias[x] != (x,) for o in alias[x]}
+            early = [o for o in dying[i] if o in ins.inputs and o not in viewed and o not in ins.outputs]
+            release(early)
         for v in ins.outputs:
             if ins.op in INPLACE_OPS and v not in escaping:
                 pool = free.get(v.type)
@@ -187,7 +199,7 @@ def plan(graph: Graph, options=None) -> ExecutionPlan:
                 live_bytes += v.type.nbytes
         if live_bytes > peak:
             peak, at_peak = live_bytes, list(live)
-        release(o for o in dying[i] if not elementwise or o in ins.outputs)
+        release(o for o in dying[i] if not (elementwise or ins.op == FUSED_OP and o in early) or o in ins.outputs)
         for o in dying[i]:
             if o in live and o not in returned and o not in inputs:
                 live_bytes -= live.pop(o)
