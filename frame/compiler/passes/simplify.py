@@ -11,9 +11,14 @@ surviving operand is written as `broadcast_to` of it):
   give a zero of the output type. These are the algebra's identities; like every compiler that
   applies them to gradients, they drop the NaN/Inf that `inf*0` or `0/0` would produce at run time;
 - splat constants through elementwise and element-moving ops fold into splats (shared with `fold`),
-  so broadcasts and reshapes of constants never reach the executor.
+  so broadcasts and reshapes of constants never reach the executor;
+- `broadcast_to(x)` read by a broadcasting elementwise op (add, sub, mul, div) whose result
+  has the same shape without it -> x: the op broadcasts x itself, and the broadcast array is
+  never materialised (a fused kernel then reads x's row instead of a full copy).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ...ir.graph import Graph, Node, Value
 from ...ops.schema import LINEAR, get
@@ -31,6 +36,21 @@ def _is_neg(v: Value) -> bool:
     return v.node is not None and v.node.op == "neg"
 
 
+BROADCASTING_BINARY = frozenset({"add", "sub", "mul", "div"})
+
+
+def _unbroadcast(xs: list[Value], out) -> list[Value] | None:
+    """The operands with `broadcast_to`s dropped where the result keeps its shape, or None if none is."""
+    new = list(xs)
+    for i, v in enumerate(xs):
+        if v.node is not None and v.node.op == "broadcast_to":
+            source = v.node.inputs[0]
+            other = new[1 - i].type.shape
+            if source.type.dtype == v.type.dtype and np.broadcast_shapes(source.type.shape, other) == out.shape:
+                new[i] = source
+    return None if new == xs else new
+
+
 def simplify(graph: Graph, options=None) -> Graph:
     """Apply the identities above in one forward sweep; `graph` is not modified."""
 
@@ -39,6 +59,10 @@ def simplify(graph: Graph, options=None) -> Graph:
         if not node.outputs:
             return None
         out = node.outputs[0].type
+        if op in BROADCASTING_BINARY:
+            unbroadcast = _unbroadcast(xs, out)
+            if unbroadcast is not None:
+                return rule(rw, node, unbroadcast) or rw.emit(op, unbroadcast, node.attrs)
         zero = [is_splat(v, 0) for v in xs]
         if op == "add":
             a, b = xs

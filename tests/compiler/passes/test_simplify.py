@@ -66,7 +66,7 @@ graph @g(%0: f32[4,3]) {
 
 
 def test_one_that_broadcasts_keeps_the_shape():
-    # x (3,) * ones (2,3) is x broadcast to (2,3), not x.
+    # x (3,) * ones (2,3) is x broadcast to (2,3), not x; `add` broadcasts x itself, so it reads x.
     text = """
 graph @g(%0: f32[3]) {
   %1: f32[2,3] = constant() {value=dense<1.0>}
@@ -78,8 +78,30 @@ graph @g(%0: f32[3]) {
 graph @g(%0: f32[3]) {
   %1: f32[2,3] = constant() {value=dense<1.0>}
   %2: f32[2,3] = broadcast_to(%0) {shape=(2, 3)}
-  %3: f32[2,3] = add(%1, %2)
+  %3: f32[2,3] = add(%1, %0)
   return (%2, %3)
+}""")
+    assert_same_results(text, simplify)
+
+
+def test_broadcast_read_by_a_broadcasting_op_is_dropped_only_when_the_shape_survives():
+    # mul(broadcast_to(b), x) -> mul(b, x) when x already has the full shape, or broadcasts with b
+    # to it ((2,1) with (3,)); against a (3,) operand the broadcast makes the (2,3) shape and stays.
+    text = """
+graph @g(%0: f32[3], %1: f32[2,3], %2: f32[2,1]) {
+  %3: f32[2,3] = broadcast_to(%0) {shape=(2, 3)}
+  %4: f32[2,3] = mul(%3, %1)
+  %5: f32[2,3] = sub(%2, %3)
+  %6: f32[2,3] = add(%0, %3)
+  return (%4, %5, %6)
+}"""
+    expect(simplify, text, """
+graph @g(%0: f32[3], %1: f32[2,3], %2: f32[2,1]) {
+  %3: f32[2,3] = broadcast_to(%0) {shape=(2, 3)}
+  %4: f32[2,3] = mul(%0, %1)
+  %5: f32[2,3] = sub(%2, %0)
+  %6: f32[2,3] = add(%0, %3)
+  return (%4, %5, %6)
 }""")
     assert_same_results(text, simplify)
 
