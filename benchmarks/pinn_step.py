@@ -185,7 +185,8 @@ def profile_executable(exe, args, repeats: int = 30) -> list[tuple[str, float, i
     timer around every statement, so the totals include the per-line Python dispatch.
     """
     import re
-    lines = exe.source.splitlines()
+    tier = exe._tier
+    lines = tier.source.splitlines()
     kinds, body = [], []
     for line in lines[1:]:
         stmt = line.strip()
@@ -197,16 +198,18 @@ def profile_executable(exe, args, repeats: int = 30) -> list[tuple[str, float, i
             continue
         if kind.startswith("k_"):
             kind = "kernel:" + kind[2:].rstrip("0123456789_")
+        elif kind.startswith("nk"):
+            kind = "native fused kernel"
         k = len(kinds)
         kinds.append(kind)
         body.append(f"    _t = _pc(); {stmt}; _acc[{k}] += _pc() - _t")
     source = lines[0] + "\n" + "\n".join(body) + "\n"
-    namespace = dict(exe._run.__globals__)
+    namespace = dict(tier.run.__globals__)
     acc = [0.0] * len(kinds)
     namespace.update(_pc=time.perf_counter, _acc=acc)
     exec(compile(source, "<profiled plan>", "exec"), namespace)
     run = namespace["run"]
-    arena = exe._new_arena()
+    arena = tier.new_arena()
     blas = exe._blas
     per_kind: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
@@ -260,6 +263,9 @@ def main(argv=None):
             tx, txb, tf = torch.tensor(x), torch.tensor(xb), torch.tensor(f)
             runners["torch"] = lambda: torch_run(tp, tx, txb, tf)
         diff = check_agreement(step(params, x, xb, f), jax_run(params, x, xb, f))
+        # Like jax.jit's compile, frame's native tier is built before timing (it is built in the
+        # background once an executable is hot; see frame/runtime/executable.py).
+        step.compiled(params, x, xb, f).wait_native()
         med = interleaved_medians(runners, args.rounds)
         fr, jx, th = med["frame"] * 1e3, med["jax"] * 1e3, med.get("torch")
         th_ms = f"{th * 1e3:9.2f}" if th else f"{'-':>9}"
