@@ -227,7 +227,10 @@ class Function:
 
     def _signature(self, args):
         leaves, tree = tree_flatten(args)
-        return leaves, (tree, tuple(example_type(leaf) for leaf in leaves))
+        # Arrays are keyed by (shape, dtype) directly: building a TensorType per leaf on every call
+        # cost ~8 us a leaf, 0.1 ms per step of an 11-input training step.
+        return leaves, (tree, tuple((leaf.shape, leaf.dtype) if type(leaf) is np.ndarray else example_type(leaf)
+                                    for leaf in leaves))
 
     def _entry(self, args):
         leaves, sig = self._signature(args)

@@ -15,6 +15,8 @@ FLOAT_DTYPES = ("float32", "float64")
 
 def canonical_dtype(dtype) -> str:
     """The IR name of a numpy dtype (or dtype-like); `ShapeError` for dtypes the IR does not carry."""
+    if type(dtype) is str and dtype in DTYPES:  # the common case, without building a numpy dtype
+        return dtype
     name = np.dtype(dtype).name
     if name not in DTYPES:
         raise ShapeError(f"dtype {name!r} is not supported by frame (supported: {', '.join(DTYPES)})")
