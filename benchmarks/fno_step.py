@@ -40,6 +40,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import frame.runtime  # noqa: E402
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import FNO1d, relative_l2_loss  # noqa: E402
 
@@ -90,6 +91,9 @@ def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8):
 def median_time(fn, steps: int, warmup: int) -> float:
     for _ in range(warmup):
         fn()
+    # frame builds native kernels for hot executables in the background; like jax.jit's compile,
+    # that happens before timing.
+    frame.runtime.wait_native_builds()
     times = []
     for _ in range(steps):
         start = time.perf_counter()

@@ -31,6 +31,7 @@ import math
 import os
 import queue
 import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -217,10 +218,15 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[s
         body.append(f"{', '.join(f'b{i}' for i in range(len(plan.buffers)))}, = arena")
     counter = 0
     produced_by: dict[Value, str] = {}
+    matmul_operands = {v for ins in plan.instrs if ins.op in _MATMUL_OPS for v in ins.inputs}
     for ins in plan.instrs:
         produced_by.update((v, ins.op) for v in ins.outputs)
         if ins.op == "constant":
             value = ins.attrs["value"]
+            if ins.outputs[0] in matmul_operands and not value.flags.c_contiguous:
+                # A splat is stored as a zero-stride view; numpy's matmul runs those through its slow
+                # non-BLAS loop (a ones-vector contraction took ~68 us instead of ~10 us).
+                value = np.ascontiguousarray(value)
             names[ins.outputs[0]] = name = src.bind(value, "c")
             if kernels:  # kernels read a contiguous copy (a splat is a zero-stride view); numpy ops the original
                 dense = np.ascontiguousarray(value)
@@ -330,23 +336,42 @@ def _native_tier(graph) -> _Tier | None:
 _BUILDS: "queue.Queue" = queue.Queue()
 
 
-def _build_worker() -> None:
+def _build_worker(builds: "queue.Queue") -> None:
     while True:
-        _BUILDS.get()._build_native()
+        builds.get()._build_native()
 
 
-_WORKER: list = []
+_WORKER: list = []          # [pid of the process whose builder thread runs]
 _WORKER_LOCK = threading.Lock()
 
 
 def _submit_build(exe: "Executable") -> None:
-    """Queue a native build on the one background builder thread (a daemon: exit does not wait for it)."""
+    """Queue a native build on the one background builder thread (a daemon: exit does not wait for it).
+
+    A forked child inherits the record of its parent's thread but not the thread: it starts its own."""
+    global _BUILDS
     with _WORKER_LOCK:
-        if not _WORKER:
-            thread = threading.Thread(target=_build_worker, name="frame-native-builder", daemon=True)
-            thread.start()
-            _WORKER.append(thread)
+        if not _WORKER or _WORKER[0] != os.getpid():
+            _BUILDS = queue.Queue()
+            threading.Thread(target=_build_worker, args=(_BUILDS,), name="frame-native-builder", daemon=True).start()
+            _WORKER[:] = [os.getpid()]
+    _QUEUED.add(exe)
     _BUILDS.put(exe)
+
+
+_QUEUED: set = set()          # executables whose background build has not finished
+
+
+def wait_native_builds(timeout: float | None = None) -> bool:
+    """Wait until every queued background build has finished (benchmarks call it after warm-up).
+
+    Returns False when `timeout` seconds passed first."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for exe in list(_QUEUED):
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not exe._native_done.wait(left):
+            return False
+    return True
 
 
 class Executable:
@@ -416,6 +441,7 @@ class Executable:
                           f"({type(e).__name__}: {e})", RuntimeWarning, stacklevel=2)
         finally:
             self._native_done.set()
+            _QUEUED.discard(self)
 
     def wait_native(self, timeout: float | None = None) -> bool:
         """Start the native build now if it has not started (unless the mode is "off") and wait for it.
