@@ -260,8 +260,22 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[s
 
 
 # -- tiers ----------------------------------------------------------------------------------------
-_POLICY = {"mode": os.environ.get("FRAME_NATIVE", "auto").strip().lower() or "auto", "after_calls": 3}
 _MODES = ("auto", "sync", "off")
+_MODE_SPELLINGS = {"": "auto", "1": "auto", "on": "auto", "true": "auto", "yes": "auto",
+                   "0": "off", "false": "off", "no": "off"}
+
+
+def _mode_from_environment() -> str:
+    value = os.environ.get("FRAME_NATIVE", "").strip().lower()
+    mode = _MODE_SPELLINGS.get(value, value)
+    if mode not in _MODES:
+        warnings.warn(f"FRAME_NATIVE={value!r} is not one of {_MODES} (or 0/1): using 'auto'", RuntimeWarning,
+                      stacklevel=2)
+        mode = "auto"
+    return mode
+
+
+_POLICY = {"mode": _mode_from_environment(), "after_calls": 3}
 
 
 def set_native(mode: str | None = None, *, after_calls: int | None = None) -> dict:
@@ -272,14 +286,14 @@ def set_native(mode: str | None = None, *, after_calls: int | None = None) -> di
         `FRAME_NATIVE` sets the default.
     after_calls: how many calls make an executable hot (default 3).
     """
+    if mode is not None and mode not in _MODES:
+        raise ValueError(f"native mode must be one of {_MODES}, got {mode!r}")
+    if after_calls is not None and after_calls < 1:
+        raise ValueError(f"after_calls must be >= 1, got {after_calls}")
     previous = dict(_POLICY)
     if mode is not None:
-        if mode not in _MODES:
-            raise ValueError(f"native mode must be one of {_MODES}, got {mode!r}")
         _POLICY["mode"] = mode
     if after_calls is not None:
-        if after_calls < 1:
-            raise ValueError(f"after_calls must be >= 1, got {after_calls}")
         _POLICY["after_calls"] = int(after_calls)
     return previous
 
@@ -476,6 +490,8 @@ class Executable:
                 actual = f"{a.dtype.name}{list(a.shape)}"
                 raise InputError(f"input {i} of @{self.graph.name}: expected {t.dtype}{list(t.shape)}, got {actual}",
                                  i, t, actual)
+            if not a.dtype.isnative:  # byte-swapped data: native kernels read raw memory in machine order
+                a = a.astype(a.dtype.newbyteorder("="))
             arrays.append(a)
         return arrays
 

@@ -18,7 +18,10 @@ relu's gradient, identities), compiled without fast-math and without FMA contrac
 sin, cos, sigmoid, pow) are not exact across libraries, so the native tier re-fuses each chain
 around them: they run as numpy ufuncs between two native kernels. An executable can therefore
 switch tiers between two calls, at any moment, without changing a single result (a training
-run is reproducible bit for bit whichever tier each step ran on).
+run is reproducible bit for bit whichever tier each step ran on). The one exception is the sign
+and payload of a nan result: a nan is a nan in the same places on both tiers, but the C compiler
+may rewrite `x / -y` as `-x / y` and swap the operands of `+` and `*`, which IEEE allows and
+which only changes which nan comes out (numpy makes no promise about nan payloads either).
 
 A body is compiled only when every op in it has a rule in `C_RULES`, all its values share one
 float dtype and all its outputs have the node's full (iteration) shape; other fused nodes keep
@@ -70,7 +73,7 @@ def _literal(value: float, ctype: str) -> str:
 
 
 # op -> rule(args, attrs, ctype) -> C expression, one line per op. Only ops whose C expression
-# gives numpy's bits for every input, inf and nan included, belong here (see the module doc).
+# gives numpy's bits for every input, inf included, belong here (see the module doc on nan).
 C_RULES = {
     "add": lambda a, attrs, t: f"({a[0]} + {a[1]})",
     "sub": lambda a, attrs, t: f"({a[0]} - {a[1]})",
@@ -79,8 +82,8 @@ C_RULES = {
     "neg": lambda a, attrs, t: f"(-{a[0]})",
     "square": lambda a, attrs, t: f"({a[0]} * {a[0]})",
     "sqrt": lambda a, attrs, t: f"{'sqrtf' if t == 'float' else 'sqrt'}({a[0]})",   # correctly rounded
-    # np.maximum(x, 0): x when x >= 0 (so -0.0 stays -0.0) or nan, else 0
-    "relu": lambda a, attrs, t: f"(({a[0]} >= 0 || {a[0]} != {a[0]}) ? {a[0]} : ({t})0)",
+    # np.maximum(x, 0): x when x > 0 or nan, else 0 (so relu(-0.0) is +0.0, as numpy gives)
+    "relu": lambda a, attrs, t: f"(({a[0]} > 0 || {a[0]} != {a[0]}) ? {a[0]} : ({t})0)",
     "relu_grad_internal": lambda a, attrs, t: f"({a[0]} > 0 ? {a[1]} : ({t})0)",
     "stop_gradient": lambda a, attrs, t: a[0],
 }

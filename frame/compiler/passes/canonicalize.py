@@ -9,9 +9,11 @@ Rewrites (all exact: they never change a single bit of any result):
 - chains composed: `reshape(reshape(x))`, `transpose(transpose(x))`, `broadcast_to(broadcast_to(x))`;
 - an outer product is a broadcast `mul`: a matmul (or its gradient helpers) whose contracted
   dimension is 1 computes one product per element and sums nothing, so `(N,1) @ (1,M)` is
-  `mul((N,1), (1,M))` bit for bit; as an elementwise op it then fuses with its neighbours (the
-  input layer of an MLP, `tanh(x*W1 + b1)`, becomes one chain). A transposed operand with a
-  size-1 dimension is a reshape.
+  `mul((N,1), (1,M))`; as an elementwise op it then fuses with its neighbours (the input layer
+  of an MLP, `tanh(x*W1 + b1)`, becomes one chain). A transposed operand with a size-1 dimension
+  is a reshape. The one bit this can change is the sign of a zero product: BLAS accumulates from
+  +0, so its `(-1) @ 0` is +0.0 where the product is -0.0 (equal values; `simplify`'s `x + 0 -> x`
+  makes the same choice).
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ def _is_constant(v: Value) -> bool:
     return v.node is not None and v.node.op == "constant"
 
 
-def _outer_product(rw: Rewriter, op: str, a: Value, b: Value) -> list[Value] | None:
+def _outer_product(rw: Rewriter, op: str, a: Value, b: Value, ordered) -> list[Value] | None:
     """`mul` for a matmul-family op whose contracted dimension is 1 (rank >= 2 operands), else None."""
     if a.type.rank < 2 or b.type.rank < 2 or a.type.dtype != b.type.dtype:
         return None
@@ -56,7 +58,7 @@ def _outer_product(rw: Rewriter, op: str, a: Value, b: Value) -> list[Value] | N
         a = rw.emit("reshape", [a], {"shape": (*a.type.shape[:-2], a.type.shape[-1], 1)})[0]
     elif a.type.shape[-1] != 1:
         return None
-    return rw.emit("mul", [a, b])
+    return rw.emit("mul", ordered(rw, a, b))
 
 
 MATMUL_FAMILY = ("matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal")
@@ -66,18 +68,20 @@ def canonicalize(graph: Graph, options=None) -> Graph:
     """Put the graph in canonical form (see the module docstring); `graph` is not modified."""
     order = None
 
-    def rule(rw: Rewriter, node: Node, xs: list[Value]):
+    def ordered(rw: Rewriter, a: Value, b: Value) -> list[Value]:
+        """The operands of a commutative op in canonical order."""
         nonlocal order
+        if order is None:
+            order = _Order(rw)
+        a_const, b_const = _is_constant(a), _is_constant(b)
+        return [b, a] if (a_const and not b_const) or (a_const == b_const and order(a) > order(b)) else [a, b]
+
+    def rule(rw: Rewriter, node: Node, xs: list[Value]):
         op, attrs = node.op, node.attrs
         out_type = node.outputs[0].type if node.outputs else None
         if op in COMMUTATIVE:
-            a, b = xs
-            if order is None:
-                order = _Order(rw)
-            a_const, b_const = _is_constant(a), _is_constant(b)
-            if (a_const and not b_const) or (a_const == b_const and order(a) > order(b)):
-                return rw.emit(op, [b, a])
-            return None
+            operands = ordered(rw, *xs)
+            return None if operands == xs else rw.emit(op, operands)
         if op in ("reshape", "broadcast_to"):
             x = xs[0]
             if x.type == out_type:
@@ -105,7 +109,7 @@ def canonicalize(graph: Graph, options=None) -> Graph:
         if op == "stop_gradient":
             return [xs[0]]
         if op in MATMUL_FAMILY:
-            return _outer_product(rw, op, *xs)
+            return _outer_product(rw, op, *xs, ordered)
         return None
 
     return rewrite(graph, rule)
