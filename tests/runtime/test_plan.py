@@ -95,3 +95,84 @@ def test_fused_bodies_are_inlined_into_the_plan():
     assert [i.op for i in exe.plan.instrs if i.op != "constant"] == ["matmul", "tanh", "mul", "sub"]
     x = np.eye(4)
     np.testing.assert_allclose(exe(x, x)[0], np.tanh(x) * 3 - 1)
+
+
+# -- fused nodes kept whole (the native tier's kernels) ----------------------------------------------------
+import pytest  # noqa: E402
+
+from frame.compiler.passes.fuse import fuse  # noqa: E402
+from frame.runtime import clear_cache, native, set_native  # noqa: E402
+
+KEEP_DYING_OPERAND = """
+graph @g(%0: f64[4,4]) {
+  %1: f64[4,4] = exp(%0)
+  %2: f64[4,1] = sum(%1) {axes=(1,), keepdims=True}
+  %3: f64[4,4] = sub(%1, %2)
+  %4: f64[4,4] = mul(%3, %3)
+  %5: f64[] = sum(%4) {axes=(0, 1), keepdims=False}
+  return (%5)
+}"""
+
+OWNER_AND_ITS_TRANSPOSE = """
+graph @g(%0: f64[4,4]) {
+  %1: f64[4,4] = exp(%0)
+  %2: f64[4,4] = transpose(%1) {perm=(1, 0)}
+  %3: f64[4,4] = mul(%1, %2)
+  %4: f64[4,4] = sub(%3, %1)
+  %5: f64[] = sum(%4) {axes=(0, 1), keepdims=False}
+  return (%5)
+}"""
+
+
+def _whole_fused_plan(text):
+    g = fuse(parse_graph(text))
+    assert [n.op for n in g.nodes] == ["exp", *(["transpose"] if "transpose" in text else ["sum"]),
+                                       "fused_elementwise_internal", "sum"]
+    p = plan(g, keep_whole=lambda n: True)
+    fused = next(i for i in p.instrs if i.op == "fused_elementwise_internal")
+    assert fused.node is g.nodes[2]   # one instruction, its body not inlined
+    return g, p
+
+
+def test_a_whole_fused_node_writes_over_an_operand_that_dies_there():
+    g, p = _whole_fused_plan(KEEP_DYING_OPERAND)
+    owner, result = g.nodes[0].outputs[0], g.nodes[2].outputs[0]
+    assert p.buffer_of[result] == p.buffer_of[owner]
+    assert len([t for t in p.buffers if t.shape == (4, 4)]) == 1
+
+
+def test_a_whole_fused_node_does_not_write_over_an_owner_it_reads_through_a_view():
+    # The kernel reads exp(x)[j, i] after writing element [i, j]: its result needs its own buffer.
+    g, p = _whole_fused_plan(OWNER_AND_ITS_TRANSPOSE)
+    owner, result = g.nodes[0].outputs[0], g.nodes[2].outputs[0]
+    assert owner in p.buffer_of and result in p.buffer_of
+    assert p.buffer_of[result] != p.buffer_of[owner]
+
+
+@pytest.fixture
+def native_sync(tmp_path, monkeypatch):
+    monkeypatch.setenv("FRAME_CACHE_DIR", str(tmp_path))
+    previous = set_native("sync", after_calls=10**9)
+    yield
+    set_native(**previous)
+
+
+@pytest.mark.skipif(native.c_compiler() is None, reason="no C compiler: the native tier cannot be built")
+@pytest.mark.parametrize("text", [KEEP_DYING_OPERAND, OWNER_AND_ITS_TRANSPOSE], ids=["dying-operand", "transpose"])
+def test_whole_fused_nodes_compute_the_numpy_tiers_bits(text, native_sync):
+    clear_cache()
+    exe = compile_graph(parse_graph(text))
+    x = np.arange(16.0).reshape(4, 4) / 7 - 1
+    e = np.exp(x)
+    want = np.sum(np.square(e - e.sum(1, keepdims=True))) if text is KEEP_DYING_OPERAND else np.sum(e * e.T - e)
+    numpy_result = exe(x)[0]
+    np.testing.assert_allclose(numpy_result, want, rtol=1e-13)
+    assert exe.wait_native() and exe.tier == "native"
+    native_plan = exe._tier.plan
+    fused = [i for i in native_plan.instrs if i.op == "fused_elementwise_internal"]
+    assert len(fused) == 1
+    owner = next(i for i in native_plan.instrs if i.op == "exp").outputs[0]
+    shares = native_plan.buffer_of.get(fused[0].outputs[0]) == native_plan.buffer_of.get(owner)
+    assert shares == (text is KEEP_DYING_OPERAND)
+    for _ in range(2):   # the arena is reused across calls
+        assert exe(x)[0].tobytes() == numpy_result.tobytes()

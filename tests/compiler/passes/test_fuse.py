@@ -77,3 +77,48 @@ def test_fused_kernel_runs_eagerly_like_its_body():
     t, s = frame.ops.find("fused_elementwise_internal").kernel(x, b, **node.attrs)
     np.testing.assert_allclose(t, np.tanh(x + b), rtol=1e-6)
     np.testing.assert_allclose(s, 1 - np.tanh(x + b) ** 2, rtol=1e-6)
+
+
+# -- unfuse, and chains limited by a backend's predicate ------------------------------------------------
+def test_unfuse_inverts_fuse():
+    from frame.compiler.passes.fuse import unfuse
+    from frame.compiler.pipeline import UNOPTIMIZED
+    from frame.runtime import compile as compile_graph
+
+    graph = parse_graph(CHAIN)
+    fused = fuse(graph)
+    assert sum(n.op == "fused_elementwise_internal" for n in fused.nodes) == 2
+    back = unfuse(fused)
+    verify(back)
+    assert not any(n.op == "fused_elementwise_internal" for n in back.nodes)
+    assert [n.op for n in back.nodes if n.op != "constant"] == [n.op for n in graph.nodes if n.op != "constant"]
+    assert [v.type for v in back.outputs] == [v.type for v in graph.outputs]
+    assert unfuse(graph) is graph   # nothing to inline
+    rng = np.random.default_rng(0)
+    args = [rng.uniform(-1.0, 1.0, v.type.shape).astype(v.type.dtype) for v in graph.inputs]
+    want = compile_graph(graph, UNOPTIMIZED)(*args)
+    got = compile_graph(back, UNOPTIMIZED)(*args)
+    for g, w in zip(got, want):   # the same ops in the same order: the same bits
+        np.testing.assert_array_equal(g, w)
+
+
+def test_can_fuse_keeps_excluded_ops_out_of_chains():
+    # tanh and exp may not join: add stays alone before tanh, and the chain mul-sub-mul (which now
+    # starts after tanh and takes in the product of the matmul) closes at exp.
+    body = ("graph @fused(%0: f32[4,3], %1: f32[4,3]) {\\n  %2: f32[4,3] = mul(%0, %0)\\n"
+            "  %3: f32[] = constant() {value=dense<1.0>}\\n  %4: f32[4,3] = sub(%3, %2)\\n"
+            "  %5: f32[4,3] = mul(%4, %1)\\n  return (%4, %5)\\n}")
+    expect(lambda g, o: fuse(g, o, can_fuse=lambda n: n.op not in ("tanh", "exp")), CHAIN, f"""
+graph @g(%0: f32[4,3], %1: f32[3], %2: f32[3,3]) {{
+  %3: f32[4,3] = add(%0, %1)
+  %4: f32[4,3] = tanh(%3)
+  %5: f32[4,3] = matmul(%4, %2)
+  %6: f32[4,3], %7: f32[4,3] = fused_elementwise_internal(%4, %5) {{body='{body}'}}
+  %8: f32[4,3] = exp(%7)
+  %9: f32[] = sum(%8) {{axes=(0, 1), keepdims=False}}
+  return (%9, %6)
+}}""")
+    assert_same_results(CHAIN, lambda g, o: fuse(g, o, can_fuse=lambda n: n.op not in ("tanh", "exp")))
+    # nothing left to fuse: the graph itself comes back
+    g = parse_graph(CHAIN)
+    assert fuse(g, can_fuse=lambda n: False) is g
