@@ -41,6 +41,7 @@ from ..compiler.passes.plan import VIEW_OPS, ExecutionPlan, Instr
 from ..errors import InputError
 from ..ir.graph import Value
 from ..ir.types import TensorType
+from ..ops.elementwise import own_tanh, tanh_f32
 from ..ops.schema import get
 from . import native
 
@@ -110,8 +111,14 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
     op, attrs = ins.op, ins.attrs
     line = src.lines.append
     out_type = ins.outputs[0].type if ins.outputs else None
+    tanh = "np_tanh"
+    if op in ("tanh", "sigmoid") and out_type.dtype == "float32" and own_tanh():
+        tanh = "tanh_f32"   # frame's own float32 tanh, the one the native tier computes too
+        src.namespace[tanh] = tanh_f32
     if op in _BINARY_UFUNCS:
         line(f"{result} = np_{_BINARY_UFUNCS[op]}({args[0]}, {args[1]}{_out(buffer)})")
+    elif op == "tanh":
+        line(f"{result} = {tanh}({args[0]}{_out(buffer)})")
     elif op in _UNARY_UFUNCS:
         line(f"{result} = np_{_UNARY_UFUNCS[op]}({args[0]}{_out(buffer)})")
     elif op == "relu":
@@ -122,7 +129,7 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
         # The kernel's 0.5 + 0.5 tanh(0.5 x), step by step in one buffer.
         half = src.scalar(0.5, out_type.dtype)
         line(f"{result} = np_multiply({half}, {args[0]}{_out(buffer)})")
-        line(f"np_tanh({result}, out={result}); np_multiply({half}, {result}, out={result}); "
+        line(f"{tanh}({result}, out={result}); np_multiply({half}, {result}, out={result}); "
              f"np_add({half}, {result}, out={result})")
     elif op in _MATMUL_OPS:
         a, b = args
@@ -260,22 +267,8 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[s
 
 
 # -- tiers ----------------------------------------------------------------------------------------
-_MODES = ("auto", "sync", "off")
-_MODE_SPELLINGS = {"": "auto", "1": "auto", "on": "auto", "true": "auto", "yes": "auto",
-                   "0": "off", "false": "off", "no": "off"}
-
-
-def _mode_from_environment() -> str:
-    value = os.environ.get("FRAME_NATIVE", "").strip().lower()
-    mode = _MODE_SPELLINGS.get(value, value)
-    if mode not in _MODES:
-        warnings.warn(f"FRAME_NATIVE={value!r} is not one of {_MODES} (or 0/1): using 'auto'", RuntimeWarning,
-                      stacklevel=2)
-        mode = "auto"
-    return mode
-
-
-_POLICY = {"mode": _mode_from_environment(), "after_calls": 3}
+_MODES = native.MODES
+_POLICY = {"mode": native.mode_from_environment(), "after_calls": 3}
 
 
 def set_native(mode: str | None = None, *, after_calls: int | None = None) -> dict:
@@ -329,7 +322,7 @@ def _native_tier(graph) -> _Tier | None:
     def compilable(node) -> bool:
         return native.kernel_spec(node.attrs["body"]) is not None
 
-    graph = fuse(unfuse(graph), can_fuse=native.supports)
+    graph = fuse(unfuse(graph), can_fuse=native.supports, fuse_single=native.worth_alone)
     if not any(n.op == "fused_elementwise_internal" and compilable(n) for n in graph.nodes):
         return None
     native_plan = make_plan(graph, keep_whole=compilable)

@@ -119,13 +119,35 @@ def policy():
 
 
 # -- 1. every exact op, every special value, bit for bit ---------------------------------------------
-EXACT_OPS = [op for op in native.C_RULES if get(op).has(ELEMENTWISE)]
+EXACT_OPS = [op for op in native.C_RULES if get(op).has(ELEMENTWISE) and op not in native.FLOAT32_ONLY]
 
 
 def test_the_exact_ops_are_the_elementwise_ones_with_rules():
     assert {"add", "sub", "mul", "div", "neg", "square", "sqrt", "relu", "relu_grad_internal"} <= set(EXACT_OPS)
-    for op in ("tanh", "exp", "log", "sin", "cos", "sigmoid", "pow"):
+    for op in ("exp", "log", "sin", "cos", "pow"):
         assert op not in native.C_RULES, f"{op} is not correctly rounded everywhere: it must stay a numpy call"
+    # tanh and sigmoid are compiled in float32 only, where they are frame's own function on every tier
+    assert native.FLOAT32_ONLY == {"tanh", "sigmoid"}
+
+
+@needs_cc
+@pytest.mark.parametrize("op", sorted(native.FLOAT32_ONLY))
+def test_frames_own_float32_tanh_and_sigmoid_give_the_numpy_tiers_bits(op):
+    s = special_values("float32")
+    x, y = (a.reshape(-1).copy() for a in np.meshgrid(s, s, indexing="ij"))
+    exe = cold(parse_graph(_op_graph(op, "float32", x.size)))
+    want, got = numpy_then_native(exe, x, y)
+    assert "tanh_f32" in exe.source and "tanh_f32" not in exe.active_source   # numpy twin, then the C loop
+    assert_all_same_bits(got, want, f"for {op}")
+
+
+@needs_cc
+def test_float64_tanh_stays_a_numpy_call_between_kernels():
+    x = np.linspace(-3, 3, 40)
+    exe = cold(frame.trace(lambda x: fnp.tanh(x * 1.5 + 1.0) * x - x, x))
+    want, got = numpy_then_native(exe, x)
+    assert "np_tanh" in exe.active_source and len(kernel_lines(exe.active_source)) == 2
+    assert_all_same_bits(got, want)
 
 
 def _op_graph(op: str, dtype: str, n: int) -> str:
@@ -262,8 +284,10 @@ def test_transcendental_ops_run_on_numpy_between_native_kernels(dtype):
         x, y))
     want, got = numpy_then_native(exe, x, y)
     source = exe.active_source
-    for ufunc in ("np_tanh(", "np_exp(", "np_sin("):
+    # float32 tanh is frame's own and compiled into a kernel; float64 tanh stays numpy's
+    for ufunc in ("np_exp(", "np_sin(") + (("np_tanh(",) if dtype == "float64" else ()):
         assert ufunc in source
+    assert ("np_tanh(" in source) == (dtype == "float64")
     assert len(kernel_lines(source)) >= 2, source
     assert_all_same_bits(got, want)
 
@@ -277,9 +301,15 @@ def test_kernel_spec_refuses_an_op_without_a_rule():
     assert native.kernel_spec(_body("""
 graph @fused(%0: f32[4], %1: f32[4]) {
   %2: f32[4] = add(%0, %1)
-  %3: f32[4] = tanh(%2)
+  %3: f32[4] = exp(%2)
   return (%3)
 }""")) is None
+    assert native.kernel_spec(_body("""
+graph @fused(%0: f64[4], %1: f64[4]) {
+  %2: f64[4] = add(%0, %1)
+  %3: f64[4] = tanh(%2)
+  return (%3)
+}""")) is None   # float64 tanh is numpy's, not frame's own
 
 
 def test_kernel_spec_refuses_mixed_and_non_float_dtypes():
@@ -338,7 +368,8 @@ graph @g(%0: f32[4], %1: i64[4]) {
   %5: f32[] = sum(%3) {axes=(0,), keepdims=False}
   return (%4, %5)
 }""")
-    assert [native.supports(n) for n in g.nodes] == [True, False, False, False]
+    # float32 tanh is compiled (it is frame's own function wherever native kernels can be built)
+    assert [native.supports(n) for n in g.nodes] == [True, native.available(), False, False]
 
 
 @needs_cc
@@ -667,7 +698,7 @@ def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
     assert exe.wait_native(timeout=120), exe.native_status
     got = frame.tree_leaves(step(params, x, xb, f))
     assert exe.tier == "native" and len(kernel_lines(exe.active_source)) >= 3
-    assert "np_tanh(" in exe.active_source
+    assert "tanh" not in exe.active_source.replace("frame_tanhf", "")   # every float32 tanh is in a kernel
     assert_all_same_bits(got, want)
     # and a few steps of training stay identical too (each tier fed its own previous parameters)
     p_numpy = p_native = params
@@ -686,10 +717,10 @@ def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
                                          ("1", "auto"), ("ON", "auto")])
 def test_frame_native_environment_spellings(monkeypatch, value, mode):
     monkeypatch.setenv("FRAME_NATIVE", value)
-    assert executable._mode_from_environment() == mode
+    assert native.mode_from_environment() == mode
 
 
 def test_an_unknown_frame_native_value_warns_and_means_auto(monkeypatch):
     monkeypatch.setenv("FRAME_NATIVE", "fast")
     with pytest.warns(RuntimeWarning, match="FRAME_NATIVE"):
-        assert executable._mode_from_environment() == "auto"
+        assert native.mode_from_environment() == "auto"

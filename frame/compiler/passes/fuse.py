@@ -42,13 +42,16 @@ class _Group:
         self.values.update(node.outputs)
 
 
-def fuse(graph: Graph, options=None, can_fuse=None) -> Graph:
+def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
     """Fuse elementwise chains; `graph` is not modified (returned as is when there is nothing to fuse).
 
     can_fuse: an extra condition on the nodes that may join a chain (a backend's own limits; the
-    native tier passes the ops its kernels compute exactly)."""
+    native tier passes the ops its kernels compute exactly).
+    fuse_single: nodes that become a fused node even alone (the native tier's float32 tanh, whose
+    kernel beats the numpy function)."""
     fusible = [_fusible(n) and (can_fuse is None or can_fuse(n)) for n in graph.nodes]
-    if sum(fusible) < 2:
+    singles = sum(1 for n, f in zip(graph.nodes, fusible) if f and fuse_single is not None and fuse_single(n))
+    if sum(fusible) < 2 and not singles:
         return graph
     users: dict[Value, list[Node]] = {}
     for node in graph.nodes:
@@ -67,7 +70,7 @@ def fuse(graph: Graph, options=None, can_fuse=None) -> Graph:
         open_groups.remove(group)
         for v in group.values:
             group_of.pop(v, None)
-        if len(group.members) == 1:
+        if len(group.members) == 1 and not (fuse_single is not None and fuse_single(group.members[0])):
             copy_nodes(out, group.members, vmap)
             return
         _emit_fused(out, group, vmap, users, returned, member_of)
