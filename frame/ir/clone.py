@@ -1,7 +1,7 @@
 """The single shared graph copier (ARCH-060 ②: runtime and autodiff use this one implementation)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .graph import Graph, Node, Value
 
@@ -39,3 +39,24 @@ def inline_graph(target: Graph, source: Graph, arguments: Sequence[Value]) -> li
     value_map = dict(zip(source.inputs, arguments))
     copy_nodes(target, source.nodes, value_map)
     return [value_map[v] for v in source.outputs]
+
+
+def expand_nodes(graph: Graph, expansion: Callable[[Node], "Graph | None"],
+                 check: Callable[[Node, list[Value]], None] | None = None) -> Graph:
+    """A copy of `graph` in which each node that `expansion` maps to a graph is replaced by that
+    graph inlined on the node's operands (`check(node, results)` then runs on its results); other
+    nodes are copied. The expansions of decompose and of `unfuse`."""
+    out = Graph(graph.name)
+    value_map: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
+    for node in graph.nodes:
+        sub = expansion(node)
+        if sub is None:
+            copy_nodes(out, [node], value_map)
+            continue
+        results = inline_graph(out, sub, [value_map[v] for v in node.inputs])
+        if check is not None:
+            check(node, results)
+        value_map.update(zip(node.outputs, results))
+    for v in graph.outputs:
+        out.mark_output(value_map[v])
+    return out

@@ -14,6 +14,7 @@ from frame.ir import Graph, inline_graph, verify
 from frame.ops import find
 from frame.runtime import compile as compile_graph
 from tests.ops.cases import ALL_CASES
+from tests.workloads import pinn_problem, pinn_step_fn
 
 
 def interpret(graph: Graph, args) -> list:
@@ -204,30 +205,8 @@ def test_side_effects_survive_the_whole_pipeline(capsys):
 
 def test_pinn_training_graph_compiles_and_agrees():
     """The reference PINN step (u_xx residual, boundary loss, parameter gradients): optimised = reference."""
-    rng = np.random.default_rng(0)
-    sizes = [1, 16, 16, 1]
-    params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype("float32"), np.zeros(b, "float32"))
-              for a, b in zip(sizes[:-1], sizes[1:])]
-
-    def mlp(p, x):
-        for w, b in p[:-1]:
-            x = fnp.tanh(x @ w + b)
-        return x @ p[-1][0] + p[-1][1]
-
-    u_x = frame.grad(lambda p, x: fnp.sum(mlp(p, x)), argnums=1)
-    u_xx = frame.grad(lambda p, x: fnp.sum(u_x(p, x)), argnums=1)
-
-    def loss(p, x, xb, f):
-        r = u_xx(p, x) - f
-        return fnp.mean(r * r) + fnp.mean(fnp.square(mlp(p, xb)))
-
-    def step(p, x, xb, f):
-        value, g = frame.value_and_grad(loss)(p, x, xb, f)
-        return value, [(w - 0.01 * gw, b - 0.01 * gb) for (w, b), (gw, gb) in zip(p, g)]
-
-    x = rng.uniform(0, 1, (32, 1)).astype("float32")
-    xb = np.array([[0.0], [1.0]], "float32")
-    f = (-np.pi ** 2 * np.sin(np.pi * x)).astype("float32")
+    params, x, xb, f = pinn_problem(np.random.default_rng(0), (1, 16, 16, 1), 32)
+    step = pinn_step_fn(0.01)
     graph = frame.trace(step, params, x, xb, f)
     args = frame.tree_leaves((params, x, xb, f))
     opt = run_pipeline(graph)

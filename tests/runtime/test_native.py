@@ -17,7 +17,8 @@ import frame
 import frame.numpy as fnp
 from frame.ir import parse_graph
 from frame.ops.schema import ELEMENTWISE, get
-from frame.runtime import clear_cache, compile as compile_graph, executable, native, set_native
+from frame.runtime import clear_cache, compile as compile_graph, native, set_native
+from tests.workloads import pinn_problem, pinn_step_fn
 
 needs_cc = pytest.mark.skipif(native.c_compiler() is None,
                               reason="no C compiler ($CC, cc, gcc or clang): the native tier cannot be built")
@@ -659,39 +660,11 @@ def test_inputs_in_non_native_byte_order():
 
 
 # -- 12. a PINN training step -----------------------------------------------------------------------------------
-def _mlp(params, x):
-    for w, b in params[:-1]:
-        x = fnp.tanh(x @ w + b)
-    w, b = params[-1]
-    return x @ w + b
-
-
-def _pinn_step():
-    u_x = frame.grad(lambda p, x: fnp.sum(_mlp(p, x)), argnums=1)
-    u_xx = frame.grad(lambda p, x: fnp.sum(u_x(p, x)), argnums=1)
-
-    def loss(params, x, xb, f):
-        r = u_xx(params, x) - f
-        return fnp.mean(r * r) + fnp.mean(fnp.square(_mlp(params, xb)))
-
-    def step(params, x, xb, f):
-        value, grads = frame.value_and_grad(loss)(params, x, xb, f)
-        return value, [(w - 1e-3 * gw, b - 1e-3 * gb) for (w, b), (gw, gb) in zip(params, grads)]
-
-    return step
-
-
 @needs_cc
 def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
-    rng = np.random.default_rng(12)
-    layers = (1, 16, 16, 1)
-    params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32),
-               rng.uniform(-0.1, 0.1, b).astype(np.float32)) for a, b in zip(layers[:-1], layers[1:])]
-    x = rng.uniform(0.0, 1.0, (64, 1)).astype(np.float32)
-    xb = np.array([[0.0], [1.0]], np.float32)
-    f = (-np.pi ** 2 * np.sin(np.pi * x)).astype(np.float32)
+    params, x, xb, f = pinn_problem(np.random.default_rng(12), (1, 16, 16, 1), 64, bias_scale=0.1)
     clear_cache()
-    step = frame.function(_pinn_step())
+    step = frame.function(pinn_step_fn(1e-3))
     exe = step.compiled(params, x, xb, f)
     assert exe.tier == "numpy"
     want = frame.tree_leaves(step(params, x, xb, f))
@@ -705,7 +678,7 @@ def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
     for _ in range(3):
         _, p_native = step(p_native, x, xb, f)
     clear_cache()
-    numpy_step = frame.function(_pinn_step())
+    numpy_step = frame.function(pinn_step_fn(1e-3))
     assert numpy_step.compiled(params, x, xb, f).tier == "numpy"
     for _ in range(3):
         _, p_numpy = numpy_step(p_numpy, x, xb, f)

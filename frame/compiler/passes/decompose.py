@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...errors import VerifyError
-from ...ir.clone import copy_nodes, inline_graph
+from ...ir.clone import expand_nodes
 from ...ir.graph import Graph, Node, Value
 from ...ops.schema import NodeContext, OpSchema, _attrs_key, get
 
@@ -49,19 +49,15 @@ def expand_composites(graph: Graph, select: Callable[[OpSchema], bool]) -> Graph
     schemas = [get(n.op) for n in graph.nodes]
     if not any(s.decomposition is not None and select(s) for s in schemas):
         return graph
-    out = Graph(graph.name)
-    vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
-    for node, schema in zip(graph.nodes, schemas):
+    schema_of = dict(zip(graph.nodes, schemas))
+
+    def expansion(node: Node) -> Graph | None:
+        schema = schema_of[node]
         if schema.decomposition is not None and select(schema):
-            sub = expand_composites(_decomposition(node, schema), select)
-            results = inline_graph(out, sub, [vmap[v] for v in node.inputs])
-            check_decomp_outputs(node, results)
-            vmap.update(zip(node.outputs, results))
-        else:
-            copy_nodes(out, [node], vmap)
-    for v in graph.outputs:
-        out.mark_output(vmap[v])
-    return out
+            return expand_composites(_decomposition(node, schema), select)
+        return None
+
+    return expand_nodes(graph, expansion, check_decomp_outputs)
 
 
 def decompose(graph: Graph, options=None) -> Graph:

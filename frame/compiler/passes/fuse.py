@@ -14,7 +14,7 @@ on the reference machine, so it is not used.
 """
 from __future__ import annotations
 
-from ...ir.clone import copy_nodes, inline_graph
+from ...ir.clone import copy_nodes, expand_nodes
 from ...ir.graph import Graph, Node, Value
 from ...ops.fused import body_graph
 from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
@@ -114,17 +114,7 @@ def unfuse(graph: Graph) -> Graph:
     """The graph with every fused node replaced by its body's ops (the inverse of `fuse`)."""
     if not any(n.op == FUSED_OP for n in graph.nodes):
         return graph
-    out = Graph(graph.name)
-    vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
-    for node in graph.nodes:
-        if node.op == FUSED_OP:
-            results = inline_graph(out, body_graph(node.attrs["body"]), [vmap[v] for v in node.inputs])
-            vmap.update(zip(node.outputs, results))
-        else:
-            copy_nodes(out, [node], vmap)
-    for v in graph.outputs:
-        out.mark_output(vmap[v])
-    return out
+    return expand_nodes(graph, lambda node: body_graph(node.attrs["body"]) if node.op == FUSED_OP else None)
 
 
 def _emit_fused(out: Graph, group: _Group, vmap: dict, users: dict, returned: set, member_of: dict) -> None:
