@@ -454,8 +454,7 @@ class Executable:
         """Start the native build now if it has not started (unless the mode is "off") and wait for it.
 
         Returns True when the executable runs native kernels afterwards."""
-        mode = _POLICY["mode"]
-        self._start_native("sync" if mode == "sync" else ("off" if mode == "off" else "auto"))
+        self._start_native(_POLICY["mode"])
         self._native_done.wait(timeout)
         return self._tier.name == "native"
 

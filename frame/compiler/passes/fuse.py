@@ -8,9 +8,10 @@ Because a group only grows while nothing outside has read it, emitting it at its
 never breaks the topological order. Splat constants read by members are copied into the body,
 so a fused node carries its scalars with it. Single-node groups stay as they are.
 
-Execution by measurement (benchmarks/README.md): the numpy executor runs a body op by op with
-`out=` buffers reused in place; numexpr 2.14 was 5x slower on these 64K-element float32 chains
-on the reference machine, so it is not used.
+Execution by measurement (benchmarks/README.md): the numpy tier runs a body op by op with `out=`
+buffers reused in place (numexpr 2.14 was 5x slower on these 64K-element float32 chains, so it is
+not used); the native tier re-fuses the graph (`unfuse`, then `fuse` with its own `can_fuse`) and
+runs each chain as one generated C loop (frame/runtime/native.py).
 """
 from __future__ import annotations
 
