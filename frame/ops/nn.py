@@ -97,14 +97,16 @@ GELU_C = math.sqrt(2.0 / math.pi)
 GELU_A = 0.044715
 
 
+# x^3 as square(x) * x, like the gradient rule: np.power(x, 3.0) took ~15 ns an element in float32
+# (a quarter of an FNO training step in gelus), and the product is exact ops that fuse natively.
 def _gelu_kernel(x):
     dt = x.dtype
-    inner = np.asarray(GELU_C, dt) * (x + np.asarray(GELU_A, dt) * np.power(x, np.asarray(3.0, dt)))
+    inner = np.asarray(GELU_C, dt) * (x + np.asarray(GELU_A, dt) * (np.square(x) * x))
     return np.asarray(0.5, dt) * x * (np.asarray(1.0, dt) + _tanh_kernel(inner))
 
 
 def _gelu_decomposition(ctx, x):
-    inner = GELU_C * (x + GELU_A * fnp.power(x, 3.0))
+    inner = GELU_C * (x + GELU_A * (fnp.square(x) * x))
     return 0.5 * x * (1.0 + fnp.tanh(inner))
 
 
