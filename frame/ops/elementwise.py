@@ -96,7 +96,10 @@ _EXP_POLY = tuple(map(_F, (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.
                            5.0000001201e-1)))
 _SIGN = np.int32(-0x80000000)
 _SCRATCH = threading.local()
-_SCRATCH_MAX_ELEMENTS = 1 << 22
+# Kept for arrays up to 256K elements and 8 shapes a thread (at most ~56 MiB): the numpy twin only
+# runs before an executable turns native, in eager calls and in constant folding.
+_SCRATCH_MAX_ELEMENTS = 1 << 18
+_SCRATCH_MAX_SHAPES = 8
 
 
 def _scratch(shape: tuple) -> tuple:
@@ -109,7 +112,7 @@ def _scratch(shape: tuple) -> tuple:
         arrays = (*(np.empty(shape, np.float32) for _ in range(4)), np.empty(shape, np.int32),
                   np.empty(shape, np.int32), np.empty(shape, bool))
         if math.prod(shape) <= _SCRATCH_MAX_ELEMENTS:
-            if len(pools) >= 16:
+            if len(pools) >= _SCRATCH_MAX_SHAPES:
                 pools.clear()
             pools[shape] = arrays
     return arrays
