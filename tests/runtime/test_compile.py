@@ -80,3 +80,24 @@ def test_plan_frees_values_after_last_use_and_reports_peak():
     assert "del " in exe.source
     assert exe.plan.peak_bytes >= 100 * 8
     assert "peak" in exe.report()
+
+
+def test_a_splat_constant_read_by_a_matmul_is_bound_contiguous():
+    # numpy's matmul runs zero-stride operands through its slow non-BLAS loop; the executor hands it
+    # a contiguous copy of a splat constant (the ones vector of a sum's gradient, here), same numbers.
+    import re
+
+    from frame.compiler import build_backward_graph
+
+    x = np.linspace(-1.0, 1.0, 32 * 8).reshape(32, 8)
+    w = np.linspace(0.5, 1.5, 8 * 4).reshape(8, 4)
+    graph = build_backward_graph(frame.trace(lambda x, w: fnp.sum(x @ w), x, w), 0, [0, 1])
+    exe = frame.runtime.compile(graph)
+    namespace = exe._tier.run.__globals__
+    operands = {name for line in exe.source.splitlines() if "np_matmul(" in line
+                for name in re.findall(r"\bc\d+\b", line)}
+    assert operands, exe.source   # the seeded ones reach a matmul as a constant
+    assert all(namespace[name].flags.c_contiguous for name in operands)
+    loss, gx, gw = exe(x, w)
+    np.testing.assert_allclose(gx, np.ones((32, 4)) @ w.T)
+    np.testing.assert_allclose(gw, x.T @ np.ones((32, 4)))
