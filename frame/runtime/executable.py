@@ -355,7 +355,8 @@ _WORKER_LOCK = threading.Lock()
 def _submit_build(exe: "Executable") -> None:
     """Queue a native build on the one background builder thread (a daemon: exit does not wait for it).
 
-    A forked child inherits the record of its parent's thread but not the thread: it starts its own."""
+    A forked child inherits the record of its parent's thread but not the thread: it starts its own
+    (see `_after_fork_in_child`)."""
     global _BUILDS
     with _WORKER_LOCK:
         if not _WORKER or _WORKER[0] != os.getpid():
@@ -367,6 +368,20 @@ def _submit_build(exe: "Executable") -> None:
 
 
 _QUEUED: set = set()          # executables whose background build has not finished
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has no builder thread: builds its parent had queued start again on next use."""
+    _WORKER.clear()
+    for exe in list(_QUEUED):
+        exe._native_state = "cold"
+        exe._native_done = threading.Event()
+        exe._calls_to_hot = 1
+    _QUEUED.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def wait_native_builds(timeout: float | None = None) -> bool:

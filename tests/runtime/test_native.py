@@ -697,3 +697,32 @@ def test_an_unknown_frame_native_value_warns_and_means_auto(monkeypatch):
     monkeypatch.setenv("FRAME_NATIVE", "fast")
     with pytest.warns(RuntimeWarning, match="FRAME_NATIVE"):
         assert native.mode_from_environment() == "auto"
+
+
+@needs_cc
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_rebuilds_what_its_parent_had_queued(policy):
+    import os
+
+    from frame.runtime import executable
+
+    policy("auto", after_calls=10**9)
+    exe = cold(_policy_graph(2.25))
+    args = _policy_args()
+    want = exe(*args)
+    exe._native_state = "queued"       # as if the parent's builder had it in its queue, not yet built
+    executable._QUEUED.add(exe)
+    pid = os.fork()
+    if pid == 0:                       # the child: no builder thread came along; it must not hang
+        code = 1
+        try:
+            ok = exe.wait_native(timeout=60) and exe.tier == "native"
+            got = exe(*args)
+            code = 0 if ok and all(np.array_equal(g, w, equal_nan=True) for g, w in zip(got, want)) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    executable._QUEUED.discard(exe)    # (the parent's simulated queue entry)
+    exe._native_state = "cold"
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert exe.wait_native(timeout=60)
