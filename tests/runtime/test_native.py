@@ -433,13 +433,19 @@ def test_off_keeps_the_numpy_tier(policy):
     assert exe.report().startswith("tier: numpy (native: off)")
 
 
-@needs_cc
-def test_sync_switches_exactly_at_the_hot_call_in_the_calling_thread(policy, monkeypatch):
-    policy("sync", after_calls=2)
-    built_in = []
+@pytest.fixture
+def built_in(monkeypatch):
+    """The threads that loaded native kernels during the test, in order."""
+    threads = []
     load = native.load_kernels
-    monkeypatch.setattr(native, "load_kernels", lambda specs: built_in.append(threading.current_thread()) or
+    monkeypatch.setattr(native, "load_kernels", lambda specs: threads.append(threading.current_thread()) or
                         load(specs))
+    return threads
+
+
+@needs_cc
+def test_sync_switches_exactly_at_the_hot_call_in_the_calling_thread(policy, built_in):
+    policy("sync", after_calls=2)
     exe = cold(_policy_graph(1.5))
     args = _policy_args()
     r1 = exe(*args)
@@ -456,12 +462,8 @@ def test_sync_switches_exactly_at_the_hot_call_in_the_calling_thread(policy, mon
 
 
 @needs_cc
-def test_auto_builds_in_the_background_once_hot(policy, monkeypatch):
+def test_auto_builds_in_the_background_once_hot(policy, built_in):
     policy("auto", after_calls=2)
-    built_in = []
-    load = native.load_kernels
-    monkeypatch.setattr(native, "load_kernels", lambda specs: built_in.append(threading.current_thread()) or
-                        load(specs))
     exe = cold(_policy_graph(1.75))
     args = _policy_args()
     r1 = exe(*args)
