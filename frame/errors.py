@@ -44,3 +44,11 @@ class OracleMismatch(FrameError):
 
 class TrainingError(FrameError):
     """Training hit a non-finite loss or gradient; parameters keep their last finite values."""
+
+
+class CheckpointError(FrameError):
+    """A checkpoint file is missing, damaged, not frame's, or names a type the caller did not allow.
+
+    The message names the file and what is wrong with it. Loading a checkpoint never imports or
+    runs anything named in the file.
+    """
