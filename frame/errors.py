@@ -43,7 +43,7 @@ class OracleMismatch(FrameError):
 
 
 class TrainingError(FrameError):
-    """Training hit a non-finite loss or gradient; parameters keep their last finite values."""
+    """Training hit a non-finite loss or gradient, or diverged; parameters keep their last good values."""
 
 
 class CheckpointError(FrameError):
