@@ -55,10 +55,11 @@ def _mean_grad(ctx, xs, ys, gys):
 
 
 def _mean_decomposition(ctx, x):
-    # sum / count, as np.mean computes it: the decomposed graph gives the kernel's bits exactly.
+    # sum / count, as np.mean computes it: the decomposed graph gives the kernel's bits exactly,
+    # including 0/0 = nan over empty axes (count is not clamped to 1 here).
     axes = ctx.attrs["axes"]
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return fnp.sum(x, axis=axes, keepdims=ctx.attrs.get("keepdims", False)) / float(max(count, 1))
+    return fnp.sum(x, axis=axes, keepdims=ctx.attrs.get("keepdims", False)) / float(count)
 
 
 register_op(
