@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 from types import SimpleNamespace
 
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
-from .tracer import Tracer, bind
+from .tracer import Tracer, bind, comparison_error
 
 pi = math.pi
 e = math.e
@@ -151,9 +152,9 @@ def transpose(x, axes=None):
     return bind("transpose", x, perm=perm)
 
 
-def swapaxes(x, a: int, b: int):
+def swapaxes(x, axis1: int, axis2: int):
     perm = list(range(_ndim(x)))
-    perm[a], perm[b] = perm[b], perm[a]
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return transpose(x, perm)
 
 
@@ -320,6 +321,75 @@ UFUNC_OPS = {
     "negative": negative, "matmul": matmul, "sin": sin, "cos": cos, "tanh": tanh, "exp": exp, "log": log,
     "sqrt": sqrt, "square": square, "power": _pow,
 }
+_COMPARISON_UFUNCS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+                      "greater_equal": ">="}
+
+
+def apply_numpy_ufunc(ufunc, method: str, inputs, kwargs):
+    """`Tracer.__array_ufunc__`: a numpy ufunc call on traced operands, as the frame op of that name."""
+    name = f"numpy.{ufunc.__name__}"
+    if ufunc.__name__ in _COMPARISON_UFUNCS:
+        raise comparison_error(_COMPARISON_UFUNCS[ufunc.__name__], f"traced values ({name})")
+    if method != "__call__":
+        raise TraceError(f"{name}.{method} is not supported on traced values: use frame.numpy "
+                         "(e.g. fnp.sum for numpy.add.reduce) inside traced code")
+    fn = UFUNC_OPS.get(ufunc.__name__)
+    if fn is None:
+        raise TraceError(f"{name} is not supported on traced values; frame.numpy has no {ufunc.__name__}")
+    if kwargs:
+        raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(sorted(kwargs))}")
+    return fn(*inputs)
+
+
+def _numpy_name(func) -> str:
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{func.__name__}"
+
+
+def _numpy_counterparts() -> dict:
+    """numpy's (non-ufunc) functions that frame.numpy implements under the same name."""
+    table = {}
+    for name in __all__:
+        ours, theirs = globals().get(name), getattr(_np, name, None)
+        if callable(ours) and callable(theirs) and not isinstance(theirs, _np.ufunc):
+            table[theirs] = ours
+    return table
+
+
+def _is_default(value, default) -> bool:
+    if value is default:
+        return True
+    # Only plain Python values are compared: `==` on an array or tracer is no yes/no answer.
+    return type(value) in (bool, int, float, str) and type(value) is type(default) and value == default
+
+
+def apply_numpy_function(func, args, kwargs):
+    """`Tracer.__array_function__`: `np.f(...)` on traced values runs `frame.numpy.f` when it exists.
+
+    numpy's arguments are bound to numpy's signature; after the array argument, each one must be
+    a parameter of frame.numpy's function too (passed by name) or be left at numpy's default.
+    """
+    name = _numpy_name(func)
+    ours = _COUNTERPARTS.get(func)
+    if ours is None:
+        raise TraceError(f"{name} is not supported on traced values; frame.numpy has no {func.__name__}")
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    except TypeError as e:
+        raise TraceError(f"{name}: {e}") from None
+    (first, array), *rest = bound.items()
+    numpy_params, ours_params = inspect.signature(func).parameters, inspect.signature(ours).parameters
+    passed, unsupported = {}, []
+    for param, value in rest:
+        if param in ours_params:
+            passed[param] = value
+        elif not _is_default(value, numpy_params[param].default):
+            unsupported.append(param)
+    if unsupported:
+        supported = ", ".join(list(ours_params)[1:]) or "no other arguments"
+        raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(unsupported)} "
+                         f"(frame.numpy.{ours.__name__} takes {supported})")
+    return ours(array, **passed)
 Tracer.T = property(lambda self: transpose(self))
 Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 Tracer.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)
@@ -328,3 +398,4 @@ Tracer.transpose = lambda self, *axes: transpose(self, axes if axes else None)
 Tracer.__abs__ = lambda self: (_ for _ in ()).throw(TraceError("abs() is not a frame op yet"))
 
 fft = SimpleNamespace()  # filled by frame.ops.fft when the fft ops are registered
+_COUNTERPARTS = _numpy_counterparts()

@@ -7,10 +7,15 @@ A tracer of an enclosing frame used inside a child frame is *captured*: it becom
 input of the child graph, and when the child's (derived) graph is inlined back, the capture is
 bound to the outer value again. That is what lets `grad(grad(f))` and closures over outer
 tracers work without any tape (ARCH-067).
+
+The stack of active traces is per thread (a `contextvars.ContextVar`), so several threads can
+trace at once; a tracer is only usable in the thread (context) whose trace created it.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -56,15 +61,52 @@ class TraceFrame:
         return value
 
 
-_STACK: list[TraceFrame] = []
+# The active traces of this thread/context, innermost last. An immutable tuple, so a context
+# never sees another's pushes (a mutable default would be shared by every thread).
+_TRACE_STACK: ContextVar[tuple[TraceFrame, ...]] = ContextVar("frame_trace_stack", default=())
+
+
+def trace_stack() -> tuple[TraceFrame, ...]:
+    """The traces active in the calling thread, outermost first."""
+    return _TRACE_STACK.get()
 
 
 def current_frame() -> TraceFrame | None:
-    return _STACK[-1] if _STACK else None
+    stack = _TRACE_STACK.get()
+    return stack[-1] if stack else None
 
 
 def is_tracing() -> bool:
-    return bool(_STACK)
+    return bool(_TRACE_STACK.get())
+
+
+@contextmanager
+def _active(frame: TraceFrame) -> Iterator[TraceFrame]:
+    """Make `frame` the innermost trace of this thread while the block runs."""
+    token = _TRACE_STACK.set(_TRACE_STACK.get() + (frame,))
+    try:
+        yield frame
+    finally:
+        _TRACE_STACK.reset(token)
+
+
+COMPARISON_HINT = (
+    "comparison operators (==, !=, <, <=, >, >=) are not supported on traced values yet (frame has no "
+    "comparison ops), and Python control flow cannot depend on traced values. Build masks with numpy "
+    "outside the traced function and pass them in as arrays; use `is` to test whether two tracers are "
+    "the same object.")
+
+
+def comparison_error(symbol: str, what) -> TraceError:
+    """The error for `a <symbol> b` on traced values (`what` describes the traced operand)."""
+    return TraceError(f"'{symbol}' on {what}: {COMPARISON_HINT}")
+
+
+def _comparison(symbol: str):
+    def compare(self, other):
+        raise comparison_error(symbol, f"a traced {self.type}")
+    compare.__name__ = f"comparison {symbol}"
+    return compare
 
 
 class Tracer:
@@ -124,18 +166,20 @@ class Tracer:
     def __index__(self):
         self._concrete("using it as an index")
 
-    def __lt__(self, other):
-        self._concrete("a comparison")
-
-    __le__ = __gt__ = __ge__ = __lt__
+    # Comparisons raise rather than fall back to identity (a silent False made masks zero).
+    __eq__, __ne__ = _comparison("=="), _comparison("!=")
+    __lt__, __le__, __gt__, __ge__ = _comparison("<"), _comparison("<="), _comparison(">"), _comparison(">=")
+    __hash__ = object.__hash__  # identity: tracers stay usable as dict keys and set members
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (`ndarray + tracer`, `np.sin(tracer)`) map to frame ops where one exists."""
-        from .numpy import UFUNC_OPS
-        fn = UFUNC_OPS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
-        if fn is None:
-            raise TraceError(f"numpy.{ufunc.__name__} has no frame op: use frame.numpy (fnp) inside traced code")
-        return fn(*inputs)
+        from .numpy import apply_numpy_ufunc
+        return apply_numpy_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions on tracers (`np.sum(tracer)`) run frame.numpy's function of the same name."""
+        from .numpy import apply_numpy_function
+        return apply_numpy_function(func, args, kwargs)
 
     def __array__(self, *args, **kwargs):
         raise TraceError(f"numpy function called on a traced {self.type}: use frame.numpy (fnp) inside traced code")
@@ -144,8 +188,6 @@ class Tracer:
         if not self.shape:
             raise TraceError("iteration over a rank-0 traced value")
         return (self[i] for i in range(self.shape[0]))
-
-    __hash__ = object.__hash__
 
     # -- operators (defined in frame.frontend.numpy, attached there to avoid an import cycle)
 
@@ -172,9 +214,10 @@ def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
     if isinstance(x, Tracer):
         if x.frame is frame:
             return x.value
-        if x.frame not in _STACK:
-            raise TraceError(f"a tracer ({x.type}) leaked out of a finished trace: it cannot be used here. "
-                             "Return values from traced functions instead of storing tracers.")
+        if not any(f is x.frame for f in _TRACE_STACK.get()):
+            raise TraceError(f"a tracer ({x.type}) leaked out of a finished trace, or belongs to a trace running in "
+                             "another thread: it cannot be used here. Return values from traced functions instead "
+                             "of storing tracers.")
         return frame.capture(x)
     if isinstance(x, np.ndarray):
         return frame.constant(x)
@@ -200,9 +243,10 @@ def bind(op: str, *operands, **attrs):
     weak = [(_weak_dtype(x, operands) if _is_weak_scalar(x) else None) for x in operands]
     traced = any(isinstance(x, Tracer) for x in operands)
     if traced:
-        frame = _STACK[-1] if _STACK else None
+        frame = current_frame()
         if frame is None:
-            raise TraceError(f"op '{op}' got a tracer outside of any trace (a tracer leaked out of its trace)")
+            raise TraceError(f"op '{op}' got a tracer outside of any trace: the tracer leaked out of its finished "
+                             "trace, or belongs to a trace running in another thread")
         values = [lift(x, frame, dt) for x, dt in zip(operands, weak)]
         node = frame.graph.add_node(op, values, attrs)
         outs = [Tracer(v, frame) for v in node.outputs]
@@ -250,14 +294,11 @@ def trace_function(fn, args: tuple, name: str | None = None, kwargs: dict | None
     graph = Graph(name or getattr(fn, "__name__", "fn").replace("<", "").replace(">", ""))
     frame = TraceFrame(graph, current_frame())
     inputs = [Tracer(graph.add_input(example_type(leaf)), frame) for leaf in leaves]
-    _STACK.append(frame)
-    try:
+    with _active(frame):
         out = fn(*tree_unflatten(in_tree, inputs), **(kwargs or {}))
         out_leaves, out_tree = tree_flatten(out)
         for leaf in out_leaves:
             graph.mark_output(lift(leaf, frame))
-    finally:
-        _STACK.pop()
     return TraceResult(graph, in_tree, out_tree, frame.captures)
 
 
@@ -268,8 +309,7 @@ def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]
     constant of `zero_types[i]`. Rules must be self-contained: capturing outer tracers is an error.
     """
     frame = TraceFrame(graph, None)
-    _STACK.append(frame)
-    try:
+    with _active(frame):
         results = body(*[[Tracer(v, frame) for v in vs] for vs in value_lists])
         outs = []
         for i, r in enumerate(results):
@@ -277,8 +317,6 @@ def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]
                 t = zero_types[i]
                 r = np.zeros(t.shape, dtype=t.dtype)
             outs.append(lift(r, frame))
-    finally:
-        _STACK.pop()
     if frame.captures:
         raise FrameError(f"rule for graph '{graph.name}' captured outer traced values; rules must be self-contained")
     for v in outs:
@@ -300,6 +338,6 @@ def inline_into_current(graph: Graph, operands: Sequence) -> list:
     """Inline `graph` into the innermost trace with its inputs bound to `operands`; return tracers."""
     from ..ir.clone import inline_graph
 
-    frame = _STACK[-1]
+    frame = current_frame()
     values = [lift(x, frame) for x in operands]
     return [Tracer(v, frame) for v in inline_graph(frame.graph, graph, values)]
