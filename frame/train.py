@@ -22,27 +22,37 @@ Example::
 """
 from __future__ import annotations
 
-import importlib
+import inspect
+import io
 import json
 import math
 import os
-import tempfile
+import re
+import secrets
+import struct
+import zipfile
+import zlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .compiler.autograd import build_backward_graph
 from .compiler.optim import build_adam_update_graph, build_sgd_update_graph
-from .errors import FrameError, GradientError, InputError, TrainingError
+from .errors import CheckpointError, FrameError, GradientError, InputError, TrainingError
 from .frontend.pytree import TreeDef, tree_flatten, tree_unflatten
 from .frontend.tracer import example_type, trace_function
 from .ir.types import TensorType
 from .runtime.compile import compile as compile_graph
 from .runtime.executable import Executable
 
-__all__ = ["SGD", "Adam", "Optimizer", "Trainer", "LossGraph", "CHECKPOINT_FORMAT"]
+__all__ = ["SGD", "Adam", "Optimizer", "Trainer", "LossGraph", "CHECKPOINT_FORMAT", "DEFAULT_DIVERGENCE_FACTOR",
+           "check_finite_data", "check_divergence_factor"]
 
 CHECKPOINT_FORMAT = "frame.train.checkpoint/1"
+
+#: `Trainer`'s default divergence guard: stop once a loss exceeds the first loss L0 by more than
+#: this many times |L0| (a healthy run stays near or below L0; the issue-12 run at lr=1e8 went 51 -> 4e9).
+DEFAULT_DIVERGENCE_FACTOR = 1e4
 
 # --------------------------------------------------------------------------------------------
 # Optimisers
@@ -135,16 +145,24 @@ class Adam(Optimizer):
 _OPTIMIZERS = {"SGD": SGD, "Adam": Adam}
 
 
-def optimizer_from_config(config: dict) -> Optimizer:
-    """Rebuild an optimiser from `Optimizer.config()` (fails for a scheduled lr, which is code)."""
+def optimizer_from_config(config: dict, path: str = "<checkpoint>") -> Optimizer:
+    """Rebuild an optimiser from `Optimizer.config()` as stored in checkpoint `path` (`CheckpointError` if it cannot be).
+
+    A scheduled lr (a callable) is not stored, so such a checkpoint needs `optimizer=` on restore.
+    """
     kind = config.get("type")
     if kind not in _OPTIMIZERS:
-        raise FrameError(f"checkpoint names optimiser {kind!r}, which frame.train does not know; pass optimizer=")
+        raise CheckpointError(f"checkpoint {path!r} names optimiser {kind!r}, which frame.train does not know; "
+                              "pass optimizer=")
     if config.get("lr") is None:
-        raise FrameError(f"the checkpoint's {kind} used a learning-rate schedule (a callable, not stored); "
-                         "pass optimizer= with the same schedule to restore it")
+        raise CheckpointError(f"checkpoint {path!r}: its {kind} used a learning-rate schedule (a callable, not "
+                              "stored); pass optimizer= with the same schedule to restore it")
     kwargs = {k: v for k, v in config.items() if k != "type"}
-    return _OPTIMIZERS[kind](**kwargs)
+    try:
+        return _OPTIMIZERS[kind](**kwargs)
+    except (FrameError, TypeError, ValueError) as e:
+        raise CheckpointError(f"checkpoint {path!r} has optimizer metadata {config!r} that does not build a "
+                              f"{kind} ({e}); pass optimizer=") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,6 +216,56 @@ def first_nonfinite(arrays: Sequence[np.ndarray], names: Sequence[str]) -> str |
     return None
 
 
+def _data_argument_names(loss_fn: Callable, count: int) -> list[str]:
+    """The names of `loss_fn`'s data arguments (those after params), e.g. ['x', 'y']; '' where unknown."""
+    try:
+        parameters = list(inspect.signature(loss_fn).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    names: list[str] = []
+    for p in parameters[1:]:
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            names += [f"*{p.name}[{j}]" for j in range(count - len(names))]
+        elif p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return (names + [""] * count)[:count]
+
+
+def check_finite_data(loss_fn: Callable, data: tuple) -> None:
+    """`InputError` naming the first data argument of `loss_fn(params, *data)` that holds NaN/Inf, and where.
+
+    E.g. "data argument 1 (x) float64[48, 2] holds nan at index (3, 0)": argument 0 is params.
+    """
+    for i, (arg, name) in enumerate(zip(data, _data_argument_names(loss_fn, len(data))), start=1):
+        leaves, treedef = tree_flatten(arg)
+        paths = leaf_paths(treedef) if treedef.kind != "leaf" else [""]
+        for leaf, path in zip(leaves, paths):
+            a = np.asarray(leaf)
+            if a.dtype.kind not in "fc":
+                continue
+            with np.errstate(over="ignore", invalid="ignore"):
+                if math.isfinite(abs(complex(a.sum()))):  # one reduction when all is well
+                    continue
+            bad = np.argwhere(~np.isfinite(a))
+            if not len(bad):
+                continue  # the sum overflowed, the values are finite
+            index = tuple(int(j) for j in bad[0])
+            kind = "nan" if np.isnan(a[index]) else "inf"
+            label = f"{name}{path}" if path != "<root>" else name
+            raise InputError(f"data argument {i}{f' ({label})' if label else ''} {a.dtype.name}{list(a.shape)} holds "
+                             f"{kind} at index {index}; training data must be finite", i)
+
+
+def check_divergence_factor(factor) -> float | None:
+    """A validated `divergence_factor`: None (guard off) or a finite number > 0."""
+    if factor is None:
+        return None
+    if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(factor)) or factor <= 0:
+        raise FrameError(f"divergence_factor must be a finite number > 0 or None (no guard), got {factor!r}")
+    return float(factor)
+
+
 class LossGraph:
     """`loss_fn(params, *data)` compiled into its training graph `[params..., data...] -> [loss, grads...]`.
 
@@ -245,7 +313,19 @@ def scalar(loss: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# Checkpoint files: one .npz holding arrays plus a JSON metadata string, replaced atomically
+# Checkpoint files: one .npz holding arrays plus a JSON metadata string, replaced atomically.
+#
+# A checkpoint is untrusted input: reading one parses the zip archive and the .npy headers here
+# (never numpy's pickle path), validates the metadata against the arrays, and rebuilds only the
+# containers frame writes (leaf, None, tuple, list, dict). A namedtuple is stored by name and
+# rebuilt only from classes the caller allows; nothing is ever imported or called by name.
+
+_TREE_KINDS = ("leaf", "none", "tuple", "list", "dict")
+
+
+def type_name(cls: type) -> str:
+    """The `module:qualname` under which a checkpoint records a namedtuple class."""
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _encode_treedef(td: TreeDef) -> dict:
@@ -256,30 +336,68 @@ def _encode_treedef(td: TreeDef) -> dict:
         if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in td.meta):
             raise FrameError(f"checkpoint: parameter dict keys must be str or int, got {list(td.meta)}")
         node["keys"] = [[type(k).__name__, k] for k in td.meta]
-    elif td.kind == "tuple" and td.meta is not None:  # a namedtuple: store where to import it from
-        node["namedtuple"] = f"{td.meta.__module__}:{td.meta.__qualname__}"
+    elif td.kind == "tuple" and td.meta is not None:  # a namedtuple: its name and fields, for matching on restore
+        node["namedtuple"] = type_name(td.meta)
+        node["fields"] = list(td.meta._fields)
     return node
 
 
-def _decode_treedef(node: dict) -> TreeDef:
+def _decode_treedef(node, resolve: Callable[[str, list | None, int], Any], fail: Callable[[str], Exception]) -> TreeDef:
+    """Rebuild a TreeDef from its JSON form, validating it; `resolve(name, fields, arity)` supplies namedtuple classes."""
+    if not isinstance(node, dict) or node.get("kind") not in _TREE_KINDS:
+        kind = node.get("kind") if isinstance(node, dict) else node
+        raise fail(f"has a treedef node of kind {kind!r}; frame writes only {', '.join(_TREE_KINDS)}")
     kind = node["kind"]
     if kind in ("leaf", "none"):
         return TreeDef(kind, None, ())
-    children = tuple(_decode_treedef(c) for c in node["children"])
+    if not isinstance(node.get("children"), list):
+        raise fail(f"has a treedef {kind} node without a children list")
+    children = tuple(_decode_treedef(c, resolve, fail) for c in node["children"])
     meta = None
     if kind == "dict":
-        meta = tuple(int(v) if t == "int" else v for t, v in node["keys"])
-    elif "namedtuple" in node:
-        module, qualname = node["namedtuple"].split(":")
-        try:
-            obj = importlib.import_module(module)
-            for part in qualname.split("."):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError):
-            raise FrameError(f"checkpoint params use the namedtuple {node['namedtuple']}, which cannot be imported "
-                             "here; define it at module level (or restore with load() into a trainer)") from None
-        meta = obj
+        keys = node.get("keys")
+        if not isinstance(keys, list) or len(keys) != len(children) or not all(
+                isinstance(k, list) and len(k) == 2 and (k[0], type(k[1])) in (("str", str), ("int", int))
+                for k in keys):
+            raise fail(f"has a treedef dict node whose keys {keys!r} are not {len(children)} [type, key] pairs")
+        meta = tuple(k for _, k in keys)
+    elif kind == "tuple" and "namedtuple" in node:
+        name, fields = node["namedtuple"], node.get("fields")
+        if not isinstance(name, str) or not (fields is None or (isinstance(fields, list)
+                                                               and all(isinstance(f, str) for f in fields))):
+            raise fail(f"has a malformed treedef namedtuple node {name!r} (fields {fields!r})")
+        meta = resolve(name, fields, len(children))
     return TreeDef(kind, meta, children)
+
+
+def _namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[[str, list | None, int], type]:
+    """Match stored namedtuple names against the caller's allow-list (by module:qualname, else by qualname)."""
+    allowed = tuple(allowed_types)
+    for cls in allowed:
+        if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+            raise FrameError(f"Trainer.restore: allowed_types must be namedtuple classes, got {cls!r}")
+
+    def resolve(name: str, fields: list | None, arity: int) -> type:
+        qualname = name.rpartition(":")[2]
+        matches = [c for c in allowed if type_name(c) == name] or [c for c in allowed if c.__qualname__ == qualname]
+        if len(matches) != 1:
+            raise CheckpointError(
+                f"checkpoint {path!r} stores params containing the namedtuple type {name!r}, which restore does "
+                f"not build unless you allow it: pass allowed_types=({qualname.split('.')[-1]},) with that class "
+                "(or build a Trainer with such params and call .load(path))")
+        cls = matches[0]
+        if list(cls._fields) != (fields if fields is not None else list(cls._fields)) or len(cls._fields) != arity:
+            raise CheckpointError(f"checkpoint {path!r} stores {name!r} with fields {fields} ({arity} children), but "
+                                  f"the allowed class {type_name(cls)} has fields {list(cls._fields)}")
+        return cls
+
+    return resolve
+
+
+def _with_type_names(td: TreeDef) -> TreeDef:
+    """`td` with each namedtuple class replaced by its `type_name` (how a checkpoint records it)."""
+    meta = type_name(td.meta) if td.kind == "tuple" and td.meta is not None else td.meta
+    return TreeDef(td.kind, meta, tuple(_with_type_names(c) for c in td.children))
 
 
 def _json_default(x):
@@ -288,42 +406,199 @@ def _json_default(x):
     raise TypeError(f"{type(x).__name__} is not JSON-serialisable")
 
 
+def _temp_name_pattern(basename: str) -> re.Pattern:
+    # `.NAME.PID-HEX.tmp` as written below, or `.NAME.XXXXXXXX.tmp` from tempfile.mkstemp (older saves).
+    return re.compile(rf"\.{re.escape(basename)}\.(?:(\d+)-)?[A-Za-z0-9_]+\.tmp")
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # another thread of this process may be writing it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: the process exists but is not ours
+        return True
+    return True
+
+
+def _remove_stale_temp_files(directory: str, basename: str) -> None:
+    """Delete temp files that killed saves to this path left behind (not those of a live process)."""
+    pattern = _temp_name_pattern(basename)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None or (match.group(1) is not None and _process_alive(int(match.group(1)))):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
+
+
 def write_checkpoint(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict) -> None:
     """Write `arrays` and JSON `meta` to `path` atomically: a temp file in the same directory, then `os.replace`.
 
-    If anything fails midway, the temp file is removed and a previous checkpoint at `path` is untouched.
+    If anything fails midway, the temp file is removed and a previous checkpoint at `path` is untouched;
+    temp files that killed saves to `path` left behind are removed first. The file gets the permissions
+    a plain `open()` would (0666 minus the umask). A failure is a `CheckpointError` naming `path`.
     """
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
+    directory, basename = os.path.split(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CheckpointError(f"cannot save checkpoint {path!r}: the directory {directory!r} does not exist")
     payload = {**arrays, "__meta__": np.array(json.dumps(meta, default=_json_default))}
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    _remove_stale_temp_files(directory, basename)
+    tmp = os.path.join(directory, f".{basename}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as e:
+        raise CheckpointError(f"cannot save checkpoint {path!r}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **payload)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            raise CheckpointError(f"cannot save checkpoint {path!r}: {e.strerror or e}") from None
         raise
 
 
-def read_checkpoint(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict]:
-    """The arrays and metadata of a checkpoint written by `write_checkpoint`."""
+def _parse_npy(name: str, data: bytes, fail: Callable[[str], Exception]) -> np.ndarray:
+    """One .npy member, parsed without numpy's pickle path; object dtypes and size mismatches are refused."""
+    f = io.BytesIO(data)
     try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
-        raise FrameError(f"cannot read checkpoint {os.fspath(path)!r}: {e}") from None
-    if "__meta__" not in arrays:
-        raise FrameError(f"{os.fspath(path)!r} is not a frame checkpoint (no metadata)")
-    meta = json.loads(str(arrays.pop("__meta__")[()]))
+        version = np.lib.format.read_magic(f)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read_header is None:
+            raise ValueError(f"unsupported .npy version {version}")
+        shape, fortran_order, dtype = read_header(f)
+    except (ValueError, SyntaxError, EOFError, TypeError) as e:
+        raise fail(f"has a damaged array {name!r} ({e})") from None
+    if dtype.hasobject or dtype.kind not in "biufcU" or dtype.fields is not None:
+        raise fail(f"has array {name!r} of dtype {dtype} (Python objects or records), which frame never writes")
+    count = math.prod(shape)
+    if len(data) - f.tell() != count * dtype.itemsize:
+        raise fail(f"has a damaged array {name!r}: its header says {dtype}{list(shape)} "
+                   f"({count * dtype.itemsize} bytes) but {len(data) - f.tell()} bytes follow")
+    flat = np.frombuffer(data, dtype=dtype, count=count, offset=f.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C").copy()
+
+
+def _read_members(path: str, fail: Callable[[str], Exception]) -> dict[str, np.ndarray]:
+    try:
+        size = os.path.getsize(path)
+        if os.path.isdir(path):
+            raise fail("is a directory")
+        if size == 0:
+            raise fail("is empty (0 bytes; a save may have been killed before it wrote anything)")
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            arrays = {}
+            for info in infos:
+                name = info.filename
+                if not name.endswith(".npy") or name[:-4] in arrays:
+                    raise fail(f"has an unexpected member {name!r}; a frame checkpoint holds only .npy arrays")
+                if info.compress_type != zipfile.ZIP_STORED or info.file_size > size:
+                    raise fail(f"has a member {name!r} that frame does not write (compressed or larger than the file)")
+                arrays[name[:-4]] = _parse_npy(name, z.read(info), fail)
+            return arrays
+    except FileNotFoundError:
+        raise fail("does not exist") from None
+    except CheckpointError:
+        raise
+    except OSError as e:
+        raise fail(e.strerror or str(e)) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError,
+            UnicodeDecodeError, OverflowError, struct.error) as e:  # RuntimeError: a flipped "encrypted" flag
+        detail = str(e) if isinstance(e, zipfile.BadZipFile) else f"{type(e).__name__}: {e}"
+        if detail == "File is not a zip file":
+            with open(path, "rb") as f:
+                zip_start = f.read(4) == b"PK\x03\x04"
+            raise fail("is truncated or damaged (an incomplete zip archive)" if zip_start else
+                       "is not a zip archive, so not a frame checkpoint (or it is damaged)") from None
+        raise fail(f"is damaged ({detail})") from None
+
+
+def _is_int(x, minimum: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= minimum
+
+
+def _check_checkpoint(arrays: dict[str, np.ndarray], meta, fail: Callable[[str], Exception]) -> None:
+    """Validate the metadata's structure and that the arrays are exactly the ones it implies."""
+    if not isinstance(meta, dict):
+        raise fail(f"has metadata of type {type(meta).__name__}, expected a JSON object")
     if meta.get("format") != CHECKPOINT_FORMAT:
-        raise FrameError(f"{os.fspath(path)!r} has checkpoint format {meta.get('format')!r}, "
-                         f"expected {CHECKPOINT_FORMAT!r}")
+        raise fail(f"has checkpoint format {meta.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+    missing = [k for k in ("step_count", "treedef", "n_params", "n_state", "optimizer", "metrics") if k not in meta]
+    if missing:
+        raise fail(f"has metadata without {', '.join(missing)}")
+    for key, minimum in (("step_count", 0), ("n_params", 1), ("n_state", 0)):
+        if not _is_int(meta[key], minimum):
+            raise fail(f"has metadata {key}={meta[key]!r}, expected an int >= {minimum}")
+    optimizer = meta["optimizer"]
+    if not (isinstance(optimizer, dict) and isinstance(optimizer.get("type"), str)):
+        raise fail(f"has malformed optimizer metadata {optimizer!r}")
+    metrics = meta["metrics"]
+    if not (isinstance(metrics, list) and all(isinstance(m, list) and len(m) == 2 and _is_int(m[0])
+                                              and isinstance(m[1], dict) for m in metrics)):
+        raise fail("has malformed metrics metadata (expected a list of [step, dict] pairs)")
+    try:
+        treedef = _decode_treedef(meta["treedef"], lambda name, fields, arity: name, fail)
+    except RecursionError:
+        raise fail("has a treedef nested too deeply") from None
+    if treedef.num_leaves != meta["n_params"]:
+        raise fail(f"has metadata n_params={meta['n_params']}, but its treedef has {treedef.num_leaves} leaves")
+    expected = {f"param_{i}" for i in range(meta["n_params"])} | {f"state_{i}" for i in range(meta["n_state"])}
+    expected.add("history")
+    if set(arrays) != expected:
+        missing, extra = sorted(expected - set(arrays)), sorted(set(arrays) - expected)
+        raise fail("does not hold the arrays its metadata implies" + (f"; missing {missing}" if missing else "")
+                   + (f"; unexpected {extra}" if extra else ""))
+    for name, a in arrays.items():
+        if name.startswith("param_") and a.dtype.name not in ("float32", "float64"):
+            raise fail(f"has {name} of dtype {a.dtype.name}; parameters are float32 or float64")
+        if name.startswith("state_") and a.dtype.kind != "f":
+            raise fail(f"has optimiser state {name} of dtype {a.dtype.name}; optimiser state is float")
+    history = arrays["history"]
+    if history.ndim != 1 or history.dtype != np.float64:
+        raise fail(f"has history of dtype {history.dtype.name} and shape {list(history.shape)}, "
+                   "expected a 1-D float64 array")
+
+
+def read_checkpoint(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict]:
+    """The validated arrays and metadata of a checkpoint written by `write_checkpoint`.
+
+    Any problem (missing, empty, truncated or damaged file, foreign content, metadata that does not
+    fit the arrays) is one `CheckpointError` naming the file and what is wrong.
+    """
+    path = os.fspath(path)
+
+    def fail(what: str) -> CheckpointError:
+        return CheckpointError(f"cannot read checkpoint {path!r}: the file {what}")
+
+    arrays = _read_members(path, fail)
+    raw = arrays.pop("__meta__", None)
+    if raw is None:
+        raise fail("is not a frame checkpoint (it has no metadata)")
+    if raw.dtype.kind != "U" or raw.ndim != 0:
+        raise fail(f"has metadata of dtype {raw.dtype} and shape {list(raw.shape)}, expected one JSON string")
+    try:
+        meta = json.loads(str(raw[()]))
+    except (ValueError, RecursionError) as e:
+        raise fail(f"has unreadable metadata (not JSON: {e})") from None
+    _check_checkpoint(arrays, meta, fail)
     return arrays, meta
 
 
@@ -339,15 +614,27 @@ class Trainer:
     is compiled once. Attributes: `params` (current pytree), `history` (every loss, in step
     order; the loss of a step is evaluated before its update), `metrics` (list of `(step, dict)`
     from the `run` callback), `step_count` (updates done).
+
+    Guards, each raising before the step's update so params keep their values from the step before:
+
+    - data: a NaN/Inf in a data argument is an `InputError` naming the argument and the index
+      (checked whenever new data arrays are passed, once for data passed again);
+    - non-finite: a NaN/Inf loss, gradient or updated parameter is a `TrainingError`;
+    - divergence: a loss above `L0 + divergence_factor * |L0|`, where L0 is the first loss in
+      `history`, is a `TrainingError` naming the step and both losses. The default factor
+      `DEFAULT_DIVERGENCE_FACTOR` (1e4) is far above any spike of a healthy run; `None` turns the
+      guard off (as does L0 == 0).
     """
 
     def __init__(self, loss_fn: Callable, params, optimizer: Optimizer, *, progress: bool = True,
-                 desc: str | None = None):
+                 desc: str | None = None, divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR):
         if not isinstance(optimizer, Optimizer):
             raise FrameError(f"Trainer: optimizer must be a frame.train optimiser (SGD, Adam), "
                              f"got {type(optimizer).__name__}")
         self.loss_fn, self.optimizer = loss_fn, optimizer
         self.progress, self.desc = progress, desc
+        self.divergence_factor = check_divergence_factor(divergence_factor)
+        self._checked_data: list = []  # the data leaves last checked for NaN/Inf (held, so ids are not reused)
         self._leaves, self._treedef = as_param_leaves(params)
         self._names = [f"parameter {p}" for p in leaf_paths(self._treedef)]
         self._types = [TensorType.of(a) for a in self._leaves]
@@ -393,10 +680,12 @@ class Trainer:
             return self._step(step_no, data)
 
     def _step(self, step_no: int, data: tuple) -> float:
+        self._check_data(data)
         loss, grads = self._loss_graph.value_and_grad(self._leaves, data)
         value = scalar(loss)
         if not math.isfinite(value):
             raise self._error(step_no, f"the loss is {value}")
+        self._check_divergence(step_no, value)
         bad = first_nonfinite(grads, [f"the gradient of {n}" for n in self._names])
         if bad:
             raise self._error(step_no, bad + f" (loss {value:.6g})")
@@ -412,6 +701,24 @@ class Trainer:
         self.step_count = step_no
         self.history.append(value)
         return value
+
+    def _check_data(self, data: tuple) -> None:
+        leaves = tree_flatten(data)[0]
+        if len(leaves) == len(self._checked_data) and all(a is b for a, b in zip(leaves, self._checked_data)):
+            return  # the same arrays as last step (full-batch training): already checked
+        check_finite_data(self.loss_fn, data)
+        self._checked_data = leaves
+
+    def _check_divergence(self, step_no: int, value: float) -> None:
+        if self.divergence_factor is None or not self.history:
+            return
+        first = self.history[0]
+        limit = first + self.divergence_factor * abs(first)
+        if first != 0 and value > limit:
+            raise self._error(step_no, f"the loss {value:.6g} exceeds the first loss {first:.6g} by more than "
+                                       f"divergence_factor={self.divergence_factor:g} x |{first:.6g}| (limit "
+                                       f"{limit:.6g}): training diverged; lower the learning rate, or pass "
+                                       "divergence_factor=None to turn this guard off")
 
     def _error(self, step_no: int, what: str) -> TrainingError:
         err = TrainingError(f"step {step_no}: {what}; training stopped, params keep their values from "
@@ -482,13 +789,14 @@ class Trainer:
         leaves = [arrays[f"param_{i}"] for i in range(meta["n_params"])]
         state = [arrays[f"state_{i}"] for i in range(meta["n_state"])]
         types = [TensorType.of(a) for a in leaves]
-        # Compare encoded structures, so loading never needs to import a namedtuple class.
-        if meta["treedef"] != _encode_treedef(self._treedef) or types != self._types:
-            raise FrameError(f"checkpoint {path!r} holds params of types {[str(t) for t in types]} (structure "
-                             f"{meta['treedef']}), but this trainer has {self._treedef} {[str(t) for t in self._types]}")
+        # Compare structures with namedtuples by name, so loading never needs the stored classes.
+        stored = _decode_treedef(meta["treedef"], lambda name, fields, arity: name, CheckpointError)
+        if stored != _with_type_names(self._treedef) or types != self._types:
+            raise CheckpointError(f"checkpoint {path!r} holds params of types {[str(t) for t in types]} (structure "
+                                  f"{stored}), but this trainer has {self._treedef} {[str(t) for t in self._types]}")
         if [TensorType.of(a) for a in state] != [TensorType.of(a) for a in self._state]:
-            raise FrameError(f"checkpoint {path!r} holds optimiser state for {meta['optimizer'].get('type')}, "
-                             f"which does not fit this trainer's {self.optimizer!r}")
+            raise CheckpointError(f"checkpoint {path!r} holds optimiser state for {meta['optimizer'].get('type')}, "
+                                  f"which does not fit this trainer's {self.optimizer!r}")
         self._leaves, self._state = leaves, state
         self.step_count = int(meta["step_count"])
         self.history = [float(x) for x in arrays["history"]]
@@ -497,17 +805,25 @@ class Trainer:
 
     @classmethod
     def restore(cls, path: str | os.PathLike, loss_fn: Callable, optimizer: Optimizer | None = None, *,
-                progress: bool = True, desc: str | None = None) -> "Trainer":
+                allowed_types: Sequence[type] = (), progress: bool = True, desc: str | None = None,
+                divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> "Trainer":
         """A new trainer continuing from a checkpoint; the optimiser is rebuilt from it unless given.
 
-        A resumed run continues exactly (bit for bit) the trajectory of an uninterrupted one.
+        The parameter structure is rebuilt from the file's plain containers (dict, list, tuple,
+        None); a namedtuple in it is built only from a class in `allowed_types` with the same
+        `module:qualname` (or, failing that, the same qualname) and the same fields. Nothing named
+        in the file is imported or called: an unknown type name is a `CheckpointError`, as is any
+        damaged or foreign file. A resumed run continues exactly (bit for bit) the trajectory of an
+        uninterrupted one.
         """
+        path = os.fspath(path)
+        resolve = _namedtuple_resolver(allowed_types, path)
         arrays, meta = read_checkpoint(path)
-        treedef = _decode_treedef(meta["treedef"])
+        treedef = _decode_treedef(meta["treedef"], resolve, lambda what: CheckpointError(f"checkpoint {path!r}: {what}"))
         params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
-        optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"])
-        trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc)
-        return trainer._apply_checkpoint(arrays, meta, os.fspath(path))
+        optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"], path)
+        trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor)
+        return trainer._apply_checkpoint(arrays, meta, path)
 
     def __repr__(self):
         last = f", loss {self.history[-1]:.4e}" if self.history else ""

@@ -8,7 +8,7 @@ import pytest
 import frame
 import frame.numpy as fnp
 import frame.train as train
-from frame.errors import FrameError
+from frame.errors import CheckpointError, FrameError
 from frame.train import SGD, Adam, Trainer
 
 Dense = namedtuple("Dense", ["w", "b"])
@@ -56,7 +56,7 @@ def test_resume_equals_uninterrupted_run_bit_for_bit(tmp_path, make_optimizer):
     path = tmp_path / "ckpt.npz"
     first.run(25, x, y, callback=_metrics, every=10, checkpoint=path)
     del first
-    resumed = Trainer.restore(path, loss_fn, make_optimizer(), progress=False)
+    resumed = Trainer.restore(path, loss_fn, make_optimizer(), allowed_types=(Dense,), progress=False)
     assert resumed.step_count == 25
     resumed.run(35, x, y, callback=_metrics, every=10)
     _assert_same(resumed, full)
@@ -69,7 +69,7 @@ def test_restore_rebuilds_the_optimizer_and_load_into_existing_trainer(tmp_path)
     trainer.run(5, x, y)
     path = tmp_path / "a.ckpt"  # any file name works; the format is .npz content
     trainer.save(path)
-    restored = Trainer.restore(path, loss_fn, progress=False)
+    restored = Trainer.restore(path, loss_fn, allowed_types=[Dense], progress=False)
     assert restored.optimizer.config() == trainer.optimizer.config()
     _assert_same(restored, trainer)
     other = Trainer(loss_fn, _init(), Adam(3e-3, b1=0.8, b2=0.95, eps=1e-6), progress=False)
@@ -93,7 +93,7 @@ def test_checkpoint_every_saves_during_the_run(tmp_path):
     finally:
         train.write_checkpoint = real_write
     assert saved_steps == [10, 20, 25]
-    assert Trainer.restore(path, loss_fn, progress=False).step_count == 25
+    assert Trainer.restore(path, loss_fn, allowed_types=(Dense,), progress=False).step_count == 25
 
 
 def test_a_save_killed_midway_leaves_the_old_checkpoint_loadable(tmp_path, monkeypatch):
@@ -115,7 +115,7 @@ def test_a_save_killed_midway_leaves_the_old_checkpoint_loadable(tmp_path, monke
     monkeypatch.undo()
     assert path.read_bytes() == old_bytes
     assert os.listdir(tmp_path) == ["ckpt.npz"]  # the temp file was cleaned up
-    restored = Trainer.restore(path, loss_fn, progress=False)
+    restored = Trainer.restore(path, loss_fn, allowed_types=(Dense,), progress=False)
     assert restored.step_count == 5 and restored.history == trainer.history[:5]
 
 
@@ -125,24 +125,24 @@ def test_checkpoint_errors(tmp_path):
     scheduled.step(x, y)
     path = tmp_path / "s.npz"
     scheduled.save(path)
-    with pytest.raises(FrameError, match="learning-rate schedule"):
-        Trainer.restore(path, loss_fn)
-    with pytest.raises(FrameError, match="does not fit"):
+    with pytest.raises(CheckpointError, match="learning-rate schedule"):
+        Trainer.restore(path, loss_fn, allowed_types=(Dense,))
+    with pytest.raises(CheckpointError, match="does not fit"):
         Trainer(loss_fn, _init(), Adam(0.1), progress=False).load(path)  # SGD checkpoint, Adam trainer
     other = {"w": np.zeros((3, 1), np.float32)}
-    with pytest.raises(FrameError, match="holds params"):
+    with pytest.raises(CheckpointError, match="holds params"):
         Trainer(lambda p, x, y: fnp.mean((x @ p["w"] - y) ** 2), other, SGD(0.1), progress=False).load(path)
     not_a_checkpoint = tmp_path / "junk.npz"
     not_a_checkpoint.write_bytes(b"not a zip")
-    with pytest.raises(FrameError, match="cannot read checkpoint"):
+    with pytest.raises(CheckpointError, match="cannot read checkpoint"):
         Trainer.restore(not_a_checkpoint, loss_fn)
     np.savez(tmp_path / "plain.npz", a=np.ones(2))
-    with pytest.raises(FrameError, match="not a frame checkpoint"):
+    with pytest.raises(CheckpointError, match="not a frame checkpoint"):
         Trainer.restore(tmp_path / "plain.npz", loss_fn)
 
 
-def test_local_namedtuple_params_need_load_not_restore(tmp_path):
-    Local = namedtuple("Local", ["w"])  # not importable by name from this module
+def test_local_namedtuple_params_restore_when_allowed_or_load(tmp_path):
+    Local = namedtuple("Local", ["w"])  # not importable by name from this module: it never needs to be
 
     def loss(p):
         return fnp.sum((p.w - 1.0) ** 2)
@@ -151,8 +151,9 @@ def test_local_namedtuple_params_need_load_not_restore(tmp_path):
     trainer.run(3)
     path = tmp_path / "local.npz"
     trainer.save(path)
-    with pytest.raises(FrameError, match="cannot be imported"):
+    with pytest.raises(CheckpointError, match=r"Local.*allowed_types=\(Local,\)"):
         Trainer.restore(path, loss, progress=False)
+    _assert_same(Trainer.restore(path, loss, allowed_types=(Local,), progress=False), trainer)
     fresh = Trainer(loss, Local(np.zeros(3)), SGD(0.1), progress=False).load(path)
     _assert_same(fresh, trainer)
     assert isinstance(fresh.params, Local)
