@@ -83,3 +83,22 @@ def tree_map(fn, tree, *rest):
     leaves, td = tree_flatten(tree)
     others = [tree_flatten(r)[0] for r in rest]
     return tree_unflatten(td, [fn(*xs) for xs in zip(leaves, *others)])
+
+
+def tree_paths(treedef: TreeDef) -> list[str]:
+    """One path string per leaf of `treedef`, in leaf order: `""` for a bare leaf, else e.g. `[0]['w']`."""
+    paths: list[str] = []
+
+    def walk(td: TreeDef, prefix: str):
+        if td.kind == "leaf":
+            paths.append(prefix)
+        elif td.kind == "dict":
+            for key, child in zip(td.meta, td.children):
+                walk(child, f"{prefix}[{key!r}]")
+        else:
+            fields = getattr(td.meta, "_fields", None)  # namedtuples show field names
+            for i, child in enumerate(td.children):
+                walk(child, f"{prefix}.{fields[i]}" if fields else f"{prefix}[{i}]")
+
+    walk(treedef, "")
+    return paths

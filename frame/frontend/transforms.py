@@ -8,6 +8,9 @@ they nest to any depth without a tape (ARCH-067).
 from __future__ import annotations
 
 import functools
+import inspect
+import threading
+import warnings
 from collections import OrderedDict
 from typing import Callable, Sequence
 
@@ -17,22 +20,30 @@ from ..compiler.autograd import build_backward_graph
 from ..errors import GradientError, TraceError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
+from ..ir.types import TensorType, canonical_dtype
 from ..runtime.compile import compile as compile_graph
 from . import numpy as fnp
-from .pytree import tree_flatten, tree_unflatten
-from .tracer import Tracer, example_type, inline_into_current, is_tracing, trace_function
+from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
+from .tracer import Tracer, _is_weak_scalar, example_type, inline_into_current, is_tracing, trace_function
 
 _DERIVED: "OrderedDict[tuple, Graph]" = OrderedDict()
 _DERIVED_MAX = 256
+_DERIVED_LOCK = threading.Lock()  # threads trace concurrently; OrderedDict updates must not interleave
 
 
 def derived_graph(forward: Graph, loss_index: int, wrt: Sequence[int]) -> Graph:
-    """`build_backward_graph`, memoised by (forward fingerprint, loss index, wrt)."""
+    """`build_backward_graph`, memoised (least recently used first out) by (forward fingerprint, loss index, wrt)."""
     key = (fingerprint(forward), loss_index, tuple(wrt))
-    graph = _DERIVED.get(key)
-    if graph is None:
-        graph = _DERIVED[key] = build_backward_graph(forward, loss_index, wrt)
-        if len(_DERIVED) > _DERIVED_MAX:
+    with _DERIVED_LOCK:
+        graph = _DERIVED.get(key)
+        if graph is not None:
+            _DERIVED.move_to_end(key)
+            return graph
+    # Derived outside the lock: derivations take time and other threads' lookups should not wait.
+    graph = build_backward_graph(forward, loss_index, wrt)
+    with _DERIVED_LOCK:
+        graph = _DERIVED.setdefault(key, graph)  # a racing thread's equal graph wins; either is correct
+        while len(_DERIVED) > _DERIVED_MAX:
             _DERIVED.popitem(last=False)
     return graph
 
@@ -48,8 +59,21 @@ def evaluate(graph: Graph, operands: Sequence) -> list:
     return compile_graph(graph)(*operands)
 
 
+def _is_index(a) -> bool:
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+
+
+def _check_argnums(argnums) -> tuple[int, ...]:
+    """`argnums` as a tuple of ints; a `GradientError` naming it when it is not an int or a sequence of ints."""
+    if _is_index(argnums):
+        return (int(argnums),)
+    if isinstance(argnums, (tuple, list)) and all(_is_index(a) for a in argnums):
+        return tuple(int(a) for a in argnums)
+    raise GradientError(f"argnums must be an int or a tuple of ints, got {argnums!r} ({type(argnums).__name__})")
+
+
 def _argnums_tuple(argnums, nargs: int) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    nums = _check_argnums(argnums)
     for a in nums:
         if not -nargs <= a < nargs:
             raise GradientError(f"argnums {argnums} is out of range for a call with {nargs} positional argument(s)")
@@ -65,8 +89,38 @@ def _leaf_offsets(args: tuple) -> list[tuple[int, int]]:
     return spans
 
 
+def _check_float_arguments(args: tuple, nums: Sequence[int]) -> None:
+    """Differentiated arguments must be float: name the argument (and pytree leaf) and dtype otherwise."""
+    for a in nums:
+        leaves, tree = tree_flatten(args[a])
+        for leaf, path in zip(leaves, tree_paths(tree)):
+            t = example_type(leaf)
+            if not t.is_float:
+                shape = f" (shape {t.shape})" if t.shape else ""
+                raise GradientError(f"grad w.r.t. argument {a}{path} needs float arrays, got {t.dtype}{shape}: "
+                                    "cast it to float or leave it out of argnums")
+
+
+def _check_scalar_loss(res, has_aux: bool, name: str) -> None:
+    """The traced function must return one float scalar (the first element of (loss, aux) with has_aux)."""
+    loss_tree = res.out_tree.children[0]
+    where = "the loss (first element of (loss, aux))" if has_aux else "the output"
+    if loss_tree.kind != "leaf":
+        got = "None" if loss_tree.kind == "none" else f"a {loss_tree.kind} {loss_tree} of {loss_tree.num_leaves} leaves"
+        raise GradientError(f"grad of '{name}' needs {where} to be one scalar, got {got}; to return other values "
+                            "next to the loss use has_aux=True and return (loss, aux)")
+    t = res.graph.outputs[0].type
+    if t.rank != 0:
+        raise GradientError(f"grad of '{name}' needs {where} to be a scalar, got shape {t.shape} ({t.dtype}): "
+                            "reduce it (fnp.sum, fnp.mean) or use frame.vjp for a non-scalar output")
+    if not t.is_float:
+        raise GradientError(f"grad of '{name}' needs {where} to be a float scalar, got {t.dtype}")
+
+
 def _value_and_grad_impl(fn, argnums, has_aux, args, kwargs):
     nums = _argnums_tuple(argnums, len(args))
+    _check_float_arguments(args, nums)
+    name = getattr(fn, "__name__", "fn")
 
     def loss_fn(*a):
         out = fn(*a, **kwargs)
@@ -76,11 +130,9 @@ def _value_and_grad_impl(fn, argnums, has_aux, args, kwargs):
             return out[0], out[1]
         return out, None
 
-    res = trace_function(loss_fn, args, name=getattr(fn, "__name__", "fn"))
+    res = trace_function(loss_fn, args, name=name)
+    _check_scalar_loss(res, has_aux, name)
     leaves = tree_flatten(args)[0]
-    loss_type = res.graph.outputs[0].type if res.graph.outputs else None
-    if loss_type is None or len(tree_flatten(res.out_tree.children[0] if res.out_tree.children else None)[0]) > 1:
-        raise GradientError("grad needs the function to return one scalar (or (scalar, aux) with has_aux=True)")
     spans = _leaf_offsets(args)
     wrt = [i for a in nums for i in range(*spans[a])]
     graph = derived_graph(res.graph, 0, wrt)
@@ -94,12 +146,13 @@ def _value_and_grad_impl(fn, argnums, has_aux, args, kwargs):
         n = spans[a][1] - spans[a][0]
         grads.append(tree_unflatten(tree, grad_leaves[k:k + n]))
         k += n
-    grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+    grads = grads[0] if _is_index(argnums) else tuple(grads)
     return value, aux, grads
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """`fn -> (value, grad)` like `jax.value_and_grad`; with `has_aux`, `((value, aux), grad)`."""
+    _check_argnums(argnums)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -112,8 +165,10 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
 def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The gradient of a scalar function w.r.t. argument(s) `argnums` (pytrees allowed), like `jax.grad`.
 
-    Nests to any order: `grad(grad(f))(x)` is f''(x) for scalar f.
+    Nests to any order: `grad(grad(f))(x)` is f''(x) for scalar f. Raises `GradientError` when
+    the output is not one float scalar or a differentiated argument is not float.
     """
+    _check_argnums(argnums)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -147,11 +202,13 @@ def vjp(fn: Callable, *primals):
     contracted.mark_output(total)
     n_primal_leaves = len(leaves)
     graph = derived_graph(contracted, 0, list(range(n_primal_leaves)))
+    out_types = [y.type for y in res.graph.outputs]
 
     def vjp_fn(cotangent):
         ct_leaves, ct_tree = tree_flatten(cotangent)
         if ct_tree != res.out_tree:
             raise GradientError(f"vjp_fn: cotangent structure {ct_tree} differs from the output structure {res.out_tree}")
+        ct_leaves = [_cotangent_leaf(i, c, t) for i, (c, t) in enumerate(zip(ct_leaves, out_types))]
         outs = evaluate(graph, [*operands, *ct_leaves])
         grad_leaves = outs[1:]
         result, k = [], 0
@@ -162,6 +219,17 @@ def vjp(fn: Callable, *primals):
         return tuple(result)
 
     return out, vjp_fn
+
+
+def _cotangent_leaf(i: int, ct, expected: TensorType):
+    """Cotangent leaf `i`, checked against output leaf `i` before anything runs (a Python number may stand for a scalar)."""
+    if _is_weak_scalar(ct) and not isinstance(ct, np.generic) and expected.rank == 0:
+        return np.asarray(ct, dtype=expected.dtype)
+    got = example_type(ct if isinstance(ct, Tracer) else np.asarray(ct))
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        raise GradientError(f"vjp_fn: cotangent leaf {i} must have shape {expected.shape} and dtype {expected.dtype} "
+                            f"like output leaf {i}, got shape {got.shape} and dtype {got.dtype}")
+    return ct
 
 
 def hessian(fn: Callable, argnums: int = 0) -> Callable:
