@@ -16,7 +16,7 @@ import numpy as np
 from .errors import FrameError, TrainingError
 from .frontend.pytree import tree_unflatten
 from .ir.types import TensorType
-from .train import LossGraph, as_param_leaves, first_nonfinite, leaf_paths, scalar
+from .train import LossGraph, as_param_leaves, check_finite_data, first_nonfinite, leaf_paths, scalar
 
 __all__ = ["lbfgs", "LBFGSResult"]
 
@@ -47,14 +47,17 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
       result is cast back to the params' own dtypes. Default: the params' own dtypes.
     - `maxcor`, `maxls`, `options`: passed to L-BFGS-B (options override the others).
 
-    The initial loss and gradient must be finite (else `TrainingError`). If scipy ends on a
-    non-finite point, the best finite iterate is returned.
+    NaN/Inf in `data` is an `InputError` naming the argument and index. The initial loss and
+    gradient must be finite (else `TrainingError`). If scipy ends on a non-finite point, the best
+    finite iterate is returned. No divergence guard is needed: L-BFGS-B's line search accepts only
+    points that decrease the loss, and on a failed search it returns to the last accepted iterate.
     """
     from scipy.optimize import minimize
     from tqdm.auto import tqdm
 
     if not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
         raise FrameError(f"lbfgs: maxiter must be a non-negative int, got {maxiter!r}")
+    check_finite_data(loss_fn, data)
     leaves, treedef = as_param_leaves(params)
     original_dtypes = [a.dtype for a in leaves]
     if dtype is not None:
