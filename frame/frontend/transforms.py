@@ -284,50 +284,166 @@ def stop_gradient(x):
     return tree_unflatten(tree, [fnp.stop_gradient(leaf) for leaf in leaves])
 
 
+DEFAULT_CACHE_SIZE = 64
+"""Signatures a `frame.function` keeps compiled unless `cache_size=` says otherwise (least recently used go first)."""
+
+RETRACE_WARNING_AFTER = 8
+"""A `RetraceWarning` is issued (once per function) at this many retraces, i.e. on trace number N + 1."""
+
+
+class RetraceWarning(UserWarning):
+    """A `frame.function` keeps retracing: its arguments' shapes, dtypes or structure keep changing."""
+
+
+def _call_with_keywords(fn: Callable) -> Callable:
+    """`fn` taking `(args, kwargs)` as two arguments, so keyword arguments are traced like positional ones."""
+    return lambda args, kwargs: fn(*args, **kwargs)
+
+
+def _leaf_shape_dtype(key) -> tuple[tuple[int, ...], str]:
+    if isinstance(key, TensorType):
+        return key.shape, key.dtype
+    return tuple(key[0]), canonical_dtype(key[1])
+
+
 class Function:
     """A Python function compiled per input signature (like `jax.jit`); see `frame.function`."""
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: Callable, cache_size: int | None = None):
         functools.update_wrapper(self, fn)
-        self.fn = fn
-        self._cache: dict = {}
+        size = DEFAULT_CACHE_SIZE if cache_size is None else cache_size
+        if not _is_index(size) or size < 1:
+            raise TraceError(f"frame.function: cache_size must be a positive int, got {cache_size!r}")
+        self.fn, self.cache_size = fn, int(size)
+        self._cache: "OrderedDict[tuple, tuple]" = OrderedDict()   # signature -> (TraceResult, Executable)
+        self._lock = threading.Lock()                              # guards _cache, _building, the counters
+        self._building: dict[tuple, threading.Lock] = {}           # one lock per signature being traced
+        self._last_signature = None
+        self._warned = False
         self.trace_count = 0
 
-    def _signature(self, args):
+    def _signature(self, args: tuple, kwargs: dict):
+        """The call's leaves (positional, then keyword by sorted name) and its cache key
+        `(positional tree, keyword tree or None, leaf keys)`."""
         leaves, tree = tree_flatten(args)
+        kw_tree = None
+        if kwargs:  # flattened apart: most calls have none, and every flatten costs microseconds
+            kw_leaves, kw_tree = tree_flatten(kwargs)
+            leaves += kw_leaves
         # Arrays are keyed by (shape, dtype) directly: building a TensorType per leaf on every call
         # cost ~8 us a leaf, 0.1 ms per step of an 11-input training step.
-        return leaves, (tree, tuple((leaf.shape, leaf.dtype) if type(leaf) is np.ndarray else example_type(leaf)
-                                    for leaf in leaves))
+        return leaves, (tree, kw_tree, tuple((leaf.shape, leaf.dtype) if type(leaf) is np.ndarray
+                                             else example_type(leaf) for leaf in leaves))
 
-    def _entry(self, args):
-        leaves, sig = self._signature(args)
-        entry = self._cache.get(sig)
-        if entry is None:
-            self.trace_count += 1
-            res = trace_function(self.fn, args)
-            entry = self._cache[sig] = (res, compile_graph(res.graph))
+    def _entry(self, args: tuple, kwargs: dict):
+        leaves, sig = self._signature(args, kwargs)
+        with self._lock:
+            entry = self._cache.get(sig)
+            if entry is not None:
+                self._cache.move_to_end(sig)
+                return leaves, entry
+            building = self._building.setdefault(sig, threading.Lock())
+        # Threads that miss on the same signature wait for the first one's trace instead of repeating it;
+        # different signatures trace in parallel.
+        with building:
+            with self._lock:
+                entry = self._cache.get(sig)
+            if entry is None:
+                entry = self._trace_and_compile(sig, args, kwargs)
+        with self._lock:
+            if self._building.get(sig) is building:
+                del self._building[sig]
         return leaves, entry
 
-    def __call__(self, *args):
+    def _trace_and_compile(self, sig, args: tuple, kwargs: dict):
+        res = trace_function(_call_with_keywords(self.fn), (args, kwargs), name=getattr(self.fn, "__name__", "fn"))
+        entry = (res, compile_graph(res.graph))
+        with self._lock:
+            self.trace_count += 1
+            previous, self._last_signature = self._last_signature, sig
+            self._cache[sig] = entry
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+            warn = self.trace_count > RETRACE_WARNING_AFTER and not self._warned
+            self._warned |= warn
+        if warn:
+            name = getattr(self.fn, "__qualname__", getattr(self.fn, "__name__", "fn"))
+            warnings.warn(RetraceWarning(
+                f"frame.function '{name}' has retraced {self.trace_count - 1} times (each new argument shape, dtype "
+                f"or structure traces and compiles again); the latest retrace: {self._explain_retrace(previous, sig)}. "
+                "Keep shapes and dtypes stable (e.g. pad to a few sizes). This warning is shown once per function."),
+                stacklevel=4)
+        return entry
+
+    def _argument_names(self) -> list[str]:
+        try:
+            params = inspect.signature(self.fn).parameters.values()
+        except (TypeError, ValueError):
+            return []
+        return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    def _explain_retrace(self, old, new) -> str:
+        """What changed between two signatures, like "argument 0 (x): shape (3,) -> (4,)"."""
+        if old is None:
+            return "first trace"
+        (old_args, old_kw, old_keys), (new_args, new_kw, new_keys) = old, new
+        old_kw, new_kw = old_kw or _NO_KEYWORDS, new_kw or _NO_KEYWORDS
+        if len(old_args.children) != len(new_args.children) or old_kw.meta != new_kw.meta:
+            return (f"the arguments changed from {_describe_call(old_args, old_kw)} "
+                    f"to {_describe_call(new_args, new_kw)}")
+        names = self._argument_names()
+        labels = [f"argument {i}" + (f" ({names[i]})" if i < len(names) else "") for i in range(len(old_args.children))]
+        labels += [f"keyword argument {k}" for k in (new_kw.meta or ())]
+        changes, start = [], 0
+        for label, old_sub, new_sub in zip(labels, [*old_args.children, *old_kw.children],
+                                           [*new_args.children, *new_kw.children]):
+            if old_sub != new_sub:
+                changes.append(f"{label}: structure {old_sub} -> {new_sub}")
+                start += old_sub.num_leaves
+                continue
+            for path, k_old, k_new in zip(tree_paths(new_sub), old_keys[start:], new_keys[start:]):
+                (s_old, d_old), (s_new, d_new) = _leaf_shape_dtype(k_old), _leaf_shape_dtype(k_new)
+                diffs = [f"shape {s_old} -> {s_new}"] * (s_old != s_new) + [f"dtype {d_old} -> {d_new}"] * (d_old != d_new)
+                if diffs:
+                    changes.append(f"{label}{path}: {', '.join(diffs)}")
+            start += new_sub.num_leaves
+        return "; ".join(changes) or "a Python scalar argument became an array or the reverse"
+
+    def __call__(self, *args, **kwargs):
         if is_tracing():
-            res = trace_function(self.fn, args)
-            leaves = tree_flatten(args)[0]
+            res = trace_function(_call_with_keywords(self.fn), (args, kwargs), name=getattr(self.fn, "__name__", "fn"))
+            leaves = tree_flatten((args, kwargs))[0]
             return tree_unflatten(res.out_tree, inline_into_current(res.graph, [*leaves, *res.captures]))
-        leaves, (res, exe) = self._entry(args)
+        leaves, (res, exe) = self._entry(args, kwargs)
         return tree_unflatten(res.out_tree, exe(*leaves))
 
-    def trace(self, *args) -> Graph:
+    def trace(self, *args, **kwargs) -> Graph:
         """The graph traced for these arguments' signature."""
-        return self._entry(args)[1][0].graph
+        return self._entry(args, kwargs)[1][0].graph
 
-    def compiled(self, *args):
+    def compiled(self, *args, **kwargs):
         """The `Executable` for these arguments' signature."""
-        return self._entry(args)[1][1]
+        return self._entry(args, kwargs)[1][1]
 
 
-def function(fn: Callable) -> Function:
-    """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run."""
+_NO_KEYWORDS = tree_flatten({})[1]
+
+
+def _describe_call(args: TreeDef, kw: TreeDef) -> str:
+    return f"{len(args.children)} positional argument(s)" + (f" and keywords {', '.join(kw.meta)}" if kw.meta else "")
+
+
+def function(fn: Callable | None = None, *, cache_size: int | None = None):
+    """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run.
+
+    Like `jax.jit`, keyword arguments are traced too: their array (and Python number) leaves are
+    graph inputs, keyed in the signature by name. At most `cache_size` signatures stay compiled
+    (default `DEFAULT_CACHE_SIZE`, least recently used evicted first); a function that retraces
+    `RETRACE_WARNING_AFTER` times issues one `RetraceWarning` naming the argument whose shape or
+    dtype changed. Use as `@frame.function` or `@frame.function(cache_size=8)`.
+    """
+    if fn is None:
+        return functools.partial(function, cache_size=cache_size)
     if not callable(fn):
         raise TraceError(f"frame.function needs a callable, got {type(fn).__name__}")
-    return Function(fn)
+    return Function(fn, cache_size=cache_size)
