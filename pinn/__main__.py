@@ -3,18 +3,23 @@
     python -m pinn --problem poisson1d --steps 1000 --lbfgs 500 --seed 0 --out out/poisson
     python -m pinn --problem burgers1d --out out/burgers
 
-Prints the progress bars and the final relative L2 error, and writes `solution.png` and
-`loss.png` into the output directory.
+Prints the progress bars and the final relative L2 error, writes the numbers to `metrics.json`
+and then `solution.png` and `loss.png` into the output directory. Bad flags or an unusable output
+directory exit with status 2 before training; a training failure (NaN, divergence) exits with
+status 1; each prints one `error:` line.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
 
 from frame.errors import FrameError
 
 from .plots import save_plots
-from .problems import PROBLEMS
+from .problems import PROBLEMS, ProblemError
 from .training import train
 
 #: per problem: (Adam steps, L-BFGS iterations, learning rate) reaching its target accuracy.
@@ -32,7 +37,37 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="number of residual (collocation) points (default: the problem's)")
     parser.add_argument("--out", default="out/pinn", help="directory for solution.png and loss.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    for flag in ("steps", "lbfgs"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 0:
+            parser.error(f"--{flag} must be >= 0, got {getattr(args, flag)}")
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        parser.error(f"--lr must be a positive finite number, got {args.lr:g}")
+    problem = prepare_output_directory(args.out)
+    if problem:
+        parser.error(f"--out {args.out}: {problem}")
+    return args
+
+
+def prepare_output_directory(path: str) -> str | None:
+    """Create `path` if needed; what is wrong with it as an output directory, or None if it is usable."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        return f"cannot create the output directory ({e.strerror or e})"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "the output directory is not writable"
+    return None
+
+
+def write_metrics(result, args, path: str) -> None:
+    """The run's numbers as JSON, written before the plots so a plotting failure never loses them."""
+    metrics = {"problem": args.problem, "seed": args.seed, "adam_steps": result.adam_steps,
+               "lbfgs_iterations": result.lbfgs_iterations, "relative_l2_error": result.relative_l2_error,
+               "final_loss": result.history[-1] if result.history else None,
+               "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds}
+    with open(path, "w") as f:
+        json.dump(metrics, f, indent=2)
 
 
 def main(argv=None) -> int:
@@ -45,17 +80,30 @@ def main(argv=None) -> int:
         kwargs = {} if args.collocation is None else {"n_collocation": args.collocation}
         problem = PROBLEMS[args.problem](**kwargs)
         model = problem.default_model(seed=args.seed)
-        print(f"{problem!r}\n{model!r}\nAdam {steps} steps (lr {lr:g}), then L-BFGS {lbfgs_steps} iterations",
-              flush=True)
-        result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
-                       progress=not args.no_progress)
-        paths = save_plots(result, args.out)
-    except FrameError as e:
+    except FrameError as e:  # a bad configuration: nothing has run
         print(f"error: {e}", file=sys.stderr)
         return 2
+    print(f"{problem!r}\n{model!r}\nAdam {steps} steps (lr {lr:g}), then L-BFGS {lbfgs_steps} iterations", flush=True)
+    try:
+        result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
+                       progress=not args.no_progress)
+    except ProblemError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except FrameError as e:  # training failed: NaN, divergence
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(result.summary())
     print(f"relative L2 error: {result.relative_l2_error:.3e}")
     print(f"wall time: {result.wall_time:.1f} s")
+    try:
+        metrics_path = os.path.join(args.out, "metrics.json")
+        write_metrics(result, args, metrics_path)
+        print(f"metrics: {metrics_path}", flush=True)
+        paths = save_plots(result, args.out)
+    except (OSError, FrameError) as e:
+        print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
+        return 1
     for name, path in paths.items():
         print(f"{name} plot: {path}")
     return 0

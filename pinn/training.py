@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from frame.optimize import lbfgs
-from frame.train import SGD, Adam, Optimizer, Trainer
+from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer
 
 from .models import MLP
 from .problems import Problem, ProblemError
@@ -57,7 +57,8 @@ class PINNResult:
         if self.lbfgs_iterations:
             lines.append(f"L-BFGS: {self.lbfgs_iterations} iterations in {self.lbfgs_seconds:.1f} s "
                          f"({self.lbfgs_message})")
-        lines.append(f"final loss {self.history[-1]:.3e}, relative L2 error {self.relative_l2_error:.3e}")
+        final = f"final loss {self.history[-1]:.3e}" if self.history else "no steps taken"
+        lines.append(f"{final}, relative L2 error {self.relative_l2_error:.3e}")
         return "\n".join(lines)
 
 
@@ -91,19 +92,22 @@ def _check_data(problem: Problem, data: tuple) -> None:
 
 def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimizer="adam", lr=1e-3,
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
-          checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15) -> PINNResult:
+          checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
+          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: an `MLP` (default: `problem.default_model(seed)`); its own `params` are the start.
     - `steps` first-order steps with `optimizer` ("adam", "sgd" or a `frame.train` optimiser) at
       learning rate `lr` (a float or a callable step -> lr), through `frame.train.Trainer`
-      (progress bar, NaN guard, checkpoints to `checkpoint` every `checkpoint_every` steps).
+      (progress bar, NaN guard, checkpoints to `checkpoint` every `checkpoint_every` steps, and the
+      divergence guard: a loss above the first by `divergence_factor` x |first| stops training;
+      None turns it off).
     - then `lbfgs_steps` iterations of L-BFGS (`frame.optimize.lbfgs`) with tolerance `lbfgs_tol`:
       the tolerance is relative to max(|loss|, 1), so PINN losses far below 1 need it tiny.
     - `seed` draws the problem's collocation points (a grid problem ignores it).
 
     Bad input (model/problem mismatch, non-finite data, bad counts) raises `ProblemError` before
-    any training; a non-finite loss during training raises `frame.TrainingError`.
+    any training; a non-finite or diverging loss during training raises `frame.TrainingError`.
     """
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
     eval_every = max(1, _check_count("eval_every", eval_every))
@@ -125,7 +129,8 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
         return {"rel_l2": error}
 
     start = time.perf_counter()
-    trainer = Trainer(loss_fn, model.params, opt, progress=progress, desc=f"{problem.name} {type(opt).__name__}")
+    trainer = Trainer(loss_fn, model.params, opt, progress=progress, desc=f"{problem.name} {type(opt).__name__}",
+                      divergence_factor=divergence_factor)
     trainer.run(steps, *data, callback=measure, every=eval_every, checkpoint=checkpoint,
                 checkpoint_every=checkpoint_every)
     params, history = trainer.params, list(trainer.history)

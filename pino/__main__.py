@@ -2,11 +2,15 @@
 
 poisson1d trains from the spectral physics residual alone (no solution data); burgers1d trains on
 (u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. Prints the final test
-relative L2 error and the wall time, and writes a plot of predicted vs true fields.
+relative L2 error and the wall time, and writes a plot of predicted vs true fields. Bad flags or
+an unwritable plot path exit with status 2 before training; a training failure (NaN, divergence)
+exits with status 1; each prints one `error:` line.
 """
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 
 DEFAULTS = {
@@ -36,11 +40,67 @@ def parse_args(argv=None):
     for key, value in DEFAULTS[args.problem].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    problem = flag_problem(args)
+    if problem:
+        parser.error(problem)
     return args
+
+
+def flag_problem(args) -> str | None:
+    """What is wrong with the (defaults-filled) flags, checked before any work; None if nothing."""
+    for flag in ("n", "modes", "width", "layers", "train", "test", "batch"):
+        if getattr(args, flag) < 1:
+            return f"--{flag} must be >= 1, got {getattr(args, flag)}"
+    if args.steps < 0:
+        return f"--steps must be >= 0, got {args.steps}"
+    if args.n // 2 + 1 < args.modes:
+        return (f"--modes {args.modes} needs a grid of n >= {2 * (args.modes - 1)} (n={args.n} has "
+                f"{args.n // 2 + 1} Fourier bins)")
+    if args.batch > args.train:
+        return f"--batch {args.batch} is larger than the {args.train} training samples (--train)"
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        return f"--lr must be a positive finite number, got {args.lr:g}"
+    if not args.no_plot:
+        directory = os.path.dirname(os.path.abspath(args.plot or f"pino_{args.problem}.png"))
+        if not os.path.isdir(directory):
+            return f"--plot: the directory {directory} does not exist"
+        if not os.access(directory, os.W_OK | os.X_OK):
+            return f"--plot: the directory {directory} is not writable"
+    return None
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    from frame.errors import FrameError
+
+    try:
+        result, test, title, input_label = run(args)
+    except FrameError as e:  # training failed: NaN, divergence
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if result.history:
+        print(f"final training loss {result.history[-1]:.4e}")
+    else:
+        print("no training steps taken")
+    print(f"test relative L2 error {result.test_error:.4%}  ({result.seconds:.1f} s training)", flush=True)
+    if not args.no_plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        from .plots import plot_fields
+
+        path = args.plot or f"pino_{args.problem}.png"
+        try:
+            plot_fields(test.x, test.inputs, test.outputs, result.predictions, title=title, input_label=input_label,
+                        path=path)
+        except OSError as e:
+            print(f"error: writing the plot {path} failed: {e}", file=sys.stderr)
+            return 1
+        print(f"plot written to {path}")
+    return 0
+
+
+def run(args):
+    """Train as the flags say; returns the result, the test data, and the plot's title and input label."""
     from . import Burgers1D, FNO1d, PeriodicPoisson1D, train_operator, train_poisson_physics
 
     model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
@@ -62,18 +122,7 @@ def main(argv=None) -> int:
                                 dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
                                 desc="FNO burgers1d")
         title, input_label = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})", "u0"
-    print(f"final training loss {result.history[-1]:.4e}")
-    print(f"test relative L2 error {result.test_error:.4%}  ({result.seconds:.1f} s training)")
-    if not args.no_plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        from .plots import plot_fields
-
-        path = args.plot or f"pino_{args.problem}.png"
-        plot_fields(test.x, test.inputs, test.outputs, result.predictions, title=title, input_label=input_label,
-                    path=path)
-        print(f"plot written to {path}")
-    return 0
+    return result, test, title, input_label
 
 
 if __name__ == "__main__":

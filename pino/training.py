@@ -15,7 +15,7 @@ import numpy as np
 
 import frame
 import frame.numpy as fnp
-from frame.train import Adam, Trainer
+from frame.train import DEFAULT_DIVERGENCE_FACTOR, Adam, Trainer
 
 from .problems import OperatorData, PeriodicPoisson1D
 
@@ -95,11 +95,14 @@ def predict(model, params, inputs: np.ndarray, batch_size: int = 100) -> np.ndar
 
 def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, num_train: int = 256,
                           num_test: int = 64, steps: int = 1000, batch_size: int = 32, lr: float = 3e-3,
-                          dtype: str = "float32", seed: int = 0, progress: bool = True) -> TrainResult:
+                          dtype: str = "float32", seed: int = 0, progress: bool = True,
+                          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> TrainResult:
     """Train `model` (in/out channels 1) on `f -> u` for `-u'' + u = f` from the spectral residual alone.
 
     The loss never sees a solution: it is `mean((-u'' + u - f)^2) / mean(f^2)` with `u = model(f)`
     and `u''` by rfft / `-k^2` / irfft (ARCH-067). The test error compares with the exact solution.
+    A loss above the first by `divergence_factor` x |first| stops training with `frame.TrainingError`
+    (None: no divergence guard), as does a NaN/Inf loss.
     """
     problem = problem or PeriodicPoisson1D()
     train_f = problem.forcing(num_train, seed=seed)[:, None, :].astype(dtype)
@@ -111,7 +114,8 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
         return problem.physics_loss(u, f, scale)
 
     start = time.perf_counter()
-    trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False)
+    trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False,
+                      divergence_factor=divergence_factor)
     batches = ((train_f[idx],) for idx in minibatch_indices(num_train, batch_size, steps, seed))
     fit(trainer, batches, steps, progress=progress, desc="PINO poisson1d (physics only)")
     seconds = time.perf_counter() - start
@@ -123,11 +127,13 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
 def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int = 1000, batch_size: int = 20,
                    lr: float = 1e-3, dtype: str = "float32", seed: int = 0, progress: bool = True,
                    physics: Callable | None = None, physics_weight: float = 0.0,
-                   desc: str = "FNO (data loss)") -> TrainResult:
+                   desc: str = "FNO (data loss)",
+                   divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> TrainResult:
     """Train `model` on pairs `train.inputs -> train.outputs` with the relative-L2 data loss.
 
     `physics(u_pred, a) -> scalar`, when given with `physics_weight > 0`, is added to the loss
     (its gradient comes from the same backward transform). Adam with a cosine learning-rate decay.
+    `divergence_factor` is the divergence guard of `frame.train.Trainer` (None turns it off).
     """
     x_train, y_train = train.channels(dtype)
     x_test, _ = test.channels(dtype)
@@ -140,7 +146,8 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
         return loss
 
     start = time.perf_counter()
-    trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False)
+    trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False,
+                      divergence_factor=divergence_factor)
     batches = ((x_train[idx], y_train[idx]) for idx in minibatch_indices(len(train), batch_size, steps, seed))
     fit(trainer, batches, steps, progress=progress, desc=desc)
     seconds = time.perf_counter() - start

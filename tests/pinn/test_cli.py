@@ -1,7 +1,10 @@
 """`python -m pinn`: trains, prints the error and the plot paths, writes solution.png and loss.png."""
+import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 from pinn.__main__ import main
 
@@ -32,3 +35,41 @@ def test_bad_input_is_reported_not_raised(tmp_path, capsys):
     assert code == 2
     assert "error: Burgers1D n_collocation must be a positive int, got 0" in capsys.readouterr().err
     assert not (tmp_path / "solution.png").exists()
+
+
+def test_bad_flags_and_an_unusable_output_directory_exit_2_before_training(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for flags, message in [(["--steps", "-3"], "--steps must be >= 0, got -3"),
+                           (["--lbfgs", "-1"], "--lbfgs must be >= 0, got -1"),
+                           (["--lr", "0"], "--lr must be a positive finite number, got 0"),
+                           (["--out", str(blocker / "sub")], "cannot create the output directory")]:
+        with pytest.raises(SystemExit) as info:
+            main([*flags, "--no-progress"] + ([] if "--out" in flags else ["--out", str(tmp_path / "out")]))
+        assert info.value.code == 2
+        captured = capsys.readouterr()
+        errors = [line for line in captured.err.splitlines() if "error:" in line]
+        assert captured.out == "" and len(errors) == 1 and message in errors[0]
+
+
+def test_divergence_exits_1_with_one_error_line(tmp_path, capsys):
+    code = main(["--lr", "1e8", "--steps", "50", "--lbfgs", "0", "--out", str(tmp_path), "--no-progress"])
+    assert code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: step ") and "training diverged" in err[0]
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_results_are_written_before_the_plots(tmp_path, capsys, monkeypatch):
+    import pinn.__main__ as cli
+
+    def failing_plots(result, out):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli, "save_plots", failing_plots)
+    code = main(["--steps", "20", "--lbfgs", "0", "--out", str(tmp_path), "--no-progress"])
+    captured = capsys.readouterr()
+    assert code == 1 and "relative L2 error: " in captured.out
+    assert "error: writing the results" in captured.err and "No space left" in captured.err
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["adam_steps"] == 20 and 0 < metrics["relative_l2_error"] < 10
