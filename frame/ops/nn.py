@@ -62,8 +62,16 @@ def _max_shift_shape(ctx: NodeContext):
     return [TensorType(reduced_shape(x.shape, axes, True), x.dtype, x.device)]
 
 
+def max_keepdims(x: np.ndarray, axes) -> np.ndarray:
+    """The max over `axes` with keepdims; -inf (max's identity) over empty axes, where np.max raises.
+
+    So softmax and log_softmax over an empty axis give their (empty) result, eagerly and compiled.
+    For non-empty axes the bits are np.max's: -inf is below every other value and nan still wins."""
+    return np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+
+
 register_op("max_shift_internal", shape=_max_shift_shape, num_inputs=1, attrs={"axes": ((tuple,), True)},
-            kernel=lambda x, axes: np.max(x, axis=axes, keepdims=True),
+            kernel=max_keepdims,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]), traits=(INTERNAL,),
             doc="max over `axes` with keepdims; a stabilising shift whose derivative is taken as zero")
 
@@ -126,7 +134,7 @@ register_op("gelu", shape=_float_unary_shape, kernel=_gelu_kernel, num_inputs=1,
 
 # -- softmax ------------------------------------------------------------------------------------
 def _softmax_kernel(x, axis):
-    e = np.exp(x - np.max(x, axis=axis % x.ndim, keepdims=True))
+    e = np.exp(x - max_keepdims(x, axis % x.ndim))
     return e / np.sum(e, axis=axis % x.ndim, keepdims=True)
 
 
@@ -150,7 +158,7 @@ register_op("softmax", shape=_axis_shape, kernel=_softmax_kernel, num_inputs=1, 
 
 # -- log_softmax --------------------------------------------------------------------------------
 def _log_softmax_kernel(x, axis):
-    d = x - np.max(x, axis=axis % x.ndim, keepdims=True)
+    d = x - max_keepdims(x, axis % x.ndim)
     return d - np.log(np.sum(np.exp(d), axis=axis % x.ndim, keepdims=True))
 
 

@@ -41,9 +41,16 @@ def _expand(gy, x_shape, axes):
     return bind("sum_grad_internal", gy, input_shape=tuple(x_shape), axes=tuple(axes))
 
 
+def _sum_kernel(x, axes, keepdims=False):
+    if not axes:
+        # A sum over no axes is the identity (as `canonicalize` rewrites it); np.sum would add +0
+        # and turn -0.0 into +0.0.
+        return np.array(x)
+    return np.asarray(np.sum(x, axis=axes, keepdims=keepdims))
+
+
 register_op(
-    "sum", shape=_reduce_shape(False), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
-    kernel=lambda x, axes, keepdims=False: np.asarray(np.sum(x, axis=axes, keepdims=keepdims)),
+    "sum", shape=_reduce_shape(False), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,), kernel=_sum_kernel,
     gradient=traced_gradient(lambda ctx, xs, ys, gys: [_expand(gys[0], xs[0].shape, ctx.attrs["axes"])]),
     doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1")
 
@@ -62,9 +69,15 @@ def _mean_decomposition(ctx, x):
     return fnp.sum(x, axis=axes, keepdims=ctx.attrs.get("keepdims", False)) / float(count)
 
 
+def _mean_kernel(x, axes, keepdims=False):
+    if not axes:   # x / 1, as the decomposition computes it (np.mean would add +0 to -0.0 first)
+        return np.array(x)
+    return np.asarray(np.mean(x, axis=axes, keepdims=keepdims), dtype=x.dtype)
+
+
 register_op(
     "mean", shape=_reduce_shape(True), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
-    kernel=lambda x, axes, keepdims=False: np.asarray(np.mean(x, axis=axes, keepdims=keepdims), dtype=x.dtype),
+    kernel=_mean_kernel,
     gradient=traced_gradient(_mean_grad), decomposition=traced_decomposition(_mean_decomposition),
     doc="arithmetic mean over `axes`")
 

@@ -74,6 +74,9 @@ def _concat_shape(ctx: NodeContext):
         raise ShapeError("op 'concat' needs at least one operand")
     first = ctx.input_types[0]
     same_dtype("concat", ctx.input_types)
+    if first.rank == 0:   # normalize_axis accepts axis 0 of a scalar; concat has no axis to join along
+        raise ShapeError(f"op 'concat' needs operands of rank >= 1, got shapes "
+                         f"{', '.join(str(u.shape) for u in ctx.input_types)}")
     axis = normalize_axis("concat", ctx.attrs["axis"], first.rank)
     for t in ctx.input_types[1:]:
         if t.rank != first.rank or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis):

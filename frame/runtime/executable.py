@@ -84,7 +84,7 @@ class _Source:
         self.lines: list[str] = []
         self.namespace: dict = {"np": np}
         for name in {*_UNARY_UFUNCS.values(), *_BINARY_UFUNCS.values(), "maximum", "power", "matmul",
-                     "broadcast_to"}:
+                     "broadcast_to", "positive"}:
             self.namespace[f"np_{name}"] = getattr(np, name)
         self.namespace["np_add_reduce"] = np.add.reduce
         self.namespace["np_array"] = np.array
@@ -140,6 +140,8 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
         # (An inner dimension of 1 never gets here from the full pipeline: `canonicalize` makes
         # outer products broadcast multiplies, which fuse.)
         line(f"{result} = np_matmul({a}, {b}{_out(buffer)})")
+    elif op == "sum" and not attrs["axes"]:   # the identity, like the kernel (np.add.reduce would give -0.0 + 0)
+        line(f"{result} = np_positive({args[0]}{_out(buffer)})")
     elif op == "sum":
         line(f"{result} = np_add_reduce({args[0]}, axis={attrs['axes']!r}, "
              f"keepdims={bool(attrs.get('keepdims', False))}{_out(buffer)})")

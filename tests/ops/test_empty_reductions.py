@@ -28,3 +28,39 @@ def test_compiled_mean_of_empty_axes_is_eager_nan(shape, axes, keepdims, dtype):
     np.testing.assert_array_equal(compiled, eager)   # nan == nan here
     if eager.size and 0 in [shape[a] for a in axes]:
         assert np.isnan(compiled).all()
+
+
+def _eager_and_compiled(op, x, **attrs):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        eager = bind(op, x, **attrs)
+        (compiled,) = frame.runtime.compile(frame.trace(lambda v: bind(op, v, **attrs), x))(x)
+    return eager, compiled
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,axis", [((0,), 0), ((3, 0), 1), ((0, 4), 0), ((2, 0, 3), -2)])
+def test_softmax_over_an_empty_axis_is_empty_not_a_numpy_error(op, shape, axis):
+    eager, compiled = _eager_and_compiled(op, np.zeros(shape), axis=axis)
+    assert eager.shape == compiled.shape == shape
+
+
+def test_max_shift_over_an_empty_axis_is_max_identity():
+    eager, compiled = _eager_and_compiled("max_shift_internal", np.zeros((3, 0)), axes=(1,))
+    np.testing.assert_array_equal(eager, np.full((3, 1), -np.inf))
+    np.testing.assert_array_equal(compiled, eager)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_reducing_no_axes_is_the_identity_on_every_path(op):
+    # -0.0 stays -0.0: `canonicalize` drops a sum over no axes, so the kernel must not add +0.
+    x = np.array([-0.0, 1.5, np.nan, -np.inf])
+    eager, compiled = _eager_and_compiled(op, x, axes=())
+    for got in (eager, compiled):
+        np.testing.assert_array_equal(got, x)
+        assert np.signbit(got[0])
+
+
+def test_concat_of_scalars_is_a_shape_error():
+    with pytest.raises(frame.ShapeError, match=r"'concat'.*rank >= 1.*\(\)"):
+        bind("concat", np.float64(1.0), np.float64(2.0), axis=0)

@@ -1,0 +1,271 @@
+"""Hypothesis strategies of operands and attributes for every registered op (issue 12, item 5).
+
+`EXAMPLES[op]` draws `(inputs, attrs)`: float32 or float64 operands of generated shapes with
+0-size and size-1 axes (numpy broadcasting where the op broadcasts), values over the whole float
+range (nan, infinities, subnormals included), attributes the op accepts. Most draws are valid for
+the op's shape rule; about a third are not (shapes that do not broadcast, bad axes, mismatched
+inner dimensions...), so that rejections are exercised too.
+
+`EXCLUDED` names each registered op without a strategy, with the reason.
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from frame.ops.fft import num_bins
+
+MAX_SIDE = 4
+DTYPES = st.sampled_from(["float32", "float64"])
+
+EXCLUDED = {
+    "debug_print": "no outputs: it prints at run time, there is no result to compare",
+}
+
+
+def shapes(min_dims=0, max_dims=3):
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=MAX_SIDE)
+
+
+def arrays(dtype, shape):
+    """Any floats of `dtype` (nan, +-inf, +-0, subnormals included)."""
+    return hnp.arrays(dtype, shape)
+
+
+def mostly_valid(valid, invalid):
+    """Two valid draws for each invalid one."""
+    return st.one_of(valid, valid, invalid)
+
+
+@st.composite
+def _operands(draw, shape_lists, dtype=None):
+    dtype = dtype or draw(DTYPES)
+    return [draw(arrays(dtype, s)) for s in draw(shape_lists)]
+
+
+def _unary(attrs=st.just({})):
+    @st.composite
+    def draw_example(draw):
+        return draw(_operands(shapes().map(lambda s: [s]))), draw(attrs)
+    return draw_example()
+
+
+def _binary(num_shapes=2):
+    broadcasting = hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=3, min_side=0,
+                                                     max_side=MAX_SIDE).map(lambda b: list(b.input_shapes))
+    independent = st.lists(shapes(), min_size=num_shapes, max_size=num_shapes)
+
+    @st.composite
+    def draw_example(draw):
+        return draw(_operands(mostly_valid(broadcasting, independent))), {}
+    return draw_example()
+
+
+@st.composite
+def _axes(draw, rank, non_empty=False):
+    """Sorted distinct axes in [0, rank) (or, a third of the time, any small tuple of ints)."""
+    valid = st.lists(st.sampled_from(range(rank)), unique=True, min_size=int(non_empty),
+                     max_size=rank).map(lambda a: tuple(sorted(a))) if rank else st.just(())
+    anything = st.lists(st.integers(-1, rank), max_size=rank + 1).map(tuple)
+    return draw(mostly_valid(valid, anything))
+
+
+@st.composite
+def _reduction(draw):
+    (x,) = draw(_operands(shapes().map(lambda s: [s])))
+    return [x], {"axes": draw(_axes(x.ndim)), "keepdims": draw(st.booleans())}
+
+
+@st.composite
+def _sum_grad(draw):
+    dtype = draw(DTYPES)
+    shape = draw(shapes())
+    axes = tuple(sorted(draw(st.lists(st.sampled_from(range(len(shape))), unique=True)))) if shape else ()
+    keepdims = draw(st.booleans())
+    gy_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims else \
+        tuple(d for i, d in enumerate(shape) if i not in axes)
+    gy_shape = draw(mostly_valid(st.just(gy_shape), shapes()))
+    return [draw(arrays(dtype, gy_shape))], {"input_shape": shape, "axes": axes}
+
+
+@st.composite
+def _max_shift(draw):
+    (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
+    return [x], {"axes": draw(_axes(x.ndim, non_empty=True))}
+
+
+def _matmul(a_t=False, b_t=False):
+    """Operands of op(a, b) = a' @ b' where a' (b') is a (b) transposed in its last two axes when a_t (b_t)."""
+    @st.composite
+    def draw_example(draw):
+        batch = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, min_side=0, max_side=3))
+        side = st.integers(0, MAX_SIDE)
+        m, k, n = draw(side), draw(side), draw(side)
+        k_b = draw(mostly_valid(st.just(k), side))          # a mismatched inner dimension now and then
+        a = (k, m) if a_t else (m, k)
+        b = (n, k_b) if b_t else (k_b, n)
+        lhs, rhs = batch.input_shapes[0] + a, batch.input_shapes[1] + b
+        if draw(st.integers(0, 9)) == 0:                    # rank 1 is refused
+            lhs = lhs[-1:]
+        return draw(_operands(st.just([lhs, rhs]))), {}
+    return draw_example()
+
+
+@st.composite
+def _reshape(draw):
+    (x,) = draw(_operands(shapes().map(lambda s: [s])))
+    same_size = st.permutations(list(x.shape) + [1] * draw(st.integers(0, 2))).map(tuple)
+    if x.size == 0:
+        same_size = shapes(min_dims=1).filter(lambda s: 0 in s)
+    return [x], {"shape": draw(mostly_valid(same_size, shapes()))}
+
+
+@st.composite
+def _transpose(draw):
+    (x,) = draw(_operands(shapes().map(lambda s: [s])))
+    perm = st.permutations(range(x.ndim)).map(tuple)
+    return [x], {"perm": draw(mostly_valid(perm, st.lists(st.integers(0, x.ndim), max_size=x.ndim + 1).map(tuple)))}
+
+
+@st.composite
+def _broadcast_to(draw):
+    target = draw(shapes())
+    source = tuple(d if draw(st.booleans()) else 1 for d in target)[draw(st.integers(0, len(target))):]
+    source = draw(mostly_valid(st.just(source), shapes()))
+    return draw(_operands(st.just([source]))), {"shape": target}
+
+
+@st.composite
+def _concat(draw):
+    base = list(draw(shapes(min_dims=1)))
+    axis = draw(st.integers(-len(base), len(base) - 1))
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        s = list(base)
+        s[axis] = draw(st.integers(0, MAX_SIDE))
+        parts.append(tuple(s))
+    shape_lists = mostly_valid(st.just(parts), st.lists(shapes(), min_size=1, max_size=3))
+    return draw(_operands(shape_lists)), {"axis": draw(mostly_valid(st.just(axis), st.integers(-4, 4)))}
+
+
+@st.composite
+def _slice_attrs(draw, shape):
+    starts, stops, steps = [], [], []
+    for d in shape:
+        a = draw(st.integers(0, d))
+        starts.append(a)
+        stops.append(draw(st.integers(a, d)))
+        steps.append(draw(st.integers(1, 3)))
+    valid = st.just((tuple(starts), tuple(stops), tuple(steps)))
+    small = st.lists(st.integers(-1, MAX_SIDE + 1), min_size=len(shape), max_size=len(shape)).map(tuple)
+    starts, stops, steps = draw(mostly_valid(valid, st.tuples(small, small, small)))
+    return {"starts": starts, "stops": stops, "steps": steps}
+
+
+@st.composite
+def _slice(draw):
+    (x,) = draw(_operands(shapes().map(lambda s: [s])))
+    return [x], draw(_slice_attrs(x.shape))
+
+
+@st.composite
+def _slice_grad(draw):
+    input_shape = draw(shapes())
+    attrs = draw(_slice_attrs(input_shape))
+    try:
+        sliced = np.empty(input_shape)[tuple(slice(*t) for t in zip(attrs["starts"], attrs["stops"],
+                                                                    attrs["steps"]))].shape
+    except (ValueError, IndexError, TypeError):
+        sliced = input_shape
+    (gy,) = draw(_operands(st.just([sliced])))
+    return [gy], {"input_shape": input_shape, **attrs}
+
+
+def _same_shapes(extra_scalar=False):
+    @st.composite
+    def draw_example(draw):
+        shape = draw(shapes())
+        pair = mostly_valid(st.just([shape, shape]), st.lists(shapes(), min_size=2, max_size=2))
+        return draw(_operands(pair.map(lambda p: p + [()] if extra_scalar else p))), {}
+    return draw_example()
+
+
+@st.composite
+def _softmax(draw):
+    (x,) = draw(_operands(mostly_valid(shapes(min_dims=1), shapes()).map(lambda s: [s])))
+    rank = max(x.ndim, 1)
+    return [x], {"axis": draw(mostly_valid(st.integers(-rank, rank - 1), st.integers(-4, 4)))}
+
+
+@st.composite
+def _layer_norm(draw):
+    (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
+    return [x], {"axes": draw(_axes(x.ndim, non_empty=True)), "eps": draw(st.sampled_from([0.0, 1e-5, 0.5]))}
+
+
+@st.composite
+def _irfft(draw):
+    n = draw(st.integers(1, 7))
+    batch = draw(shapes(max_dims=2))
+    bins = draw(mostly_valid(st.just(num_bins(n)), st.integers(0, MAX_SIDE)))
+    return draw(_operands(st.just([batch + (bins, 2)]))), {"n": n}
+
+
+@st.composite
+def _constant(draw):
+    return [], {"value": draw(arrays(draw(DTYPES), draw(shapes())))}
+
+
+# Fused bodies: one of exact ops only (a native kernel in both dtypes) and one with float32 tanh and exp.
+_FUSED_BODIES = [
+    """graph @fused(%0: {t}[{s}], %1: {t}[{r}]) {{
+  %2: {t}[{s}] = sub(%0, %1)
+  %3: {t}[{s}] = relu(%2)
+  %4: {t}[] = constant() {{value=dense<0.5>}}
+  %5: {t}[{s}] = mul(%3, %4)
+  %6: {t}[{s}] = div(%5, %0)
+  %7: {t}[{s}] = sqrt(%6)
+  return (%7, %3)
+}}""",
+    """graph @fused(%0: {t}[{s}], %1: {t}[{r}]) {{
+  %2: {t}[{s}] = tanh(%0)
+  %3: {t}[{s}] = mul(%2, %1)
+  %4: {t}[{s}] = exp(%3)
+  %5: {t}[{s}] = sigmoid(%4)
+  return (%5, %2)
+}}""",
+]
+
+
+@st.composite
+def _fused(draw):
+    dtype = draw(DTYPES)
+    shape = draw(shapes(min_dims=1))
+    row = shape[-1:] if draw(st.booleans()) else shape
+    text = draw(st.sampled_from(_FUSED_BODIES)).format(
+        t={"float32": "f32", "float64": "f64"}[dtype], s=", ".join(map(str, shape)), r=", ".join(map(str, row)))
+    operand_shapes = mostly_valid(st.just([shape, row]), st.lists(shapes(min_dims=1), min_size=2, max_size=2))
+    return draw(_operands(operand_shapes, dtype)), {"body": text}
+
+
+_UNARY_OPS = ["neg", "square", "exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "relu", "stop_gradient",
+              "softplus", "gelu"]
+_BINARY_OPS = ["add", "sub", "mul", "div"]
+
+EXAMPLES = {
+    **{op: _unary() for op in _UNARY_OPS},
+    **{op: _binary() for op in _BINARY_OPS},
+    "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),
+    "sum": _reduction(), "mean": _reduction(), "sum_grad_internal": _sum_grad(),
+    "max_shift_internal": _max_shift(),
+    "matmul": _matmul(), "matmul_grad_lhs_internal": _matmul(b_t=True), "matmul_grad_rhs_internal": _matmul(a_t=True),
+    "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
+    "slice": _slice(), "slice_grad_internal": _slice_grad(),
+    "relu_grad_internal": _same_shapes(),   # x and gy of one shape, no broadcasting
+    "mse_loss": _same_shapes(), "mse_loss_grad_internal": _same_shapes(extra_scalar=True),
+    "softmax": _softmax(), "log_softmax": _softmax(), "layer_norm": _layer_norm(),
+    "rfft": _unary(), "irfft": _irfft(),
+    "constant": _constant(),
+    "fused_elementwise_internal": _fused(),
+}
