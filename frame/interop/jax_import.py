@@ -1,34 +1,48 @@
 """`from_jax`: import a JAX function into a frame graph through its jaxpr (SPEC §7a).
 
 `jax.make_jaxpr` gives the function as a list of primitive equations; each primitive is
-rewritten into frame ops by one entry of `PRIMITIVES`. Calls with a nested jaxpr (`jit`/`pjit`,
-`custom_jvp_call`, `custom_vjp_call`, `closed_call`, `remat`) are inlined: frame differentiates
-the inlined body with its own rules (a custom JVP's rule is not imported). A primitive without
-an entry raises `FrameError` naming it and showing the equation. The result is an ordinary
-graph: it verifies, differentiates and compiles like a traced one.
+rewritten into frame ops by one entry of `PRIMITIVES`. The import is exact or it is refused:
+every equation's parameters are checked against `PARAMETERS`, the audit of what each parameter
+means and whether frame reproduces it, and anything frame would not compute exactly (values and
+derivatives) raises `TraceError` at import time naming the primitive and the parameter:
+
+- a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
+- a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
+- control flow (`scan`, `while`, `cond`): frame has no loop or branch op yet (issue 17);
+- `max`: JAX splits its derivative at ties, frame's relu does not (`jax.nn.relu` imports);
+- a custom derivative rule (`custom_jvp_call`, `custom_vjp_call`): frame would differentiate the
+  body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
+  the body anyway. `jax.nn.relu` is the exception: its rule is frame's relu rule.
+
+Calls (`jit`, `closed_call`, `remat`) are inlined: their other parameters are placement,
+compilation and memory policy, none of which changes a value. The result is an ordinary graph:
+it verifies, differentiates and compiles like a traced one.
 """
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
+import functools
+import inspect
+from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..errors import FrameError
+from ..errors import FrameError, TraceError
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType, canonical_dtype
 from ..ir.verify import verify
 from ._jax import require_jax
 
 jax = require_jax()
-from jax.extend.core import ClosedJaxpr, Jaxpr, Literal  # noqa: E402
+from jax.extend.core import ClosedJaxpr, Literal  # noqa: E402
 
 
 class _Importer:
     """Rewrites jaxpr equations into nodes of `graph`; `env` maps jaxpr variables to frame values."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, inline_custom_derivatives: bool):
         self.graph = graph
+        self.inline_custom_derivatives = inline_custom_derivatives
         self.constants: dict[Value, np.ndarray] = {}   # values known at import time (literals, consts)
 
     # -- building blocks
@@ -61,63 +75,135 @@ class _Importer:
             return self.constant(np.asarray(atom.val, dtype=np.dtype(aval.dtype)).reshape(aval.shape))
         return env[atom]
 
-    def run(self, jaxpr: Jaxpr, consts, args: list[Value], where: str) -> list[Value]:
+    def run(self, jaxpr, consts, args: list[Value], where: str) -> list[Value]:
         env: dict = {}
         for var, c in zip(jaxpr.constvars, consts):
             env[var] = self.constant(np.asarray(c))
         env.update(zip(jaxpr.invars, args))
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
+            _refuse_unsupported(eqn, where)
             operands = [self.read(env, a) for a in eqn.invars]
-            rule = PRIMITIVES.get(name)
-            if rule is None:
-                sub = _nested_jaxpr(eqn)
-                if sub is None:
-                    raise FrameError(f"from_jax: JAX primitive '{name}' has no frame equivalent{where}; "
-                                     f"equation:\n{eqn}")
-                inner_where = f"{where} inside {name}" + (f"[{eqn.params['name']}]" if "name" in eqn.params else "")
-                results = self.inline(eqn, sub, operands, inner_where)
+            if name in CALLS:
+                results = self.call(eqn, operands, where)
             else:
                 try:
-                    results = rule(self, eqn, *operands)
-                except FrameError as e:
-                    raise FrameError(f"from_jax: cannot import JAX primitive '{name}'{where}: {e}; "
+                    results = PRIMITIVES[name](self, eqn, *operands)
+                except FrameError as e:   # a rule or frame op refusing its operands names them
+                    raise TraceError(f"from_jax: cannot import JAX primitive '{name}'{where}: {e}; "
                                      f"equation:\n{eqn}") from None
                 results = results if isinstance(results, list) else [results]
             for var, value in zip(eqn.outvars, results):
                 want = _aval_type(var.aval)
                 if value.type.shape != want.shape or value.type.dtype != want.dtype:
-                    raise FrameError(f"from_jax: importing '{name}'{where} gave {value.type}, the jaxpr says {want}; "
+                    raise TraceError(f"from_jax: importing '{name}'{where} gave {value.type}, the jaxpr says {want}; "
                                      f"equation:\n{eqn}")
                 env[var] = value
         return [self.read(env, a) for a in jaxpr.outvars]
 
-    def inline(self, eqn, sub, operands: list[Value], where: str) -> list[Value]:
-        if isinstance(sub, ClosedJaxpr):
-            jaxpr, consts = sub.jaxpr, sub.consts
+    def call(self, eqn, operands: list[Value], where: str) -> list[Value]:
+        """Inline a call's body; a custom derivative rule is refused unless the caller opted in."""
+        name = eqn.primitive.name
+        body = eqn.params[CALLS[name]]
+        source = _function_source(body)
+        label = eqn.params.get("name") or (source.split(" at ")[0] if source else "")
+        if name in CUSTOM_RULES:
+            if _is_jax_relu(body) and len(operands) == 1 and operands[0].type.is_float:
+                return [self.node("relu", operands)]
+            if not self.inline_custom_derivatives:
+                raise TraceError(
+                    f"from_jax: JAX primitive '{name}'{where} calls '{source or 'a function'}', which has a custom "
+                    "derivative rule frame does not import: frame would differentiate the body instead, so "
+                    "derivatives could differ from JAX's. Pass inline_custom_derivatives=True to from_jax to "
+                    f"import the body anyway (values exact, derivatives frame's own); equation:\n{eqn}")
+        if isinstance(body, ClosedJaxpr):
+            jaxpr, consts = body.jaxpr, body.consts
         else:
-            jaxpr, consts = sub, ()
-        args = operands
-        if len(args) != len(jaxpr.invars):
-            raise FrameError(f"from_jax: cannot inline '{eqn.primitive.name}'{where}: {len(operands)} operands for "
+            jaxpr, consts = body, ()
+        if len(operands) != len(jaxpr.invars):
+            raise TraceError(f"from_jax: cannot inline '{name}'{where}: {len(operands)} operands for "
                              f"{len(jaxpr.invars)} jaxpr inputs; equation:\n{eqn}")
-        return self.run(jaxpr, consts, args, where)
+        return self.run(jaxpr, consts, operands, f"{where} inside {name}" + (f"[{label}]" if label else ""))
 
 
-def _nested_jaxpr(eqn):
-    """The body of a call-like equation (jit, custom_jvp_call, ...), or None."""
-    for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
-        sub = eqn.params.get(key)
-        if isinstance(sub, (Jaxpr, ClosedJaxpr)):
-            return sub
-    return None
+def _refuse_control_flow(jaxpr, where: str = "") -> None:
+    """Raise `TraceError` for the first loop or branch in `jaxpr` or the calls it makes.
+
+    Run before importing anything, so the error names the loop rather than whatever unsupported
+    primitive computes its trip count or predicate first."""
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        if name in CONTROL_FLOW:
+            raise _control_flow_error(eqn, where)
+        if name in CALLS:
+            body = eqn.params.get(CALLS[name])
+            inner = f"{where} inside {name}" + (f"[{eqn.params['name']}]" if "name" in eqn.params else "")
+            _refuse_control_flow(body.jaxpr if isinstance(body, ClosedJaxpr) else body, inner)
+
+
+def _control_flow_error(eqn, where: str) -> TraceError:
+    name = eqn.primitive.name
+    api, sources, kind = CONTROL_FLOW[name]
+    return TraceError(f"from_jax: {api} (from {sources}; JAX primitive '{name}') is not supported yet: frame has "
+                      f"no {kind} op; control flow comes with issue 17" + (f"; found{where}" if where else "")
+                      + f"; equation:\n{eqn}")
+
+
+def _refuse_unsupported(eqn, where: str) -> None:
+    """Raise `TraceError` unless frame imports `eqn` exactly: its primitive and every parameter value."""
+    name = eqn.primitive.name
+    if name in CONTROL_FLOW:
+        raise _control_flow_error(eqn, where)
+    if name in REFUSED:
+        raise TraceError(f"from_jax: cannot import JAX primitive '{name}'{where}: {REFUSED[name]}; equation:\n{eqn}")
+    audit = PARAMETERS.get(name)
+    if audit is None:
+        raise TraceError(f"from_jax: JAX primitive '{name}' has no frame equivalent{where}; equation:\n{eqn}")
+    for param, value in eqn.params.items():
+        decision = audit.get(param)
+        if decision is None:
+            raise TraceError(f"from_jax: cannot import JAX primitive '{name}'{where}: parameter {param}={value} has "
+                             "not been audited for import (frame refuses a parameter it does not know rather than "
+                             f"ignore it); equation:\n{eqn}")
+        if decision.kind == "checked" and not decision.accepts(value, eqn):
+            raise TraceError(f"from_jax: cannot import JAX primitive '{name}'{where}: parameter {param}={value} is "
+                             f"not supported ({decision.why}); equation:\n{eqn}")
+
+
+def _function_source(body) -> str | None:
+    """'f at file:line' for the Python function a nested jaxpr was traced from, when JAX recorded it."""
+    jaxpr = body.jaxpr if isinstance(body, ClosedJaxpr) else body
+    return getattr(getattr(jaxpr, "debug_info", None), "func_src_info", None) or None
+
+
+@functools.lru_cache(maxsize=1)
+def _jax_relu_source() -> str | None:
+    """Where `jax.nn.relu` is defined, as JAX records it in debug info; None if its rule is not frame's.
+
+    frame's relu derivative is 1 where x > 0 and 0 elsewhere (0 at the kink), and its own
+    derivative is 0: JAX's custom rule for relu is `select(x > 0, g, 0)`, the same. Checked here
+    on the installed JAX rather than assumed, so a changed rule is refused instead of imported."""
+    with jax.enable_x64(True):
+        x = np.array([-1.0, 0.0, 1.0])
+        first = jax.vmap(jax.grad(jax.nn.relu))(x)
+        second = jax.vmap(jax.grad(jax.grad(jax.nn.relu)))(x)
+    if not (np.array_equal(first, [0.0, 0.0, 1.0]) and np.array_equal(second, [0.0, 0.0, 0.0])):
+        return None
+    fun = inspect.unwrap(getattr(jax.nn.relu, "fun", jax.nn.relu))
+    code = getattr(fun, "__code__", None)
+    return None if code is None else f"{fun.__name__} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def _is_jax_relu(body) -> bool:
+    source = _jax_relu_source()
+    return source is not None and _function_source(body) == source
 
 
 def _aval_type(aval) -> TensorType:
     try:
         return TensorType(tuple(aval.shape), canonical_dtype(aval.dtype))
     except Exception as e:  # abstract tokens, unsupported dtypes
-        raise FrameError(f"from_jax: JAX value {aval} has no frame type ({e})") from None
+        raise TraceError(f"from_jax: JAX value {aval} has no frame type ({e})") from None
 
 
 def _out_type(eqn) -> TensorType:
@@ -125,6 +211,7 @@ def _out_type(eqn) -> TensorType:
 
 
 # -- primitive rules: rule(importer, eqn, *operands) -> Value or [Value] ------------------------------
+# A rule raises FrameError(reason) for operands it cannot import; `run` adds the primitive and equation.
 def _op(frame_op: str):
     return lambda imp, eqn, *xs: imp.node(frame_op, xs)
 
@@ -154,24 +241,11 @@ def _rsqrt(imp, eqn, x):
     return imp.node("pow", [x], exponent=-0.5)
 
 
-def _max(imp, eqn, a, b):
-    # frame has relu but no general maximum: max(x, 0) in either order is the one form imported.
-    for x, z in ((a, b), (b, a)):
-        zero = imp.known(z)
-        if zero is not None and not np.any(zero) and x.type.is_float:
-            y = imp.node("relu", [x])
-            out = _out_type(eqn)
-            return y if y.type.shape == out.shape else imp.node("broadcast_to", [y], shape=out.shape)
-    raise FrameError("frame imports 'max' only as max(x, 0) (relu); here neither operand is a constant zero")
-
-
 def _dot_general(imp, eqn, lhs, rhs):
     """Any dot_general as transpose + reshape + (batched) matmul + reshape."""
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     lc, rc, lb, rb = map(lambda t: tuple(int(d) for d in t), (lc, rc, lb, rb))
     out = _out_type(eqn)
-    if out.dtype != lhs.type.dtype:
-        raise FrameError(f"preferred_element_type {out.dtype} differs from the operand dtype {lhs.type.dtype}")
     ls, rs = lhs.type.shape, rhs.type.shape
     lf = tuple(d for d in range(len(ls)) if d not in lc and d not in lb)
     rf = tuple(d for d in range(len(rs)) if d not in rc and d not in rb)
@@ -196,7 +270,8 @@ def _reduce_sum(imp, eqn, x):
 def _broadcast_in_dim(imp, eqn, x):
     shape = tuple(int(d) for d in eqn.params["shape"])
     dims = tuple(int(d) for d in eqn.params["broadcast_dimensions"])
-    # Put the operand's axes where broadcast_dimensions says, size-1 elsewhere, then broadcast.
+    # Put the operand's axes where broadcast_dimensions says (in order: the audit checks they increase),
+    # size-1 elsewhere, then broadcast.
     placed = [1] * len(shape)
     for axis, d in zip(dims, x.type.shape):
         placed[axis] = d
@@ -204,14 +279,12 @@ def _broadcast_in_dim(imp, eqn, x):
     if y.type.shape == shape:
         return y
     z = imp.node("broadcast_to", [y], shape=shape)
-    if y in imp.constants:   # keep constants recognisable (pow's exponent, max(x, 0)) without copying them
+    if y in imp.constants:   # keep constants recognisable (pow's exponent) without copying them
         imp.constants[z] = np.broadcast_to(imp.constants[y], shape)
     return z
 
 
 def _reshape(imp, eqn, x):
-    if eqn.params.get("dimensions") is not None:
-        raise FrameError("reshape with `dimensions` (a transposing reshape) is not supported")
     return imp.reshape(x, eqn.params["new_sizes"])
 
 
@@ -235,13 +308,6 @@ def _slice(imp, eqn, x):
     return imp.node("slice", [x], starts=starts, stops=stops, steps=steps)
 
 
-def _convert_element_type(imp, eqn, x):
-    new = canonical_dtype(eqn.params["new_dtype"])
-    if new != x.type.dtype:
-        raise FrameError(f"it changes the dtype ({x.type.dtype} -> {new}); frame has no cast op")
-    return x
-
-
 def _iota(imp, eqn):
     shape, axis = tuple(int(d) for d in eqn.params["shape"]), int(eqn.params["dimension"])
     ramp = np.arange(shape[axis], dtype=np.dtype(eqn.params["dtype"]))
@@ -256,15 +322,145 @@ PRIMITIVES: dict[str, Callable] = {
     "add": _op("add"), "sub": _op("sub"), "mul": _op("mul"), "div": _float_op("div"), "neg": _op("neg"),
     "exp": _float_op("exp"), "log": _float_op("log"), "sin": _float_op("sin"), "cos": _float_op("cos"),
     "tanh": _float_op("tanh"), "logistic": _float_op("sigmoid"), "sqrt": _float_op("sqrt"),
-    "square": _float_op("square"), "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow, "max": _max,
+    "square": _float_op("square"), "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
-    "reshape": _reshape, "squeeze": _squeeze, "expand_dims": _squeeze, "transpose": _transpose,
-    "concatenate": _concatenate, "slice": _slice, "convert_element_type": _convert_element_type,
-    "stop_gradient": _op("stop_gradient"), "copy": _identity, "copy_p": _identity, "iota": _iota,
+    "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
+    "concatenate": _concatenate, "slice": _slice, "convert_element_type": _identity,
+    "stop_gradient": _op("stop_gradient"), "copy": _identity, "iota": _iota,
+}
+
+# Calls whose body is inlined, and the parameter holding the body.
+CALLS: dict[str, str] = {
+    "jit": "jaxpr", "pjit": "jaxpr",                  # `jit` since JAX 0.7, `pjit` before
+    "closed_call": "call_jaxpr", "remat2": "jaxpr",   # remat2 is jax.checkpoint / jax.remat
+    "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+    "custom_vjp_call_jaxpr": "fun_jaxpr",            # custom_vjp_call's name before JAX 0.5
+}
+CUSTOM_RULES = frozenset({"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"})
+
+# Control flow: (the lax function, what produces the primitive, the kind of op frame lacks).
+CONTROL_FLOW: dict[str, tuple[str, str, str]] = {
+    "scan": ("lax.scan", "lax.fori_loop with a static trip count, lax.scan, lax.map", "loop"),
+    "while": ("lax.while_loop", "lax.while_loop, lax.fori_loop with a traced trip count", "loop"),
+    "cond": ("lax.cond", "lax.cond, lax.switch", "branch"),
+}
+
+# Primitives frame has an op for, refused because some value or derivative would differ.
+REFUSED: dict[str, str] = {
+    "max": "JAX's max splits the derivative at ties (0.5 to each operand where x == 0 in max(x, 0)) and "
+           "frame has no such op (its relu takes 0 there); use jax.nn.relu, imported exactly as frame's relu",
 }
 
 
-def from_jax(fn: Callable, *example_args, name: str | None = None) -> Graph:
+# -- the parameter audit ---------------------------------------------------------------------------
+class Decision(NamedTuple):
+    """What frame does with one parameter of a JAX primitive, and why that is exact.
+
+    kind: "implemented" (the rule reads it and reproduces its meaning), "irrelevant" (it does
+    not change any value or derivative), or "checked" (`accepts(value, eqn)` says whether frame
+    reproduces the value; other values are refused, `why` saying what is not supported).
+    """
+    kind: str
+    why: str
+    accepts: Callable | None = None
+
+
+def implemented(why: str) -> Decision:
+    return Decision("implemented", why)
+
+
+def irrelevant(why: str) -> Decision:
+    return Decision("irrelevant", why)
+
+
+def checked(why: str, accepts: Callable) -> Decision:
+    return Decision("checked", why, accepts)
+
+
+def _is_none(value, eqn) -> bool:
+    return value is None
+
+
+def _operand_dtype(value, eqn) -> bool:
+    return value is None or all(np.dtype(value) == np.dtype(v.aval.dtype) for v in eqn.invars)
+
+
+def _precision_level(value, eqn) -> bool:
+    levels = value if isinstance(value, tuple) else (value,)
+    return all(p is None or isinstance(p, jax.lax.Precision) for p in levels)
+
+
+def _increasing(value, eqn) -> bool:
+    return all(a < b for a, b in zip(value, value[1:]))
+
+
+_ACCURACY = checked("an accuracy request: frame computes with numpy/libm (float32 tanh its own, within 1.5 ulp) and "
+                    "promises no requested tolerance, so only JAX's default accuracy=None imports", _is_none)
+_SHARDING = irrelevant("device placement; values do not depend on it and frame runs on one device")
+_PLACEMENT = irrelevant("placement, layout, buffer donation or compiler options of the call; not values")
+_CUSTOM_RULE = implemented("the custom rule: refused unless inline_custom_derivatives=True drops it knowingly, "
+                           "or the function is jax.nn.relu, whose rule is frame's relu rule")
+_UNARY_FLOAT = {"accuracy": _ACCURACY}
+
+PARAMETERS: dict[str, dict[str, Decision]] = {
+    "add": {}, "sub": {}, "div": {}, "neg": {}, "square": {}, "pow": {}, "stop_gradient": {}, "copy": {},
+    "mul": {"out_dtype": checked("an output dtype other than the operands' needs a cast; frame has no cast op",
+                                 _is_none)},
+    **{name: _UNARY_FLOAT for name in ("exp", "log", "sin", "cos", "tanh", "logistic", "sqrt", "rsqrt")},
+    "integer_pow": {"y": implemented("frame's pow with exponent float(y): a small integer is exact as a float")},
+    "dot_general": {
+        "dimension_numbers": implemented("any contraction and batch axes, by transposing into a batched matmul"),
+        "precision": checked("a dot algorithm preset prescribes input and accumulation types frame does not use; "
+                             "the Precision levels are accepted: frame computes at the operands' full precision, "
+                             "which meets or exceeds each", _precision_level),
+        "preferred_element_type": checked("an accumulation/output type other than the operands' dtype; "
+                                          "frame has no cast op", _operand_dtype),
+        "out_sharding": _SHARDING},
+    "reduce_sum": {"axes": implemented("frame's sum over the same axes"), "out_sharding": _SHARDING},
+    "broadcast_in_dim": {
+        "shape": implemented("the broadcast result shape"),
+        "broadcast_dimensions": checked("the rule places operand axes in order, so the dimensions must increase "
+                                        "(JAX itself requires it)", _increasing),
+        "sharding": _SHARDING},
+    "reshape": {"new_sizes": implemented("frame's reshape (row-major, as JAX's)"),
+                "dimensions": checked("a transposing reshape (dimensions is the transpose applied first)", _is_none),
+                "sharding": _SHARDING},
+    "squeeze": {"dimensions": implemented("the squeezed axes have size 1: a reshape to the output shape")},
+    "transpose": {"permutation": implemented("frame's transpose with the same permutation")},
+    "concatenate": {"dimension": implemented("frame's concat along the same axis")},
+    "slice": {"start_indices": implemented("frame's slice starts"), "limit_indices": implemented("its stops"),
+              "strides": implemented("its steps (None: all 1)")},
+    "convert_element_type": {
+        "new_dtype": checked("it changes the dtype; frame has no cast op, so only same-dtype conversions "
+                             "(the identity) import", _operand_dtype),
+        "weak_type": irrelevant("JAX's type-promotion flag for Python scalars; the value is unchanged"),
+        "sharding": _SHARDING},
+    "iota": {"dtype": implemented("the constant's dtype"), "shape": implemented("the constant's shape"),
+             "dimension": implemented("the axis that counts up"), "sharding": _SHARDING},
+    **{name: {"jaxpr": implemented("the body, inlined"), "name": irrelevant("the function's name (shown in errors)"),
+              **{p: _PLACEMENT for p in ("in_shardings", "out_shardings", "in_layouts", "out_layouts",
+                                         "donated_invars", "ctx_mesh", "resource_env", "keep_unused", "inline",
+                                         "compiler_options_kvs")}}
+       for name in ("jit", "pjit")},
+    "closed_call": {"call_jaxpr": implemented("the body, inlined")},
+    "remat2": {"jaxpr": implemented("the body, inlined"),
+               "prevent_cse": irrelevant("whether XLA may merge recomputation; memory and speed only"),
+               "differentiated": irrelevant("bookkeeping of JAX's autodiff"),
+               "policy": irrelevant("which residuals JAX saves or recomputes; memory only, values are the same")},
+    "custom_jvp_call": {"call_jaxpr": implemented("the primal body"), "jvp_jaxpr_fun": _CUSTOM_RULE,
+                        "jvp_jaxpr_thunk": _CUSTOM_RULE,     # the name before JAX 0.4.36
+                        "num_consts": implemented("the first operands are the body's constants, passed in order"),
+                        "symbolic_zeros": irrelevant("how the custom rule receives zero tangents")},
+    **{name: {body: implemented("the primal body"), "fwd_jaxpr_thunk": _CUSTOM_RULE, "bwd": _CUSTOM_RULE,
+              "out_trees": irrelevant("the custom rule's output structure"),
+              "num_consts": implemented("the first operands are the body's constants, passed in order"),
+              "symbolic_zeros": irrelevant("how the custom rule receives zero cotangents")}
+       for name, body in (("custom_vjp_call", "call_jaxpr"), ("custom_vjp_call_jaxpr", "fun_jaxpr"))},
+}
+
+
+def from_jax(fn: Callable, *example_args, name: str | None = None,
+             inline_custom_derivatives: bool = False) -> Graph:
     """Import the JAX function `fn` into a frame `Graph` by tracing it with `jax.make_jaxpr`.
 
     `example_args` are arrays (or pytrees of arrays, or `jax.ShapeDtypeStruct`s) fixing the
@@ -273,18 +469,32 @@ def from_jax(fn: Callable, *example_args, name: str | None = None) -> Graph:
     arguments are traced with JAX's x64 mode on so that the graph keeps their dtypes.
 
     Covered primitives: add, sub, mul, div, neg, exp, log, sin, cos, tanh, logistic, sqrt,
-    rsqrt, square, integer_pow, pow (constant exponent), max(x, 0) (relu), dot_general (any
-    contraction, as batched matmul), reduce_sum, broadcast_in_dim, reshape, squeeze,
-    expand_dims, transpose, concatenate, slice, convert_element_type (dtype unchanged),
-    stop_gradient, iota (as a constant), and nested jaxprs (jit/pjit, custom_jvp_call, custom_vjp_call, ...) by
-    inlining. Anything else raises `FrameError` naming the primitive and the equation.
+    rsqrt, square, integer_pow, pow (constant exponent), dot_general (any contraction, as
+    batched matmul), reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate,
+    slice, convert_element_type (dtype unchanged), stop_gradient, copy, iota (as a constant),
+    jax.nn.relu, and calls (jit, closed_call, checkpoint) by inlining. Anything frame would not
+    compute exactly raises `TraceError` naming the primitive, the parameter and the equation
+    (see the module docstring and `PARAMETERS`): control flow, max, accuracy hints, ...
+
+    A function with a custom derivative rule (`jax.custom_jvp`/`jax.custom_vjp`, other than
+    jax.nn.relu) is refused, because frame would differentiate its body rather than use the rule.
+    `inline_custom_derivatives=True` imports the body anyway: values are exact, derivatives are
+    frame's derivatives of the body, which differ from JAX's wherever the rule is not the body's
+    true derivative (a clipped gradient, a numerically stabler formula).
     """
     leaves = jax.tree_util.tree_leaves(example_args)
     wide = any(np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)).itemsize == 8 for leaf in leaves)
     with jax.enable_x64(True) if wide else contextlib.nullcontext():
         closed = jax.make_jaxpr(fn)(*example_args)
-    graph = Graph(name or getattr(fn, "__name__", "jax_fn").replace("<", "").replace(">", ""))
-    importer = _Importer(graph)
+    name = name or getattr(fn, "__name__", "jax_fn").replace("<", "").replace(">", "")
+    return import_jaxpr(closed, name=name, inline_custom_derivatives=inline_custom_derivatives)
+
+
+def import_jaxpr(closed: ClosedJaxpr, name: str = "jaxpr", inline_custom_derivatives: bool = False) -> Graph:
+    """The frame graph of a closed jaxpr (what `from_jax` does after tracing); same rules and errors."""
+    _refuse_control_flow(closed.jaxpr)
+    graph = Graph(name)
+    importer = _Importer(graph, inline_custom_derivatives)
     inputs = [graph.add_input(_aval_type(v.aval)) for v in closed.jaxpr.invars]
     for value in importer.run(closed.jaxpr, closed.consts, inputs, where=""):
         graph.mark_output(value)
