@@ -146,7 +146,7 @@ _OPTIMIZERS = {"SGD": SGD, "Adam": Adam}
 
 
 def optimizer_from_config(config: dict, path: str = "<checkpoint>") -> Optimizer:
-    """Rebuild an optimiser from `Optimizer.config()` as stored in checkpoint `path` (`CheckpointError` if it cannot be).
+    """Rebuild an optimiser from `Optimizer.config()` as stored in checkpoint `path` (else `CheckpointError`).
 
     A scheduled lr (a callable) is not stored, so such a checkpoint needs `optimizer=` on restore.
     """
@@ -343,7 +343,7 @@ def _encode_treedef(td: TreeDef) -> dict:
 
 
 def _decode_treedef(node, resolve: Callable[[str, list | None, int], Any], fail: Callable[[str], Exception]) -> TreeDef:
-    """Rebuild a TreeDef from its JSON form, validating it; `resolve(name, fields, arity)` supplies namedtuple classes."""
+    """Rebuild a TreeDef from its JSON form, validating it; `resolve(name, fields, arity)` supplies namedtuples."""
     if not isinstance(node, dict) or node.get("kind") not in _TREE_KINDS:
         kind = node.get("kind") if isinstance(node, dict) else node
         raise fail(f"has a treedef node of kind {kind!r}; frame writes only {', '.join(_TREE_KINDS)}")
@@ -372,7 +372,7 @@ def _decode_treedef(node, resolve: Callable[[str, list | None, int], Any], fail:
 
 def _namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[[str, list | None, int], type]:
     """Match stored namedtuple names against the caller's allow-list (by module:qualname, else by qualname)."""
-    allowed = tuple(allowed_types)
+    allowed = (allowed_types,) if isinstance(allowed_types, type) else tuple(allowed_types)
     for cls in allowed:
         if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
             raise FrameError(f"Trainer.restore: allowed_types must be namedtuple classes, got {cls!r}")
@@ -386,7 +386,8 @@ def _namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[[
                 f"not build unless you allow it: pass allowed_types=({qualname.split('.')[-1]},) with that class "
                 "(or build a Trainer with such params and call .load(path))")
         cls = matches[0]
-        if list(cls._fields) != (fields if fields is not None else list(cls._fields)) or len(cls._fields) != arity:
+        stored_fields = list(cls._fields) if fields is None else fields  # older checkpoints stored no fields
+        if list(cls._fields) != stored_fields or len(cls._fields) != arity:
             raise CheckpointError(f"checkpoint {path!r} stores {name!r} with fields {fields} ({arity} children), but "
                                   f"the allowed class {type_name(cls)} has fields {list(cls._fields)}")
         return cls
@@ -819,7 +820,7 @@ class Trainer:
         path = os.fspath(path)
         resolve = _namedtuple_resolver(allowed_types, path)
         arrays, meta = read_checkpoint(path)
-        treedef = _decode_treedef(meta["treedef"], resolve, lambda what: CheckpointError(f"checkpoint {path!r}: {what}"))
+        treedef = _decode_treedef(meta["treedef"], resolve, CheckpointError)  # validated by read_checkpoint
         params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
         optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"], path)
         trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor)

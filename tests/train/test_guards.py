@@ -78,7 +78,8 @@ def test_nan_in_a_pytree_data_argument_names_the_leaf():
     x, y = _xy()
     y[0, 0] = np.nan
     trainer = Trainer(loss, {"w": np.zeros((2, 1))}, SGD(0.1), progress=False)
-    with pytest.raises(InputError, match=r"data argument 1 \(batch\['y'\]\) float64\[48, 1\] holds nan at index \(0, 0\)"):
+    expected = r"data argument 1 \(batch\['y'\]\) float64\[48, 1\] holds nan at index \(0, 0\)"
+    with pytest.raises(InputError, match=expected):
         trainer.step({"x": x, "y": y})
 
 
