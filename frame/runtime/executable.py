@@ -18,11 +18,17 @@ loaded the executable switches over between two calls. Without a C compiler, or 
 `FRAME_NATIVE=off`, it stays on numpy. `set_native` changes the policy; `wait_native` blocks
 until the switch (benchmarks, tests).
 
-Plans whose matmuls are all small run BLAS single-threaded for the duration of the call (set
-through threadpoolctl, restored afterwards). Measured on the 2-core reference machine: a
-1024x64 @ 64x64 float32 matmul took ~0.14 ms on one OpenBLAS thread and 12-16 ms on two when
-other processes kept the cores busy, and the PINN step went from 108 ms to 33 ms; splitting such
-small products over threads gains little even on an idle machine.
+BLAS threads. Plans whose matmuls are all small run BLAS single-threaded. Measured on the 2-core
+reference machine: a 1024x64 @ 64x64 float32 matmul took ~0.14 ms on one OpenBLAS thread and
+12-16 ms on two when other processes kept the cores busy, and the PINN step went from 108 ms to
+33 ms; splitting such small products over threads gains little even on an idle machine.
+The thread count is process-wide (OpenBLAS has one pool), so frame keeps one record of it
+(`BlasThreads`): the first call of such an executable sets it to 1 through threadpoolctl and it
+stays so; an executable with a large matmul puts the library's own count back, once. Repeated
+calls never touch threadpoolctl: switching the count on every call (as frame once did, set and
+restored around each call) made one executable called from 4 threads ~90x slower per call.
+numpy's own matmuls in the same process then run on one thread too; `restore_blas_threads()`
+gives the library its count back.
 """
 from __future__ import annotations
 
@@ -59,6 +65,57 @@ def _blas_threads():
         return None
     controllers = ThreadpoolController().select(user_api="blas").lib_controllers
     return controllers[0] if controllers else None
+
+
+class BlasThreads:
+    """What frame last set the process's BLAS thread count to: set only when it has to change.
+
+    `single()` and `default()` are called on every executable call; once the count is what they
+    want they return after one attribute read, without a lock or a call into threadpoolctl."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._set = None       # the count frame last set, None while frame has not set one
+        self._default = None   # the library's own count, read before frame first changed it
+
+    def single(self) -> None:
+        """One BLAS thread (plans whose matmuls are all small)."""
+        if self._set != 1:
+            self._change(lambda default: 1)
+
+    def default(self) -> None:
+        """The library's own count again (plans with a large matmul), if frame had changed it."""
+        if self._set is not None and self._set != self._default:
+            self._change(lambda default: default)
+
+    def restore(self) -> None:
+        """Give the library its own count back and forget frame's setting."""
+        with self._lock:
+            blas = _blas_threads()
+            if blas is not None and self._set is not None and self._set != self._default:
+                blas.set_num_threads(self._default)
+            self._set = self._default = None
+
+    def _change(self, want) -> None:
+        with self._lock:
+            blas = _blas_threads()
+            if blas is None:
+                self._set = self._default = 1   # nothing to control: never look again
+                return
+            if self._default is None:
+                self._default = blas.num_threads
+            threads = want(self._default)
+            if threads != (self._default if self._set is None else self._set):
+                blas.set_num_threads(threads)
+            self._set = threads
+
+
+_BLAS = BlasThreads()
+
+
+def restore_blas_threads() -> None:
+    """Give numpy's BLAS back the thread count it had before frame set it (see the module doc)."""
+    _BLAS.restore()
 
 
 def _inner_dim(ins: Instr) -> int:
@@ -411,7 +468,8 @@ class Executable:
         self._n = len(self.input_types)
         self._expected = [(t.shape, np.dtype(t.dtype)) for t in self.input_types]
         macs = _largest_matmul_macs(plan)
-        self._blas = _blas_threads() if 0 < macs <= SMALL_MATMUL_MACS else None
+        # Looked up at call time (module globals), so tests can replace the process-wide state.
+        self._blas_policy = None if macs == 0 else "single" if macs <= SMALL_MATMUL_MACS else "default"
         self._calls_to_hot = _POLICY["after_calls"]
         self._native_state = "cold"             # cold -> queued -> building -> ready | none | failed | off
         self._native_done = threading.Event()
@@ -506,25 +564,26 @@ class Executable:
 
     def __call__(self, *args) -> list[np.ndarray]:
         arrays = self._check(args)
-        if self._calls_to_hot:
-            self._calls_to_hot -= 1
-            if not self._calls_to_hot:
+        countdown = self._calls_to_hot
+        if countdown > 0:
+            # Concurrent calls may lose a decrement (hot one call later) but never pass zero
+            # without one of them seeing 1 and starting the build (which runs once, under its lock).
+            self._calls_to_hot = countdown - 1
+            if countdown == 1:
                 self._start_native(_POLICY["mode"])
+        if self._blas_policy == "single":
+            _BLAS.single()
+        elif self._blas_policy == "default":
+            _BLAS.default()
         tier = self._tier   # read once: a switch between calls never mixes two tiers' arenas
         arenas = tier.arenas
         try:
             arena = arenas.pop()   # list.pop/append are atomic: each concurrent call gets its own arena
         except IndexError:
             arena = tier.new_arena()
-        blas = self._blas
-        threads = blas.num_threads if blas is not None else 1
         try:
-            if threads != 1:
-                blas.set_num_threads(1)
             outs = tier.run(*arrays, arena)
         finally:
-            if threads != 1:
-                blas.set_num_threads(threads)
             arenas.append(arena)
         # Rank-0 results of numpy ops are numpy scalars, and opaque kernels may return read-only views:
         # the caller gets arrays it owns.
