@@ -1,6 +1,7 @@
 """`compile(graph) -> Executable`, cached by the graph's structural fingerprint plus the options."""
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict, namedtuple
 
 from ..compiler.pipeline import PipelineOptions, lower
@@ -13,6 +14,10 @@ CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "size"])
 _CACHE: "OrderedDict[tuple, Executable]" = OrderedDict()
 _STATS = {"hits": 0, "misses": 0}
 MAX_CACHE_ENTRIES = 512
+# Guards _CACHE and _STATS: executables are compiled from several threads (frame.function callers).
+# Lowering runs outside the lock; two threads that miss on one graph may both lower it, and the
+# first to finish wins, so every caller of a fingerprint gets the same executable.
+_LOCK = threading.Lock()
 
 
 def compile(graph: Graph, options: PipelineOptions | None = None) -> Executable:  # noqa: A001
@@ -23,23 +28,28 @@ def compile(graph: Graph, options: PipelineOptions | None = None) -> Executable:
     """
     options = options or PipelineOptions()
     key = (fingerprint(graph), options)
-    exe = _CACHE.get(key)
-    if exe is not None:
-        _STATS["hits"] += 1
+    with _LOCK:
+        exe = _CACHE.get(key)
+        if exe is not None:
+            _STATS["hits"] += 1
+            _CACHE.move_to_end(key)
+            return exe
+        _STATS["misses"] += 1
+    built = Executable(lower(graph, options), source_graph=graph)
+    with _LOCK:
+        exe = _CACHE.setdefault(key, built)
         _CACHE.move_to_end(key)
-        return exe
-    _STATS["misses"] += 1
-    exe = Executable(lower(graph, options), source_graph=graph)
-    _CACHE[key] = exe
-    if len(_CACHE) > MAX_CACHE_ENTRIES:
-        _CACHE.popitem(last=False)
+        if len(_CACHE) > MAX_CACHE_ENTRIES:
+            _CACHE.popitem(last=False)
     return exe
 
 
 def cache_info() -> CacheInfo:
-    return CacheInfo(_STATS["hits"], _STATS["misses"], len(_CACHE))
+    with _LOCK:
+        return CacheInfo(_STATS["hits"], _STATS["misses"], len(_CACHE))
 
 
 def clear_cache() -> None:
-    _CACHE.clear()
-    _STATS["hits"] = _STATS["misses"] = 0
+    with _LOCK:
+        _CACHE.clear()
+        _STATS["hits"] = _STATS["misses"] = 0
