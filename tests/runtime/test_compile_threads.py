@@ -1,15 +1,24 @@
 """`frame.runtime.compile` from several threads: one executable per graph, exact hit/miss counts."""
 import threading
+import time
 
 import numpy as np
 
 import frame
 import frame.numpy as fnp
+from frame.runtime import compile as compile_module
 from frame.runtime.compile import cache_info, clear_cache
 
 
-def test_concurrent_compiles_of_one_graph_share_one_executable():
+def test_concurrent_compiles_of_one_graph_share_one_executable(monkeypatch):
     clear_cache()
+    lower = compile_module.lower
+
+    def slow_lower(*args, **kwargs):  # every thread misses while the first one is still lowering
+        time.sleep(0.05)
+        return lower(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "lower", slow_lower)
     graphs = [frame.trace(lambda x: fnp.sin(x) * 2.0 + 1.0, np.ones((4, 3)), name="same") for _ in range(16)]
     results, barrier = [None] * 16, threading.Barrier(16)
 
