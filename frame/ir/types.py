@@ -17,7 +17,10 @@ def canonical_dtype(dtype) -> str:
     """The IR name of a numpy dtype (or dtype-like); `ShapeError` for dtypes the IR does not carry."""
     if type(dtype) is str and dtype in DTYPES:  # the common case, without building a numpy dtype
         return dtype
-    name = np.dtype(dtype).name
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:  # not a dtype at all ('abc', object()): numpy's message would not say what was given
+        raise ShapeError(f"{dtype!r} is not a dtype frame supports (supported: {', '.join(DTYPES)})") from None
     if name not in DTYPES:
         raise ShapeError(f"dtype {name!r} is not supported by frame (supported: {', '.join(DTYPES)})")
     return name
