@@ -15,6 +15,8 @@ runs each chain as one generated C loop (frame/runtime/native.py).
 """
 from __future__ import annotations
 
+import itertools
+
 from ...ir.clone import copy_nodes, expand_nodes
 from ...ir.graph import Graph, Node, Value
 from ...ops.fused import body_graph
@@ -32,15 +34,31 @@ def _fusible(node: Node) -> bool:
 
 
 class _Group:
-    __slots__ = ("members", "values")
+    """An open chain: its member nodes (in graph order once `ordered` ran) and the values they define."""
 
-    def __init__(self):
+    __slots__ = ("members", "values", "opened", "sorted")
+
+    def __init__(self, opened: int):
         self.members: list[Node] = []
         self.values: set[Value] = set()
+        self.opened = opened  # rank among the open groups, for emitting those left open at the end in order
+        self.sorted = True    # members are in graph order (false after a merge, until `ordered`)
 
     def add(self, node: Node) -> None:
-        self.members.append(node)
+        self.members.append(node)  # the node being swept comes after every member: order is kept
         self.values.update(node.outputs)
+
+    def absorb(self, other: "_Group") -> None:
+        self.members.extend(other.members)
+        self.values.update(other.values)
+        self.sorted = False
+
+    def ordered(self, position: dict) -> list[Node]:
+        """The members in graph order (sorted once, when the group is emitted)."""
+        if not self.sorted:
+            self.members.sort(key=position.__getitem__)
+            self.sorted = True
+        return self.members
 
 
 def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
@@ -64,13 +82,15 @@ def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
     out = Graph(graph.name)
     vmap: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
     group_of: dict[Value, _Group] = {}   # value -> the open group producing it
-    open_groups: list[_Group] = []
+    open_groups: dict[_Group, None] = {}  # a dict so that closing one is O(1)
+    opening = itertools.count()
     member_of: dict[Node, _Group] = {}
 
     def emit(group: _Group) -> None:
-        open_groups.remove(group)
+        del open_groups[group]
         for v in group.values:
             group_of.pop(v, None)
+        group.ordered(position)
         if len(group.members) == 1 and not (fuse_single is not None and fuse_single(group.members[0])):
             copy_nodes(out, group.members, vmap)
             return
@@ -84,18 +104,23 @@ def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
                 producers.append(g)
         if can_fuse:
             if producers:
-                group = producers[0]
-                for other in producers[1:]:  # open groups read by one node merge (order kept)
+                # Open groups read by one node merge. The largest absorbs the others, so a node
+                # changes groups O(log N) times over the sweep (linear-time merging); the merged
+                # group takes the first producer's place among the open groups.
+                group = max(producers, key=lambda g: len(g.members))
+                group.opened = producers[0].opened
+                for other in producers:
+                    if other is group:
+                        continue
+                    group.absorb(other)
                     for m in other.members:
-                        group.add(m)
                         member_of[m] = group
                     for v in other.values:
                         group_of[v] = group
-                    open_groups.remove(other)
-                group.members.sort(key=position.__getitem__)
+                    del open_groups[other]
             else:
-                group = _Group()
-                open_groups.append(group)
+                group = _Group(next(opening))
+                open_groups[group] = None
             group.add(node)
             member_of[node] = group
             for v in node.outputs:
@@ -104,7 +129,7 @@ def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
         for g in producers:
             emit(g)
         copy_nodes(out, [node], vmap)
-    for g in list(open_groups):
+    for g in sorted(open_groups, key=lambda g: g.opened):
         emit(g)
     for v in graph.outputs:
         out.mark_output(vmap[v])
