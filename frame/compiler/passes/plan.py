@@ -174,10 +174,10 @@ def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
             if b is not None:
                 free.setdefault(buffers[b], []).append(b)
 
-    inputs = set(graph.inputs)
+    kept = set(graph.inputs) | returned   # alive for the whole call
     live: dict[Value, int] = {v: v.type.nbytes for v in graph.inputs}
     live_bytes = sum(live.values())
-    peak, at_peak = live_bytes, list(live)
+    peak, peak_step = live_bytes, -1
     for i, ins in enumerate(instrs):
         elementwise = ins.op in ELEMENTWISE_INPLACE
         if elementwise:  # may write over an operand that dies here
@@ -194,14 +194,35 @@ def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
                 else:
                     buffer_of[v] = len(buffers)
                     buffers.append(v.type)
-            if ins.op != "constant" and v in alias[v]:
-                live[v] = v.type.nbytes
-                live_bytes += v.type.nbytes
+        for v in _owned_results(ins, alias):
+            live[v] = v.type.nbytes
+            live_bytes += v.type.nbytes
         if live_bytes > peak:
-            peak, at_peak = live_bytes, list(live)
+            peak, peak_step = live_bytes, i
         release(o for o in dying[i] if not (elementwise or ins.op == FUSED_OP and o in early) or o in ins.outputs)
         for o in dying[i]:
-            if o in live and o not in returned and o not in inputs:
+            if o in live and o not in kept:
                 live_bytes -= live.pop(o)
         ins.free_after = tuple(frees[i])
+    at_peak = _alive_after(graph, instrs, alias, dying, kept, peak_step)
     return ExecutionPlan(graph, instrs, buffer_of, buffers, peak, at_peak)
+
+
+def _owned_results(ins: Instr, alias: dict) -> list[Value]:
+    """The results of `ins` with storage of their own (not constants, not views)."""
+    return [v for v in ins.outputs if ins.op != "constant" and v in alias[v]]
+
+
+def _alive_after(graph: Graph, instrs: list[Instr], alias: dict, dying: list, kept: set, step: int) -> list[Value]:
+    """The values alive once step `step` has made its results (the inputs for step -1).
+
+    The peak's live set is replayed once here: copying the live set at every new peak made
+    planning quadratic in a deep graph, whose live set grows at nearly every step."""
+    live = dict.fromkeys(graph.inputs)
+    for i in range(step + 1):
+        live.update(dict.fromkeys(_owned_results(instrs[i], alias)))
+        if i < step:
+            for o in dying[i]:
+                if o not in kept:
+                    live.pop(o, None)
+    return list(live)
