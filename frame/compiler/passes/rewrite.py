@@ -8,6 +8,7 @@ graph already verified its types). Each node is visited once, so a pass is linea
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -79,22 +80,26 @@ def constant_value(v: Value) -> np.ndarray | None:
     return None
 
 
-_SPLATS: dict[int, tuple[Node, object]] = {}
+# id(constant array) -> (weak reference to it, its splat element). Keyed by the array, which
+# every copy of a constant node shares (attrs are immutable and copied by reference), and weak,
+# so the memo keeps neither arrays nor graphs alive: keyed by node, it held every intermediate
+# graph of the pipeline (a node refers to its graph) until 100,000 entries had accumulated.
+_SPLATS: dict[int, tuple[weakref.ref, object]] = {}
 
 
 def splat_value(v: Value):
     """The single element value of a constant whose elements are all equal (a Python scalar), or None.
 
-    Memoised per constant node (nodes have slots, so the memo is keyed by id and keeps the node
-    alive to keep the id unique): zero-stride splats are recognised in O(1), others scanned once.
+    Memoised per constant array: zero-stride splats are recognised in O(1), others scanned once.
     """
     node = v.node
     if node is None or node.op != "constant":
         return None
-    hit = _SPLATS.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
     a = node.attrs["value"]
+    key = id(a)
+    hit = _SPLATS.get(key)
+    if hit is not None and hit[0]() is a:
+        return hit[1]
     if a.size == 0:
         result = None
     elif all(s == 0 for s in a.strides):
@@ -102,9 +107,7 @@ def splat_value(v: Value):
     else:
         first = a.flat[0]
         result = first.item() if bool((a == first).all()) else None
-    if len(_SPLATS) > 100_000:
-        _SPLATS.clear()
-    _SPLATS[id(node)] = (node, result)
+    _SPLATS[key] = (weakref.ref(a, lambda _, key=key: _SPLATS.pop(key, None)), result)
     return result
 
 
