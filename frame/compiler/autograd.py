@@ -15,6 +15,7 @@ from ..errors import GradientError
 from ..ir.clone import clone_graph, inline_graph
 from ..ir.graph import Graph, Node, Value
 from ..ops.schema import NodeContext, get
+from .collector import collector_paused
 from .passes.decompose import expand_composites
 
 
@@ -41,6 +42,7 @@ def _check_indices(forward: Graph, loss_output_index: int, wrt_input_indices: Se
     return wrt
 
 
+@collector_paused()
 def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indices: Sequence[int]) -> Graph:
     """Derive the training graph `[forward.outputs..., grad(wrt[0]), grad(wrt[1]), ...]`.
 

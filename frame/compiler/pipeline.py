@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..ir.graph import Graph
 from ..ir.verify import verify as verify_graph
+from .collector import collector_paused
 from .passes.canonicalize import canonicalize
 from .passes.cse import cse
 from .passes.decompose import decompose
@@ -72,6 +73,7 @@ class PipelineOptions:
 UNOPTIMIZED = PipelineOptions(stages=("verify", "dne", "plan"))
 
 
+@collector_paused()
 def run_pipeline(graph: Graph, options: PipelineOptions | None = None) -> Graph:
     """Run the graph stages (all but `plan`) and return the optimised graph; `graph` is not modified."""
     options = options or PipelineOptions()
@@ -86,6 +88,7 @@ def run_pipeline(graph: Graph, options: PipelineOptions | None = None) -> Graph:
     return graph
 
 
+@collector_paused()
 def lower(graph: Graph, options: PipelineOptions | None = None) -> ExecutionPlan:
     """All nine stages: the optimised graph's execution plan (its report is printed when `plan` is dumped)."""
     options = options or PipelineOptions()
