@@ -4,6 +4,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import math
+import operator
 from types import SimpleNamespace
 
 import numpy as _np
@@ -24,7 +25,27 @@ __all__ = ["pi", "e", "float32", "float64", "int64", "add", "subtract", "multipl
 
 
 def _shape(x) -> tuple[int, ...]:
-    return x.shape if isinstance(x, Tracer) else _np.shape(x)
+    if isinstance(x, Tracer):
+        return x.shape
+    try:
+        return _np.shape(x)
+    except ValueError:  # a ragged nested list
+        raise TraceError(f"cannot use a ragged {type(x).__name__} as an array operand") from None
+
+
+def _int(value, op: str, what: str) -> int:
+    """`value` as an int, by numpy's rule (anything with `__index__`; not floats or strings)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ShapeError(f"op '{op}': {what} must be an integer, got {type(value).__name__} {value!r}") from None
+
+
+def _ints(values, op: str, what: str) -> tuple[int, ...]:
+    """An int or a sequence of ints (a shape, axes, a permutation) as a tuple."""
+    if isinstance(values, (list, tuple)):
+        return tuple(_int(v, op, what) for v in values)
+    return (_int(values, op, what),)
 
 
 def _ndim(x) -> int:
@@ -112,7 +133,9 @@ def matmul(a, b):
 def _axes(axis, rank: int, op: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(rank))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if isinstance(axis, list):  # numpy's rule: an int or a tuple of ints
+        raise ShapeError(f"op '{op}': axis must be an int or a tuple of ints, got a list {axis}")
+    axes = _ints(axis, op, "axis")
     out = []
     for a in axes:
         if not -rank <= a < rank:
@@ -121,6 +144,14 @@ def _axes(axis, rank: int, op: str) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ShapeError(f"op '{op}': repeated axis in {axes}")
     return tuple(sorted(out))
+
+
+def _axis(axis, rank: int, op: str) -> int:
+    """One axis (an int, by numpy's rule) normalised to [0, rank)."""
+    a = _int(axis, op, "axis")
+    if not -rank <= a < rank:
+        raise ShapeError(f"op '{op}': axis {a} is out of range for rank {rank}")
+    return a % rank
 
 
 def sum(x, axis=None, keepdims: bool = False):  # noqa: A001 - numpy name
@@ -133,11 +164,11 @@ def mean(x, axis=None, keepdims: bool = False):
 
 # -- shape ops ---------------------------------------------------------------------------------
 def reshape(x, shape):
-    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    shape = _ints(shape, "reshape", "the new shape")
     src = _shape(x)
     size = int(_np.prod(src, dtype=_np.int64))
-    if shape.count(-1) > 1:
-        raise ShapeError(f"op 'reshape': more than one -1 in {shape}")
+    if shape.count(-1) > 1 or any(d < -1 for d in shape):
+        raise ShapeError(f"op 'reshape': {shape} is not a shape (one -1 at most, other sizes >= 0)")
     if -1 in shape:
         known = int(_np.prod([d for d in shape if d != -1], dtype=_np.int64))
         if known == 0 or size % known:
@@ -148,30 +179,42 @@ def reshape(x, shape):
 
 def transpose(x, axes=None):
     rank = _ndim(x)
-    perm = tuple(range(rank))[::-1] if axes is None else tuple(int(a) for a in axes)
-    return bind("transpose", x, perm=perm)
+    perm = tuple(range(rank))[::-1] if axes is None else _ints(axes, "transpose", "axes")
+    if sorted(a % rank if -rank <= a < rank else a for a in perm) != list(range(rank)):
+        raise ShapeError(f"op 'transpose': axes {perm} are not a permutation of the {rank} axes of {_shape(x)}")
+    return bind("transpose", x, perm=tuple(a % rank for a in perm))
 
 
 def swapaxes(x, axis1: int, axis2: int):
-    perm = list(range(_ndim(x)))
-    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    rank = _ndim(x)
+    a, b = (_axis(axis, rank, "swapaxes") for axis in (axis1, axis2))
+    perm = list(range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
     return transpose(x, perm)
 
 
 def broadcast_to(x, shape):
-    return bind("broadcast_to", x, shape=tuple(int(d) for d in shape))
+    return bind("broadcast_to", x, shape=_ints(shape, "broadcast_to", "the shape"))
 
 
-def concatenate(xs, axis: int = 0):
+def concatenate(xs, axis: int | None = 0):
+    """numpy's `concatenate`; `axis=None` flattens every operand first."""
+    if isinstance(xs, (Tracer, _np.ndarray)) or not hasattr(xs, "__iter__"):
+        raise ShapeError(f"op 'concat': needs a sequence of arrays, got {type(xs).__name__}")
     xs = list(xs)
     if not xs:
         raise ShapeError("op 'concat': needs at least one operand")
-    return bind("concat", *xs, axis=int(axis))
+    if axis is None:
+        return bind("concat", *(reshape(x, (-1,)) for x in xs), axis=0)
+    rank = _ndim(xs[0])
+    if rank == 0:
+        raise ShapeError("op 'concat': zero-dimensional operands cannot be concatenated")
+    return bind("concat", *xs, axis=_axis(axis, rank, "concat"))
 
 
 def expand_dims(x, axis: int):
     shape = list(_shape(x))
-    axis = axis % (len(shape) + 1)
+    axis = _axis(axis, len(shape) + 1, "expand_dims")
     shape.insert(axis, 1)
     return reshape(x, shape)
 
@@ -197,6 +240,8 @@ def getitem(x, index):
     index = index if isinstance(index, tuple) else (index,)
     if any(isinstance(i, (Tracer, _np.ndarray, list)) for i in index):
         raise TraceError("only basic indexing (ints, slices, None, ...) is supported on traced values")
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise ShapeError(f"an index can only have a single ellipsis, got {index}")
     n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if n_real > len(shape):
         raise ShapeError(f"too many indices ({n_real}) for a value of shape {shape}")
@@ -213,14 +258,22 @@ def getitem(x, index):
             continue
         dim = shape[axis]
         if isinstance(i, slice):
-            start, stop, step = i.indices(dim)
+            try:
+                start, stop, step = slice(*(None if v is None else _int(v, "getitem", "a slice bound")
+                                            for v in (i.start, i.stop, i.step))).indices(dim)
+            except ValueError:  # a zero step
+                raise ShapeError(f"slice {i} has step 0") from None
             if step <= 0:
                 raise TraceError(f"slice {i} has a non-positive step; only positive steps are supported")
             n = len(range(start, stop, step))
             starts.append(start), stops.append(max(stop, start)), steps.append(step)
             out_shape.append(n)
         else:
-            k = int(i)
+            try:
+                k = operator.index(i)
+            except TypeError:
+                raise ShapeError(f"only integers, slices, None and ... are valid indices, got "
+                                 f"{type(i).__name__} {i!r}") from None
             if not -dim <= k < dim:
                 raise ShapeError(f"index {k} is out of bounds for axis {axis} with size {dim}")
             k %= dim
@@ -246,21 +299,14 @@ def gelu(x):
     return bind("gelu", x)
 
 
-def _one_axis(x, axis: int, op: str) -> int:
-    rank = _ndim(x)
-    if not isinstance(axis, (int, _np.integer)) or not -rank <= axis < rank:
-        raise ShapeError(f"op '{op}': axis {axis} is out of range for a value of shape {_shape(x)}")
-    return int(axis) % rank
-
-
 def softmax(x, axis: int = -1):
     """`exp(x) / sum(exp(x))` along `axis` (stable: shifted by the max)."""
-    return bind("softmax", x, axis=_one_axis(x, axis, "softmax"))
+    return bind("softmax", x, axis=_axis(axis, _ndim(x), "softmax"))
 
 
 def log_softmax(x, axis: int = -1):
     """`x - log(sum(exp(x)))` along `axis`, computed stably."""
-    return bind("log_softmax", x, axis=_one_axis(x, axis, "log_softmax"))
+    return bind("log_softmax", x, axis=_axis(axis, _ndim(x), "log_softmax"))
 
 
 def layer_norm(x, axis=-1, eps: float = 1e-5):
