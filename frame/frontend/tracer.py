@@ -193,20 +193,32 @@ class Tracer:
 
 
 def _is_weak_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float)) or (isinstance(x, np.generic) and not isinstance(x, np.bool_))
+    """Python numbers are weakly typed (NEP 50, as in numpy 2 and JAX); numpy scalars are not."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)  # np.float64 subclasses float
 
 
 def _weak_dtype(x, others: Sequence) -> str:
-    """Python scalars take the dtype of the tensor operand (SPEC §4) when that does not lose information."""
+    """The dtype a Python number takes next to the tensor operands: numpy 2's rule (NEP 50).
+
+    A Python number adopts the tensor's dtype when its kind fits (bool < int < float): `x * 2.0`
+    stays float32. Otherwise it gets numpy's default of its own kind, as numpy computes it: an int
+    next to a bool tensor is int64, a float next to an int or bool tensor float64 (and since frame
+    does not promote, the op then names both dtypes instead of computing different numbers).
+    """
+    kind = 0 if isinstance(x, bool) else 1 if isinstance(x, int) else 2
     for o in others:
-        if isinstance(o, Tracer) or isinstance(o, np.ndarray):
+        if isinstance(o, (Tracer, np.ndarray)):
             dt = o.value.type.dtype if isinstance(o, Tracer) else canonical_dtype(o.dtype)
-            if isinstance(x, (float, np.floating)) and not float(x).is_integer() and dt not in ("float32", "float64"):
-                break  # 0.5 * int tensor: keep float64 so the dtype error names both
-            if isinstance(x, (float, np.floating)) and dt == "bool":
-                break
-            return dt
+            tensor_kind = 0 if dt == "bool" else 2 if dt.startswith("float") else 1
+            return dt if kind <= tensor_kind else ("int64", "float64")[kind - 1]
     return canonical_dtype(np.asarray(x).dtype)
+
+
+def _scalar_array(x, dtype: str | None) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise ShapeError(f"the Python number {x!r} does not fit the operand dtype {dtype}") from None
 
 
 def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
@@ -221,16 +233,16 @@ def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
         return frame.capture(x)
     if isinstance(x, np.ndarray):
         return frame.constant(x)
-    if _is_weak_scalar(x) or isinstance(x, np.bool_):
-        return frame.graph.add_node("constant", [], {"value": np.asarray(x, dtype=dtype)}).output
+    if _is_weak_scalar(x) or isinstance(x, np.generic):
+        return frame.graph.add_node("constant", [], {"value": _scalar_array(x, dtype)}).output
     raise TraceError(f"cannot use a {type(x).__name__} as an operand in traced code")
 
 
 def _as_array(x, dtype: str | None = None) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
-    if _is_weak_scalar(x) or isinstance(x, np.bool_):
-        return np.asarray(x, dtype=dtype)
+    if _is_weak_scalar(x) or isinstance(x, np.generic):
+        return _scalar_array(x, dtype)
     try:
         return np.asarray(x)
     except Exception:

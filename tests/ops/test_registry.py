@@ -106,10 +106,19 @@ def test_eager_and_traced_calls_raise_the_same_clear_errors():
 
 def test_python_scalars_are_weakly_typed():
     x = np.ones(3, "float32")
-    for y in (x * 2.0, 2.0 * x, fnp.multiply(x, 2), fnp.add(x, np.float64(0.5))):
+    for y in (x * 2.0, 2.0 * x, fnp.multiply(x, 2), fnp.add(x, 0.5)):
         assert y.dtype == np.float32
     g = frame.trace(lambda v: v * 2.5 + 1, x)
     assert all(n.outputs[0].type.dtype == "float32" for n in g.nodes)
+
+
+def test_numpy_scalars_are_strongly_typed_as_in_numpy_2():
+    # np.add(float32 array, np.float64(0.5)) is float64 in numpy 2 (NEP 50); frame does not promote.
+    x = np.ones(3, "float32")
+    assert np.add(x, np.float64(0.5)).dtype == np.float64
+    with pytest.raises(ShapeError, match="dtypes differ"):
+        fnp.add(x, np.float64(0.5))
+    assert fnp.add(x, np.float32(0.5)).dtype == np.float32
 
 
 def test_side_effect_op_cannot_get_a_gradient():
