@@ -31,31 +31,42 @@ def sum_to_shape(g, shape: tuple[int, ...]):
     return fnp.reshape(g, shape)
 
 
-def _unary_shape(float_only: bool):
+def _check_operands(op: str, types, operands: str) -> None:
+    """`operands`: "float" (float dtypes only), "numeric" (no bool, which numpy refuses too) or "any"."""
+    for t in types:
+        if operands == "float":
+            require_float(op, t)
+        elif operands == "numeric" and t.dtype == "bool":
+            raise ShapeError(f"op '{op}' does not take bool operands (numpy refuses them too), got {t}")
+
+
+def _unary_shape(operands: str):
     def shape(ctx: NodeContext):
         arity(ctx.op, ctx, 1)
-        if float_only:
-            require_float(ctx.op, ctx.input_types[0])
+        _check_operands(ctx.op, ctx.input_types, operands)
         return [ctx.input_types[0]]
     return shape
 
 
-def unary(name, kernel, rule, float_only=True, traits=(), attrs=None, doc=""):
+def unary(name, kernel, rule, operands="float", traits=(), attrs=None, doc=""):
     """Register a one-input elementwise op; `rule(ctx, x, y, gy) -> gx` (None for zero)."""
     return register_op(
-        name, shape=_unary_shape(float_only), kernel=kernel, num_inputs=1, attrs=attrs, doc=doc,
+        name, shape=_unary_shape(operands), kernel=kernel, num_inputs=1, attrs=attrs, doc=doc,
         traits=(ELEMENTWISE, *traits),
         gradient=traced_gradient(lambda ctx, xs, ys, gys: [rule(ctx, xs[0], ys[0], gys[0])]))
 
 
-def _binary_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 2)
-    a, b = ctx.input_types
-    dtype = same_dtype(ctx.op, [a, b])
-    return [TensorType(broadcast_shapes(ctx.op, a.shape, b.shape), dtype, a.device)]
+def _binary_shape(operands: str):
+    def shape(ctx: NodeContext):
+        arity(ctx.op, ctx, 2)
+        a, b = ctx.input_types
+        dtype = same_dtype(ctx.op, [a, b])
+        _check_operands(ctx.op, [a], operands)
+        return [TensorType(broadcast_shapes(ctx.op, a.shape, b.shape), dtype, a.device)]
+    return shape
 
 
-def binary(name, kernel, rule, traits=(), doc=""):
+def binary(name, kernel, rule, operands="any", traits=(), doc=""):
     """Register a two-input broadcasting op; `rule(a, b, y, gy) -> (ga, gb)` before reduction to input shapes."""
 
     def gradient(ctx, xs, ys, gys):
@@ -63,18 +74,19 @@ def binary(name, kernel, rule, traits=(), doc=""):
         ga, gb = rule(a, b, ys[0], gys[0])
         return [None if ga is None else sum_to_shape(ga, a.shape), None if gb is None else sum_to_shape(gb, b.shape)]
 
-    return register_op(name, shape=_binary_shape, kernel=kernel, num_inputs=2, doc=doc,
+    return register_op(name, shape=_binary_shape(operands), kernel=kernel, num_inputs=2, doc=doc,
                        traits=(ELEMENTWISE, *traits), gradient=traced_gradient(gradient))
 
 
 # -- binary arithmetic ------------------------------------------------------------------------
 binary("add", np.add, lambda a, b, y, gy: (gy, gy), traits=(LINEAR,), doc="a + b")
-binary("sub", np.subtract, lambda a, b, y, gy: (gy, -gy), traits=(LINEAR,), doc="a - b")
+binary("sub", np.subtract, lambda a, b, y, gy: (gy, -gy), operands="numeric", traits=(LINEAR,), doc="a - b")
 binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), doc="a * b")
-binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), doc="a / b (true division)")
+# numpy's true division of integers gives floats; frame does not promote, so ints are refused.
+binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="float", doc="a / b (true division)")
 
 # -- unary math --------------------------------------------------------------------------------
-unary("neg", np.negative, lambda ctx, x, y, gy: -gy, float_only=False, traits=(LINEAR,), doc="-x")
+unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=(LINEAR,), doc="-x")
 unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), doc="x * x")
 unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x")
 unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm")
@@ -223,7 +235,7 @@ def _pow_grad(ctx, x, y, gy):
 
 unary("pow", lambda x, exponent: np.power(x, np.asarray(exponent, x.dtype)), _pow_grad,
       attrs={"exponent": ((float, int), True)}, doc="x ** exponent (a Python-number attribute)")
-unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, float_only=False,
+unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, operands="any",
       doc="identity whose gradient is zero")
 
 

@@ -82,15 +82,16 @@ def _shift(x, axis: int):
 
 # -- softplus -----------------------------------------------------------------------------------
 def _softplus_kernel(x):
-    # max(x, 0) + log(1 + exp(-|x|)) without overflow; -|x| is x - 2 max(x, 0).
-    r = np.maximum(x, np.zeros((), x.dtype))
-    two, one = np.asarray(2.0, x.dtype), np.asarray(1.0, x.dtype)
-    return r + np.log(one + np.exp(x - two * r))
+    # max(x, 0) + log(1 + exp(-|x|)) without overflow. -|x| is -max(-x, 0) - max(x, 0): exact for
+    # finite x (one term is zero) and -inf at both infinities, where x - 2 max(x, 0) gave inf - inf.
+    zero, one = np.zeros((), x.dtype), np.asarray(1.0, x.dtype)
+    r = np.maximum(x, zero)
+    return r + np.log(one + np.exp(-np.maximum(-x, zero) - r))
 
 
 def _softplus_decomposition(ctx, x):
     r = fnp.relu(x)
-    return r + fnp.log(1.0 + fnp.exp(x - 2.0 * r))
+    return r + fnp.log(1.0 + fnp.exp(-fnp.relu(-x) - r))
 
 
 register_op("softplus", shape=_float_unary_shape, kernel=_softplus_kernel, num_inputs=1, traits=(ELEMENTWISE,),

@@ -25,6 +25,11 @@ def reduced_shape(shape, axes, keepdims) -> tuple[int, ...]:
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def sum_dtype(dtype: str) -> str:
+    """numpy's accumulator for sums: bool and int32 add up in int64 (np.sum's rule)."""
+    return "int64" if dtype in ("bool", "int32") else dtype
+
+
 def _reduce_shape(float_only: bool):
     def shape(ctx: NodeContext):
         arity(ctx.op, ctx, 1)
@@ -33,7 +38,8 @@ def _reduce_shape(float_only: bool):
             require_float(ctx.op, x)
         axes = ctx.attrs["axes"]
         _check_axes(ctx.op, axes, x.rank)
-        return [TensorType(reduced_shape(x.shape, axes, ctx.attrs.get("keepdims", False)), x.dtype, x.device)]
+        return [TensorType(reduced_shape(x.shape, axes, ctx.attrs.get("keepdims", False)), sum_dtype(x.dtype),
+                           x.device)]
     return shape
 
 
@@ -45,7 +51,7 @@ def _sum_kernel(x, axes, keepdims=False):
     if not axes:
         # A sum over no axes is the identity (as `canonicalize` rewrites it); np.sum would add +0
         # and turn -0.0 into +0.0.
-        return np.array(x)
+        return np.array(x, dtype=sum_dtype(x.dtype.name))
     return np.asarray(np.sum(x, axis=axes, keepdims=keepdims))
 
 

@@ -197,7 +197,8 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
         # (An inner dimension of 1 never gets here from the full pipeline: `canonicalize` makes
         # outer products broadcast multiplies, which fuse.)
         line(f"{result} = np_matmul({a}, {b}{_out(buffer)})")
-    elif op == "sum" and not attrs["axes"]:   # the identity, like the kernel (np.add.reduce would give -0.0 + 0)
+    elif op == "sum" and not attrs["axes"] and ins.inputs[0].type == out_type:
+        # The identity, like the kernel (np.add.reduce would give -0.0 + 0).
         line(f"{result} = np_positive({args[0]}{_out(buffer)})")
     elif op == "sum":
         line(f"{result} = np_add_reduce({args[0]}, axis={attrs['axes']!r}, "

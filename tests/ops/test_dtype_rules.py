@@ -1,0 +1,44 @@
+"""Ops whose numpy counterparts change or refuse dtypes: frame follows numpy or refuses (issue 12)."""
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame import ShapeError
+
+
+@pytest.mark.parametrize("call", [lambda: fnp.negative(np.array([True])), lambda: -np.array([True]) * 0,
+                                  lambda: fnp.subtract(np.array([True]), np.array([False]))])
+def test_bool_negation_and_subtraction_are_refused_as_numpy_refuses_them(call):
+    with pytest.raises((ShapeError, TypeError)):
+        call()
+    with pytest.raises(ShapeError, match="bool"):
+        frame.function(lambda a: -a)(np.array([True, False]))
+
+
+def test_true_division_of_integers_is_refused_not_truncated():
+    # numpy gives floats (0.5); frame does not promote, and must not return 0.
+    with pytest.raises(ShapeError, match="float"):
+        fnp.divide(np.array([1]), np.array([2]))
+    with pytest.raises(ShapeError, match="float"):
+        fnp.divide(1, 2)
+
+
+@pytest.mark.parametrize("x", [np.array([True, True, False]), np.full((2, 3), 2 ** 30, np.int32),
+                               np.ones((2, 0), bool)])
+@pytest.mark.parametrize("axis", [None, 0, ()])
+def test_sums_of_bool_and_int32_accumulate_in_int64_like_numpy(x, axis):
+    want = np.sum(x, axis=axis)
+    for got in (fnp.sum(x, axis=axis), frame.function(lambda v: fnp.sum(v, axis=axis))(x)):
+        assert got.dtype == want.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softplus_at_the_infinities(dtype):
+    x = np.array([np.inf, -np.inf, 0.0, 30.0, -30.0], dtype)
+    want = np.logaddexp(np.zeros((), dtype), x)
+    for got in (fnp.softplus(x), frame.function(fnp.softplus)(x)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
+    g = frame.grad(lambda v: fnp.sum(fnp.softplus(v)))(x)
+    np.testing.assert_allclose(g, 1 / (1 + np.exp(-x)), rtol=1e-6, atol=1e-7)  # sigmoid(-30) underflows in f32
