@@ -129,7 +129,12 @@ class Adam(Optimizer):
     def __init__(self, lr: float | Callable[[int], float] = 1e-3, b1: float = 0.9, b2: float = 0.999,
                  eps: float = 1e-8):
         super().__init__(lr)
+        for name, value in (("b1", b1), ("b2", b2), ("eps", eps)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+                raise FrameError(f"Adam: {name} must be a number, got {type(value).__name__} {value!r}")
         self.b1, self.b2, self.eps = float(b1), float(b2), float(eps)
+        if not (0.0 < self.b1 < 1.0 and 0.0 < self.b2 < 1.0 and self.eps >= 0.0):
+            raise FrameError(f"Adam: needs 0 < b1 < 1, 0 < b2 < 1 and eps >= 0, got b1={b1}, b2={b2}, eps={eps}")
 
     def update_graph(self, param_types):
         return build_adam_update_graph(param_types, None if self.scheduled else self.lr, self.b1, self.b2, self.eps)

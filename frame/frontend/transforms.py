@@ -77,7 +77,10 @@ def _argnums_tuple(argnums, nargs: int) -> tuple[int, ...]:
     for a in nums:
         if not -nargs <= a < nargs:
             raise GradientError(f"argnums {argnums} is out of range for a call with {nargs} positional argument(s)")
-    return tuple(a % nargs for a in nums)
+    nums = tuple(a % nargs for a in nums)
+    if len(set(nums)) != len(nums):
+        raise GradientError(f"argnums {argnums} names an argument twice")
+    return nums
 
 
 def _leaf_offsets(args: tuple) -> list[tuple[int, int]]:
@@ -223,12 +226,13 @@ def vjp(fn: Callable, *primals):
 
 def _cotangent_leaf(i: int, ct, expected: TensorType):
     """Cotangent leaf `i`, checked against output leaf `i` before anything runs (a Python number may stand for a scalar)."""
-    if _is_weak_scalar(ct) and not isinstance(ct, np.generic) and expected.rank == 0:
+    if _is_weak_scalar(ct) and expected.rank == 0:
         return np.asarray(ct, dtype=expected.dtype)
-    got = example_type(ct if isinstance(ct, Tracer) else np.asarray(ct))
-    if got.shape != expected.shape or got.dtype != expected.dtype:
+    shape, dtype = (ct.shape, ct.dtype) if isinstance(ct, (Tracer, np.ndarray, np.generic)) else (None, type(ct).__name__)
+    if shape != expected.shape or str(dtype) != expected.dtype:
         raise GradientError(f"vjp_fn: cotangent leaf {i} must have shape {expected.shape} and dtype {expected.dtype} "
-                            f"like output leaf {i}, got shape {got.shape} and dtype {got.dtype}")
+                            f"like output leaf {i}, got " + (f"shape {shape} and dtype {dtype}" if shape is not None
+                                                            else f"a {dtype}"))
     return ct
 
 
