@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
+from ..ir.types import canonical_dtype
 from .tracer import Tracer, bind, comparison_error
 
 pi = math.pi
@@ -81,9 +82,18 @@ def square(x):
 
 
 def power(x, p):
-    """`x ** p` for a Python-number exponent `p` (a traced exponent is not supported by the `pow` op)."""
+    """`x ** p` for a Python-number exponent `p` (a traced exponent is not supported by the `pow` op).
+
+    A numpy scalar or 0-d array exponent must have `x`'s dtype: numpy would widen the result otherwise.
+    """
     if isinstance(p, Tracer) or isinstance(p, _np.ndarray) and p.ndim > 0:
         raise TraceError("fnp.power: the exponent must be a Python number; for a traced exponent use fnp.exp(p * fnp.log(x))")
+    if isinstance(p, (_np.generic, _np.ndarray)):
+        if _np.dtype(p.dtype) != getattr(x, "dtype", None):
+            raise ShapeError(f"op 'pow': the exponent's dtype {p.dtype} differs from the base's "
+                             f"{getattr(x, 'dtype', type(x).__name__)}; frame does not promote")
+    elif isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ShapeError(f"op 'pow': the exponent must be a number, got {type(p).__name__} {p!r}")
     return bind("pow", x, exponent=float(p))
 
 
@@ -322,20 +332,41 @@ def mse_loss(pred, target):
 
 def debug_print(fmt: str, x):
     """Print `fmt.format(value)` when the compiled graph runs (like `jax.debug.print`)."""
-    bind("debug_print", x, fmt=str(fmt))
+    if not isinstance(fmt, str):
+        raise ShapeError(f"op 'debug_print': the format must be a str, got {type(fmt).__name__} {fmt!r}")
+    bind("debug_print", x, fmt=fmt)
 
 
 # -- constants ---------------------------------------------------------------------------------
 def asarray(x, dtype=None):
-    return x if isinstance(x, Tracer) else _np.asarray(x, dtype=dtype)
+    """`x` as an array: tracers pass through (a dtype change of a traced value is not supported yet)."""
+    if dtype is not None:
+        dtype = canonical_dtype(dtype)
+    if isinstance(x, Tracer):
+        if dtype is not None and dtype != x.type.dtype:
+            raise TraceError(f"fnp.asarray: casting a traced {x.type} to {dtype} is not supported yet (no cast op)")
+        return x
+    try:
+        a = _np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ShapeError(f"fnp.asarray: cannot make a {dtype or 'numeric'} array of {type(x).__name__} {x!r} ({e})") from None
+    canonical_dtype(a.dtype)
+    return a
+
+
+def _like_dtype(x, op: str) -> str:
+    try:
+        return x.type.dtype if isinstance(x, Tracer) else canonical_dtype(_np.asarray(x).dtype)
+    except ValueError:  # a ragged list
+        raise TraceError(f"{op}: cannot use a ragged {type(x).__name__} as an array") from None
 
 
 def zeros_like(x):
-    return _np.zeros(_shape(x), dtype=x.dtype)
+    return _np.zeros(_shape(x), dtype=_like_dtype(x, "zeros_like"))
 
 
 def ones_like(x):
-    return _np.ones(_shape(x), dtype=x.dtype)
+    return _np.ones(_shape(x), dtype=_like_dtype(x, "ones_like"))
 
 
 # -- Tracer operators (attached here so the tracer module stays free of op names) ---------------

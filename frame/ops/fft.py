@@ -121,7 +121,10 @@ def irfft(spectrum, n: int | None = None):
     `n` defaults to `2*(m-1)` like `numpy.fft.irfft`; the spectrum must have exactly `n//2+1` bins.
     The imaginary parts of the DC and (even n) Nyquist bins are ignored, as numpy does.
     """
-    shape = spectrum.shape if isinstance(spectrum, Tracer) else np.shape(spectrum)
+    try:
+        shape = spectrum.shape if isinstance(spectrum, Tracer) else np.shape(spectrum)
+    except ValueError:  # a ragged list
+        raise ShapeError(f"fnp.fft.irfft: cannot use a ragged {type(spectrum).__name__} as a spectrum") from None
     if n is None:
         if len(shape) < 2:
             raise ShapeError(f"fnp.fft.irfft: the packed spectrum needs shape (..., m, 2), got {tuple(shape)}")

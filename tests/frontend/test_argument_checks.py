@@ -78,3 +78,26 @@ def test_scalars_numpy_would_widen_with_are_refused(scalar, tensor):
 def test_a_python_int_too_large_for_the_tensor_is_a_shape_error():
     with pytest.raises(ShapeError, match="does not fit"):
         fnp.add(np.ones(2, np.int32), 2 ** 40)
+
+
+@pytest.mark.parametrize("p", ["2", None, True, np.float32(2.0)])
+def test_power_exponents_are_numbers_of_the_base_kind(p):
+    with pytest.raises(ShapeError, match="pow"):
+        fnp.power(X, p)
+
+
+def test_asarray_refuses_to_ignore_a_dtype_on_traced_values():
+    with pytest.raises(TraceError, match="cast"):
+        frame.function(lambda a: fnp.asarray(a, "float32"))(X)
+    with pytest.raises(ShapeError, match="asarray"):
+        fnp.asarray(None, "int64")
+
+
+def test_zeros_and_ones_like_take_what_numpy_takes():
+    assert fnp.zeros_like(2.5).dtype == np.zeros_like(2.5).dtype
+    np.testing.assert_array_equal(fnp.ones_like([[1, 2]]), np.ones_like([[1, 2]]))
+
+
+def test_debug_print_needs_a_str_format():
+    with pytest.raises(ShapeError, match="format"):
+        frame.function(lambda v: (fnp.debug_print(None, v), v)[1])(X)
