@@ -8,7 +8,7 @@ derivatives) raises `TraceError` at import time naming the primitive and the par
 
 - a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
 - a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
-- control flow (`scan`, `while`, `cond`): frame has no loop or branch op yet (issue 17);
+- control flow (`scan`, `while`, `cond`): frame has no loop or branch op yet;
 - `max`: JAX splits its derivative at ties, frame's relu does not (`jax.nn.relu` imports);
 - a custom derivative rule (`custom_jvp_call`, `custom_vjp_call`): frame would differentiate the
   body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
@@ -145,7 +145,8 @@ def _control_flow_error(eqn, where: str) -> TraceError:
     name = eqn.primitive.name
     api, sources, kind = CONTROL_FLOW[name]
     return TraceError(f"from_jax: {api} (from {sources}; JAX primitive '{name}') is not supported yet: frame has "
-                      f"no {kind} op; control flow comes with issue 17" + (f"; found{where}" if where else "")
+                      f"no {kind} op yet; unroll it in the JAX function (a Python loop or if)"
+                      + (f"; found{where}" if where else "")
                       + f"; equation:\n{eqn}")
 
 
