@@ -145,7 +145,7 @@ def _control_flow_error(eqn, where: str) -> TraceError:
     name = eqn.primitive.name
     api, sources, kind = CONTROL_FLOW[name]
     return TraceError(f"from_jax: {api} (from {sources}; JAX primitive '{name}') is not supported yet: frame has "
-                      f"no {kind} op yet; unroll it in the JAX function (a Python loop or if)"
+                      f"no {kind} op; unroll it in the JAX function (a Python loop or if)"
                       + (f"; found{where}" if where else "")
                       + f"; equation:\n{eqn}")
 
