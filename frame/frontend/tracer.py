@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import FrameError, ShapeError, TraceError
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType, canonical_dtype
-from ..ops.schema import ELEMENTWISE, NodeContext, get
+from ..ops.schema import NodeContext, get
 from .pytree import tree_flatten, tree_unflatten
 
 

@@ -19,7 +19,7 @@ import frame
 import frame.numpy as fnp
 
 from .checks import check_against_reference, property_settings
-from .strategies import arrays, axis_args, describe, operands, shapes
+from .strategies import arrays, axis_args, describe, operands
 
 SETTINGS = property_settings(30)
 

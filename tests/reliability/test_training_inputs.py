@@ -6,7 +6,6 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-import frame
 import frame.numpy as fnp
 from frame.train import SGD, Trainer
 

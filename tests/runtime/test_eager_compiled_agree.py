@@ -25,7 +25,7 @@ from frame import FrameError
 from frame.frontend.tracer import bind
 from frame.ops import all_ops
 from frame.compiler.pipeline import PipelineOptions, lower
-from frame.runtime import Executable, clear_cache, compile as compile_graph, native, set_native
+from frame.runtime import Executable, clear_cache, compile as compile_graph, native
 from tests.ops.strategies import EXAMPLES, EXCLUDED
 
 UINT = {"float32": np.uint32, "float64": np.uint64}
@@ -40,16 +40,8 @@ ZERO_SIGN_FREE = {"matmul": "outer product as mul", "matmul_grad_lhs_internal": 
 
 
 @pytest.fixture(scope="module", autouse=True)
-def native_on_demand(tmp_path_factory):
-    """A fresh disk cache for built kernels; executables reach the native tier only through `wait_native`."""
-    assert frame.runtime.wait_native_builds(120), "the native builder thread is stuck"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FRAME_CACHE_DIR", str(tmp_path_factory.mktemp("frame-cache")))
-        previous = set_native("sync", after_calls=10**9)
-        try:
-            yield
-        finally:
-            set_native(**previous)
+def _native_on_demand(native_on_demand):
+    """Every test here runs with the shared fixture's policy and kernel cache."""
 
 
 def assert_same_bits(got, want, context: str, zero_sign_free=False) -> None:

@@ -98,17 +98,8 @@ def with_specials(rng, shape, dtype):
 
 
 @pytest.fixture(scope="module", autouse=True)
-def native_env(tmp_path_factory):
-    """A fresh disk cache for the module, and the "sync" policy with a call count no test reaches:
-    executables stay on numpy until a test calls `wait_native` (or sets its own policy)."""
-    drain_builder()  # no build queued by an earlier test may write into this module's cache
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FRAME_CACHE_DIR", str(tmp_path_factory.mktemp("frame-cache")))
-        previous = set_native("sync", after_calls=10**9)
-        try:
-            yield
-        finally:
-            set_native(**previous)
+def _native_on_demand(native_on_demand):
+    """Every test here runs with the shared fixture's policy and kernel cache."""
 
 
 @pytest.fixture
