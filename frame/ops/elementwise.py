@@ -6,9 +6,6 @@ exp, sqrt), as Paddle's custom VJPs do for stability.
 """
 from __future__ import annotations
 
-import functools
-import math
-import threading
 
 import numpy as np
 
@@ -92,129 +89,20 @@ unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x")
 unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm")
 unary("sin", np.sin, lambda ctx, x, y, gy: gy * fnp.cos(x), doc="sine")
 unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * fnp.sin(x)), doc="cosine")
-# -- frame's float32 tanh ----------------------------------------------------------------------
-# Where this process can build native kernels, float32 tanh is frame's own function, written twice:
-# here in numpy and in C for the native tier (`frame_tanhf` in frame/runtime/native.py). Both run
-# the same sequence of IEEE float32 operations and give the same bits (tests/ops/test_tanh_f32.py),
-# so an executable gives the same results whichever tier runs a call, and the C version fuses into
-# its chain as one vectorised loop (~0.1 ms against np.tanh's ~0.2 ms on 1024x64 float32). Without
-# a C compiler (or with FRAME_NATIVE=off at start-up) every tier is numpy, and np.tanh is used.
-# The numpy twin works in place in scratch arrays kept per shape and thread: fresh temporaries of
-# this size cost a page fault per 4 KiB, several times the arithmetic on the reference machine.
-_F = np.float32
-_TANH_SMALL = tuple(map(_F, (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-                             -3.33332819422e-1)))
-_EXP_POLY = tuple(map(_F, (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                           5.0000001201e-1)))
-_SIGN = np.int32(-0x80000000)
-_SCRATCH = threading.local()
-# Kept for arrays up to 256K elements and 8 shapes a thread (at most ~56 MiB): the numpy twin only
-# runs before an executable turns native, in eager calls and in constant folding.
-_SCRATCH_MAX_ELEMENTS = 1 << 18
-_SCRATCH_MAX_SHAPES = 8
-
-
-def _scratch(shape: tuple) -> tuple:
-    """Four float32 arrays, two int32 and a bool array of `shape`, reused by this thread."""
-    pools = getattr(_SCRATCH, "pools", None)
-    if pools is None:
-        pools = _SCRATCH.pools = {}
-    arrays = pools.get(shape)
-    if arrays is None:
-        arrays = (*(np.empty(shape, np.float32) for _ in range(4)), np.empty(shape, np.int32),
-                  np.empty(shape, np.int32), np.empty(shape, bool))
-        if math.prod(shape) <= _SCRATCH_MAX_ELEMENTS:
-            if len(pools) >= _SCRATCH_MAX_SHAPES:
-                pools.clear()
-            pools[shape] = arrays
-    return arrays
-
-
-def tanh_f32(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """frame's float32 tanh: within 1.5 ulp of the correctly rounded result, inf and nan included.
-
-    Cephes' odd polynomial w for |x| < 0.625; else (1 - e) / (1 + e) with e = exp(-2|x|) <= 0.29
-    (no cancellation), where |x| is capped at 10 (tanh rounds to 1 beyond 9.01) so that exp's
-    argument t lies in [-20, 0]: t = n ln2 + r with ln2 in two parts (n*ln2 exact), e^r by Cephes'
-    degree-6 polynomial, 2^n (n >= -29) from its exponent bits. The sign bit of x is or-ed in last.
-    """
-    x = np.asarray(x, np.float32)
-    if out is None:
-        out = np.empty(x.shape, np.float32)
-    with np.errstate(all="ignore"):   # the branch not taken may overflow (x*x) or meet inf - inf
-        return _tanh_f32_into(x, out)
-
-
-def _tanh_f32_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    w, t, n, r, k, sign, small_x = _scratch(x.shape)
-    np.bitwise_and(x.view(np.int32), _SIGN, out=sign)  # x is not read after `out` is written: out=x works
-    np.abs(x, out=t)
-    np.less(t, _F(0.625), out=small_x)
-    np.multiply(x, x, out=r)                            # w = ((((c0 s + c1) s + c2) s + c3) s + c4) s x + x
-    np.multiply(r, _TANH_SMALL[0], out=w)
-    for c in _TANH_SMALL[1:]:
-        w += c
-        w *= r
-    w *= x
-    w += x
-    np.minimum(t, _F(10.0), out=t)                      # nan stays nan
-    t *= _F(-2.0)
-    np.multiply(t, _F(1.44269504088896341), out=n)
-    n += _F(0.5)
-    np.floor(n, out=n)                                  # n in [-29, 0], or nan
-    np.multiply(n, _F(0.693359375), out=r)
-    np.subtract(t, r, out=r)
-    np.multiply(n, _F(-2.12194440e-4), out=t)
-    r -= t                                              # r = (t - n C1) - n C2
-    np.multiply(r, _EXP_POLY[0], out=out)
-    for c in _EXP_POLY[1:]:
-        out += c
-        if c is not _EXP_POLY[-1]:
-            out *= r
-    np.multiply(r, r, out=t)
-    out *= t
-    out += r
-    out += _F(1.0)                                      # e^r = p(r) r^2 + r + 1
-    np.copyto(k, n, casting="unsafe")                   # nan -> int is undefined: the result is nan anyway
-    k += 127
-    k <<= 23
-    out *= k.view(np.float32)                           # e = e^r 2^n
-    np.subtract(_F(1.0), out, out=t)
-    out += _F(1.0)
-    np.divide(t, out, out=out)                          # (1 - e) / (1 + e)
-    bits, w_bits = out.view(np.int32), w.view(np.int32)
-    np.subtract(0, small_x, out=k, dtype=np.int32)      # all ones where |x| < 0.625
-    np.bitwise_xor(bits, w_bits, out=w_bits)
-    w_bits &= k
-    bits ^= w_bits                                      # select w where |x| < 0.625
-    bits |= sign                                        # the sign of x (tanh(-0) = -0)
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def own_tanh() -> bool:
-    """Whether float32 tanh is frame's own function in this process (decided once, see above)."""
-    from ..runtime import native
-
-    return native.available()
-
-
-def _tanh_kernel(x, out=None):
-    x = np.asarray(x)
-    if x.dtype == np.float32 and own_tanh():
-        return tanh_f32(x, out)
-    return np.tanh(x, out=out)
-
-
 # square(y), not y*y: its own derivative is one term, so re-derived graphs grow slower (graph_growth.py).
-unary("tanh", _tanh_kernel, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)),
-      doc="hyperbolic tangent (float32 where native kernels can be built: frame's own, within 1.5 ulp)")
+unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)), doc="hyperbolic tangent")
 unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root")
 
 
-def _sigmoid_kernel(x):
-    # 0.5 * (1 + tanh(x/2)) is the logistic function without overflow in exp(-x) for large |x|.
-    return (0.5 + 0.5 * _tanh_kernel(0.5 * x)).astype(x.dtype, copy=False)
+def _sigmoid_kernel(x, out=None):
+    # 0.5 + 0.5 tanh(x/2) is the logistic function without overflow in exp(-x) for large |x|;
+    # computed step by step in one buffer (`out` when given).
+    x = np.asarray(x)
+    half = np.asarray(0.5, x.dtype)
+    y = np.asarray(np.multiply(half, x, out=out))
+    np.tanh(y, out=y)
+    np.multiply(half, y, out=y)
+    return np.add(half, y, out=y)
 
 
 unary("sigmoid", _sigmoid_kernel, lambda ctx, x, y, gy: gy * (y * (1.0 - y)), doc="logistic 1 / (1 + e^-x)")

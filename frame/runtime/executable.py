@@ -47,7 +47,6 @@ from ..compiler.passes.plan import VIEW_OPS, ExecutionPlan, Instr
 from ..errors import InputError
 from ..ir.graph import Value
 from ..ir.types import TensorType
-from ..ops.elementwise import own_tanh, tanh_f32
 from ..ops.schema import get
 from . import native
 
@@ -168,14 +167,8 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
     op, attrs = ins.op, ins.attrs
     line = src.lines.append
     out_type = ins.outputs[0].type if ins.outputs else None
-    tanh = "np_tanh"
-    if op in ("tanh", "sigmoid") and out_type.dtype == "float32" and own_tanh():
-        tanh = "tanh_f32"   # frame's own float32 tanh, the one the native tier computes too
-        src.namespace[tanh] = tanh_f32
     if op in _BINARY_UFUNCS:
         line(f"{result} = np_{_BINARY_UFUNCS[op]}({args[0]}, {args[1]}{_out(buffer)})")
-    elif op == "tanh":
-        line(f"{result} = {tanh}({args[0]}{_out(buffer)})")
     elif op in _UNARY_UFUNCS:
         line(f"{result} = np_{_UNARY_UFUNCS[op]}({args[0]}{_out(buffer)})")
     elif op == "relu":
@@ -186,7 +179,7 @@ def _emit(src: _Source, ins: Instr, args: list[str], result: str, buffer: str | 
         # The kernel's 0.5 + 0.5 tanh(0.5 x), step by step in one buffer.
         half = src.scalar(0.5, out_type.dtype)
         line(f"{result} = np_multiply({half}, {args[0]}{_out(buffer)})")
-        line(f"{tanh}({result}, out={result}); np_multiply({half}, {result}, out={result}); "
+        line(f"np_tanh({result}, out={result}); np_multiply({half}, {result}, out={result}); "
              f"np_add({half}, {result}, out={result})")
     elif op in _MATMUL_OPS:
         a, b = args
@@ -382,7 +375,7 @@ def _native_tier(graph) -> _Tier | None:
     def compilable(node) -> bool:
         return native.kernel_spec(node.attrs["body"]) is not None
 
-    graph = fuse(unfuse(graph), can_fuse=native.supports, fuse_single=native.worth_alone)
+    graph = fuse(unfuse(graph), can_fuse=native.supports)
     if not any(n.op == "fused_elementwise_internal" and compilable(n) for n in graph.nodes):
         return None
     native_plan = make_plan(graph, keep_whole=compilable)

@@ -5,19 +5,18 @@ module turns a body into one C loop over the node's output shape instead: every 
 element is loaded once, the chain is computed in registers and every result stored once.
 Measured on the reference machine: a five-op gradient chain on 1024x64 float32 took 19 µs
 against 62 µs for the numpy passes (each pass ~10 µs plus its dispatch); the PINN step of
-benchmarks/pinn_step.py went from ~5.2 to ~4.9 ms (exact ops only) and to ~4.4 ms with tanh (below).
+benchmarks/pinn_step.py went from ~5.2 to ~4.9 ms.
 
-float32 `tanh` (and `sigmoid`, built on it) is compiled too: where native kernels can be built,
-it is frame's own function on every tier (`tanh_f32` in frame/ops/elementwise.py, 1.5 ulp), with
-`frame_tanhf` below as its C twin, one vectorised loop fused into its chain (~0.1 ms on 1024x64
-against np.tanh's ~0.2 ms). Without a compiler every tier is numpy and float32 tanh is np.tanh.
+`tanh` (and `sigmoid`, built on it) is numpy's on every tier and every machine, with or without a
+C compiler: numpy 2's SIMD tanh takes ~25 us on 1024x64 float32 on an AVX-512 Xeon, against ~50 us
+for a C polynomial twin fused into its chain and ~470 us for that polynomial in numpy, which is what
+machines without a compiler ran before (frame's own float32 tanh was dropped for this).
 
 Numerics: the native tier computes the same bits as the numpy tier. Its kernels hold only
 ops that are exact IEEE operations in both (`+ - * /`, negation, square, sqrt, relu and
-relu's gradient, identities) and frame's float32 tanh, whose numpy and C versions run the same
-IEEE operations; all compiled without fast-math and without FMA contraction
+relu's gradient, identities), all compiled without fast-math and without FMA contraction
 (`-ffp-contract=off`), in the order the body states them. Other transcendental ops (exp, log,
-sin, cos, pow, float64 tanh) are not exact across libraries, so the native tier re-fuses each
+sin, cos, pow, tanh) are not exact across libraries, so the native tier re-fuses each
 chain around them: they run as numpy ufuncs between two native kernels. An executable can therefore
 switch tiers between two calls, at any moment, without changing a single result (a training
 run is reproducible bit for bit whichever tier each step ran on). The one exception is the sign
@@ -67,39 +66,6 @@ PRELUDE = r"""
 #include <stdint.h>
 #include <string.h>
 
-/* frame's float32 tanh: the C twin of tanh_f32 in frame/ops/elementwise.py, the same IEEE
-   operations in the same order (keep the two identical; tests/ops/test_tanh_f32.py). Branch-free,
-   so loops over it vectorise. */
-static inline float frame_tanhf(float x) {
-    float a = fabsf(x);
-    float s = x * x;
-    float w = s * -5.70498872745E-3f;
-    w = (w + 2.06390887954E-2f) * s;
-    w = (w + -5.37397155531E-2f) * s;
-    w = (w + 1.33314422036E-1f) * s;
-    w = (w + -3.33332819422E-1f) * s;
-    w = w * x + x;
-    float t = (a > 10.0f ? 10.0f : a) * -2.0f;          /* nan stays nan */
-    float n = floorf(t * 1.44269504088896341f + 0.5f);
-    float r = t - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    float p = r * 1.9875691500E-4f;
-    p = (p + 1.3981999507E-3f) * r;
-    p = (p + 8.3334519073E-3f) * r;
-    p = (p + 4.1665795894E-2f) * r;
-    p = (p + 1.6666665459E-1f) * r;
-    p = p + 5.0000001201E-1f;
-    p = p * (r * r) + r + 1.0f;
-    int32_t k = ((int32_t)(n == n ? n : 0.0f) + 127) << 23;
-    float two_n; memcpy(&two_n, &k, 4);
-    float e = p * two_n;
-    float large = (1.0f - e) / (e + 1.0f);
-    float v = a < 0.625f ? w : large;
-    int32_t bits, sign; memcpy(&bits, &v, 4); memcpy(&sign, &x, 4);
-    bits |= sign & (int32_t)0x80000000;
-    memcpy(&v, &bits, 4);
-    return v;
-}
 """
 
 
@@ -127,33 +93,13 @@ C_RULES = {
     "relu": lambda a, attrs, t: f"(({a[0]} > 0 || {a[0]} != {a[0]}) ? {a[0]} : ({t})0)",
     "relu_grad_internal": lambda a, attrs, t: f"({a[0]} > 0 ? {a[1]} : ({t})0)",
     "stop_gradient": lambda a, attrs, t: a[0],
-    # float32 only (FLOAT32_ONLY): frame's own tanh, the same function as the numpy kernel's
-    "tanh": lambda a, attrs, t: f"frame_tanhf({a[0]})",
-    "sigmoid": lambda a, attrs, t: f"(0.5f + 0.5f * frame_tanhf(0.5f * {a[0]}))",
 }
-FLOAT32_ONLY = frozenset({"tanh", "sigmoid"})
-
-
-def _rule_applies(op: str, ctype: str) -> bool:
-    if op not in C_RULES:
-        return False
-    if op in FLOAT32_ONLY:
-        from ..ops.elementwise import own_tanh
-
-        return ctype == "float" and own_tanh()
-    return True
-
-
-def worth_alone(node) -> bool:
-    """Whether a node alone is worth a kernel: frame's float32 tanh (and sigmoid), whose C loop is
-    ~4x faster than its numpy twin; a lone arithmetic op is one numpy ufunc pass either way."""
-    return node.op in FLOAT32_ONLY and supports(node)
 
 
 def supports(node) -> bool:
     """Whether a (non-fused) node can be part of a native kernel: an op computed exactly as numpy does."""
     dtypes = {v.type.dtype for v in (*node.inputs, *node.outputs)}
-    return (len(dtypes) == 1 and dtypes <= set(_CTYPE) and _rule_applies(node.op, _CTYPE[dtypes.pop()]))
+    return len(dtypes) == 1 and dtypes <= set(_CTYPE) and node.op in C_RULES
 
 
 # -- one fused body -> one C function -----------------------------------------------------------------
@@ -236,7 +182,7 @@ def kernel_spec(body_text: str) -> KernelSpec | None:
                 return None
             expr = _literal(value, ctype)
         else:
-            if not _rule_applies(node.op, ctype) or len(node.outputs) != 1:
+            if node.op not in C_RULES or len(node.outputs) != 1:
                 return None
             rule = C_RULES[node.op]
             expr = rule([names[v] for v in node.inputs], node.attrs, ctype)

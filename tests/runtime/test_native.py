@@ -111,30 +111,17 @@ def policy():
 
 
 # -- 1. every exact op, every special value, bit for bit ---------------------------------------------
-EXACT_OPS = [op for op in native.C_RULES if get(op).has(ELEMENTWISE) and op not in native.FLOAT32_ONLY]
+EXACT_OPS = [op for op in native.C_RULES if get(op).has(ELEMENTWISE)]
 
 
 def test_the_exact_ops_are_the_elementwise_ones_with_rules():
     assert {"add", "sub", "mul", "div", "neg", "square", "sqrt", "relu", "relu_grad_internal"} <= set(EXACT_OPS)
-    for op in ("exp", "log", "sin", "cos", "pow"):
+    for op in ("exp", "log", "sin", "cos", "pow", "tanh", "sigmoid"):
         assert op not in native.C_RULES, f"{op} is not correctly rounded everywhere: it must stay a numpy call"
-    # tanh and sigmoid are compiled in float32 only, where they are frame's own function on every tier
-    assert native.FLOAT32_ONLY == {"tanh", "sigmoid"}
 
 
 @needs_cc
-@pytest.mark.parametrize("op", sorted(native.FLOAT32_ONLY))
-def test_frames_own_float32_tanh_and_sigmoid_give_the_numpy_tiers_bits(op):
-    s = special_values("float32")
-    x, y = (a.reshape(-1).copy() for a in np.meshgrid(s, s, indexing="ij"))
-    exe = cold(parse_graph(_op_graph(op, "float32", x.size)))
-    want, got = numpy_then_native(exe, x, y)
-    assert "tanh_f32" in exe.source and "tanh_f32" not in exe.active_source   # numpy twin, then the C loop
-    assert_all_same_bits(got, want, f"for {op}")
-
-
-@needs_cc
-def test_float64_tanh_stays_a_numpy_call_between_kernels():
+def test_tanh_stays_a_numpy_call_between_kernels():
     x = np.linspace(-3, 3, 40)
     exe = cold(frame.trace(lambda x: fnp.tanh(x * 1.5 + 1.0) * x - x, x))
     want, got = numpy_then_native(exe, x)
@@ -276,10 +263,8 @@ def test_transcendental_ops_run_on_numpy_between_native_kernels(dtype):
         x, y))
     want, got = numpy_then_native(exe, x, y)
     source = exe.active_source
-    # float32 tanh is frame's own and compiled into a kernel; float64 tanh stays numpy's
-    for ufunc in ("np_exp(", "np_sin(") + (("np_tanh(",) if dtype == "float64" else ()):
+    for ufunc in ("np_exp(", "np_sin(", "np_tanh("):
         assert ufunc in source
-    assert ("np_tanh(" in source) == (dtype == "float64")
     assert len(kernel_lines(source)) >= 2, source
     assert_all_same_bits(got, want)
 
@@ -301,7 +286,7 @@ graph @fused(%0: f64[4], %1: f64[4]) {
   %2: f64[4] = add(%0, %1)
   %3: f64[4] = tanh(%2)
   return (%3)
-}""")) is None   # float64 tanh is numpy's, not frame's own
+}""")) is None   # tanh is numpy's on every tier
 
 
 def test_kernel_spec_refuses_mixed_and_non_float_dtypes():
@@ -360,8 +345,7 @@ graph @g(%0: f32[4], %1: i64[4]) {
   %5: f32[] = sum(%3) {axes=(0,), keepdims=False}
   return (%4, %5)
 }""")
-    # float32 tanh is compiled (it is frame's own function wherever native kernels can be built)
-    assert [native.supports(n) for n in g.nodes] == [True, native.available(), False, False]
+    assert [native.supports(n) for n in g.nodes] == [True, False, False, False]
 
 
 @needs_cc
@@ -664,7 +648,6 @@ def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
     assert exe.wait_native(timeout=120), exe.native_status
     got = frame.tree_leaves(step(params, x, xb, f))
     assert exe.tier == "native" and len(kernel_lines(exe.active_source)) >= 3
-    assert "tanh" not in exe.active_source.replace("frame_tanhf", "")   # every float32 tanh is in a kernel
     assert_all_same_bits(got, want)
     # and a few steps of training stay identical too (each tier fed its own previous parameters)
     p_numpy = p_native = params
