@@ -12,7 +12,7 @@ from .frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .frontend.tracer import ShapeDtype, trace
 from .frontend.transforms import RetraceWarning, function, grad, hessian, stop_gradient, value_and_grad, vjp
 from . import compiler, runtime  # noqa: E402
-from . import optimize, train  # noqa: E402  (scipy and tqdm load only when used)
+from . import train  # noqa: E402  (scipy and tqdm load only when used)
 from . import interop  # noqa: E402  (JAX loads lazily, on first use of an interop name)
 from .frontend.numpy import debug_print
 
@@ -20,4 +20,4 @@ __version__ = "0.1.0"
 __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "hessian", "stop_gradient", "ShapeDtype",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
            "OracleMismatch", "TrainingError", "CheckpointError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
-           "ops", "numpy", "compiler", "runtime", "train", "optimize", "interop"]
+           "ops", "numpy", "compiler", "runtime", "train", "interop"]

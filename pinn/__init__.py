@@ -1,7 +1,7 @@
 """pinn: physics-informed neural networks on frame.
 
 Pose a PDE problem (`Poisson1D`, `Burgers1D`), pick a model (`MLP`), `train` it (Adam through
-`frame.train.Trainer`, then L-BFGS through `frame.optimize.lbfgs`) and read the relative L2
+`frame.train.Trainer`, then L-BFGS through `frame.train.lbfgs`) and read the relative L2
 error against the reference solution. Residual derivatives come from `frame.grad` re-applied to
 its own derived graph (ARCH-067); `python -m pinn` does it all from the command line.
 """

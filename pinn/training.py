@@ -1,4 +1,4 @@
-"""Training a PINN: Adam through `frame.train.Trainer`, then L-BFGS through `frame.optimize.lbfgs`.
+"""Training a PINN: Adam through `frame.train.Trainer`, then L-BFGS through `frame.train.lbfgs`.
 
 The loss's data (collocation points, forcing values, boundary data) are graph inputs of the
 training graph, so it is traced, derived and compiled once and then only executed.
@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from frame.optimize import lbfgs
-from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer
+from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer, lbfgs
 
 from .models import MLP
 from .problems import Problem, ProblemError
@@ -102,7 +101,7 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
       (progress bar, NaN guard, checkpoints to `checkpoint` every `checkpoint_every` steps, and the
       divergence guard: a loss above the first by `divergence_factor` x |first| stops training;
       None turns it off).
-    - then `lbfgs_steps` iterations of L-BFGS (`frame.optimize.lbfgs`) with tolerance `lbfgs_tol`:
+    - then `lbfgs_steps` iterations of L-BFGS (`frame.train.lbfgs`) with tolerance `lbfgs_tol`:
       the tolerance is relative to max(|loss|, 1), so PINN losses far below 1 need it tiny.
     - `seed` draws the problem's collocation points (a grid problem ignores it).
 

@@ -8,8 +8,8 @@ import numpy as np
 
 import frame
 import frame.numpy as fnp
-from frame.compiler import build_backward_graph, build_sgd_update_graph
-from frame.train import SGD, Trainer
+from frame.compiler import build_backward_graph
+from frame.train import SGD, Trainer, build_sgd_update_graph
 
 # M18 setting: seed 20260713, tanh MLP 1->32->1 in float32 fitting sin(pi x) on 64 points of
 # [-1, 1], SGD lr 0.1, 500 steps. Measured: loss 0.25778 at step 1 -> 0.0041286 at step 500,

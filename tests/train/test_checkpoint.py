@@ -7,7 +7,7 @@ import pytest
 
 import frame
 import frame.numpy as fnp
-import frame.train as train
+import frame.train.trainer as trainer_module  # where Trainer looks write_checkpoint up
 from frame.errors import CheckpointError, FrameError
 from frame.train import SGD, Adam, Trainer
 
@@ -81,17 +81,17 @@ def test_checkpoint_every_saves_during_the_run(tmp_path):
     x, y = _data()
     path = tmp_path / "run.npz"
     saved_steps = []
-    real_write = train.write_checkpoint
+    real_write = trainer_module.write_checkpoint
 
     def spy(p, arrays, meta):
         saved_steps.append(meta["step_count"])
         real_write(p, arrays, meta)
 
-    train.write_checkpoint = spy
+    trainer_module.write_checkpoint = spy
     try:
         Trainer(loss_fn, _init(), SGD(0.1), progress=False).run(25, x, y, checkpoint=path, checkpoint_every=10)
     finally:
-        train.write_checkpoint = real_write
+        trainer_module.write_checkpoint = real_write
     assert saved_steps == [10, 20, 25]
     assert Trainer.restore(path, loss_fn, allowed_types=(Dense,), progress=False).step_count == 25
 

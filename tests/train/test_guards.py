@@ -4,8 +4,7 @@ import pytest
 
 import frame.numpy as fnp
 from frame.errors import FrameError, InputError, TrainingError
-from frame.optimize import lbfgs
-from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Trainer
+from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Trainer, lbfgs
 
 
 def square(params):

@@ -1,12 +1,11 @@
-"""frame.optimize.lbfgs: scipy's L-BFGS-B driven by frame's compiled value-and-gradient."""
+"""frame.train.lbfgs: scipy's L-BFGS-B driven by frame's compiled value-and-gradient."""
 import numpy as np
 import pytest
 
 import frame
 import frame.numpy as fnp
 from frame.errors import TrainingError
-from frame.optimize import LBFGSResult, lbfgs
-from frame.train import Adam, Trainer
+from frame.train import Adam, LBFGSResult, Trainer, lbfgs
 
 
 def _problem(dtype=np.float64):

@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import FrameError, TrainingError
-from .frontend.pytree import tree_unflatten
-from .ir.types import TensorType
-from .train import LossGraph, as_param_leaves, check_finite_data, first_nonfinite, leaf_paths, scalar
+from ..errors import FrameError, TrainingError
+from ..frontend.pytree import tree_unflatten
+from ..ir.types import TensorType
+from .trainer import LossGraph, as_param_leaves, check_finite_data, first_nonfinite, leaf_paths, scalar
 
 __all__ = ["lbfgs", "LBFGSResult"]
 
@@ -116,7 +116,7 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
 
 
 def _cast_floats(tree, dtype: str):
-    from .frontend.pytree import tree_map
+    from ..frontend.pytree import tree_map
 
     def cast(leaf):
         a = np.asarray(leaf)

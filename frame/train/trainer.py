@@ -36,14 +36,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .compiler.autograd import build_backward_graph
-from .compiler.optim import build_adam_update_graph, build_sgd_update_graph
-from .errors import CheckpointError, FrameError, GradientError, InputError, TrainingError
-from .frontend.pytree import TreeDef, tree_flatten, tree_unflatten
-from .frontend.tracer import example_type, trace_function
-from .ir.types import TensorType
-from .runtime.compile import compile as compile_graph
-from .runtime.executable import Executable
+from ..compiler.autograd import build_backward_graph
+from .update_graphs import build_adam_update_graph, build_sgd_update_graph
+from ..errors import CheckpointError, FrameError, GradientError, InputError, TrainingError
+from ..frontend.pytree import TreeDef, tree_flatten, tree_unflatten
+from ..frontend.tracer import example_type, trace_function
+from ..ir.types import TensorType
+from ..runtime.compile import compile as compile_graph
+from ..runtime.executable import Executable
 
 __all__ = ["SGD", "Adam", "Optimizer", "Trainer", "LossGraph", "CHECKPOINT_FORMAT", "DEFAULT_DIVERGENCE_FACTOR",
            "check_finite_data", "check_divergence_factor"]
