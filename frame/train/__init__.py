@@ -1,8 +1,21 @@
-"""Host-driven training (ARCH-065): optimisers as update graphs, a `Trainer` loop, atomic checkpoints, L-BFGS."""
+"""Host-driven training (ARCH-065): optimisers as update graphs, a `Trainer` loop, atomic checkpoints, L-BFGS.
+
+One module per job:
+
+- `update_graphs`: the SGD and Adam update graphs `[params, grads, state, (lr)] -> [new_params, new_state]`;
+- `optimizers`: `Optimizer`, `SGD`, `Adam` (an update graph plus its host state) and `optimizer_from_config`;
+- `loss_graph`: `LossGraph`, the compiled value-and-gradient of `loss_fn(params, *data)`, and parameter pytrees;
+- `guards`: NaN/Inf checks on data, losses, gradients and updates; the divergence factor;
+- `checkpoint`: the checkpoint file format (atomic write, validating read, parameter-tree encoding);
+- `trainer`: `Trainer`, the loop that ties the above together;
+- `quasi_newton`: `lbfgs`, full-batch L-BFGS through scipy (scipy loads on first call).
+"""
+from .checkpoint import CHECKPOINT_FORMAT, read_checkpoint, type_name, write_checkpoint
+from .guards import DEFAULT_DIVERGENCE_FACTOR, check_divergence_factor, check_finite_data, first_nonfinite
+from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
+from .optimizers import SGD, Adam, Optimizer, optimizer_from_config
 from .quasi_newton import LBFGSResult, lbfgs
-from .trainer import (CHECKPOINT_FORMAT, DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, LossGraph, Optimizer, Trainer,
-                      as_param_leaves, check_divergence_factor, check_finite_data, first_nonfinite, leaf_paths,
-                      optimizer_from_config, read_checkpoint, scalar, type_name, write_checkpoint)
+from .trainer import Trainer
 from .update_graphs import build_adam_update_graph, build_sgd_update_graph
 
 __all__ = ["SGD", "Adam", "Optimizer", "optimizer_from_config", "Trainer", "LossGraph", "as_param_leaves", "leaf_paths",

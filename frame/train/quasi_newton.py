@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import FrameError, TrainingError
 from ..frontend.pytree import tree_unflatten
 from ..ir.types import TensorType
-from .trainer import LossGraph, as_param_leaves, check_finite_data, first_nonfinite, leaf_paths, scalar
+from .guards import check_finite_data, first_nonfinite
+from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
 
 __all__ = ["lbfgs", "LBFGSResult"]
 

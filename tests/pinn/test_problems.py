@@ -117,7 +117,7 @@ def test_training_graph_is_three_applications_of_build_backward_graph(monkeypatc
 
     monkeypatch.setattr(transforms, "_DERIVED", OrderedDict())  # no memoised derivations
     monkeypatch.setattr(transforms, "build_backward_graph", counting)
-    monkeypatch.setattr(frame.train.trainer, "build_backward_graph", counting)
+    monkeypatch.setattr(frame.train.loss_graph, "build_backward_graph", counting)
     problem = Poisson1D(n_collocation=8)
     model = MLP([1, 4, 1])
     trainer = frame.train.Trainer(problem.loss(model.apply), model.params, frame.train.Adam(1e-3), progress=False)
