@@ -17,7 +17,7 @@ def _constant_shape(ctx: NodeContext):
 # A constant has no inputs, so its (empty) gradient rule is trivially closed.
 register_op("constant", shape=_constant_shape, kernel=lambda value: value, num_inputs=0,
             attrs={"value": ((np.ndarray,), True)}, gradient=lambda ctx: _empty_gradient(ctx),
-            doc="a literal tensor held in the `value` attribute")
+            doc="a literal tensor held in the `value` attribute", jax=lambda J, value: J.jnp.asarray(value))
 
 
 def _empty_gradient(ctx):
@@ -39,6 +39,12 @@ def _debug_print_kernel(x, fmt="{}"):
     return ()
 
 
+def _debug_print_jax(J, x, fmt="{}"):
+    J.jax.debug.callback(lambda v: print(fmt.format(np.asarray(v)), flush=True), x)
+    return ()
+
+
 register_op("debug_print", shape=_debug_print_shape, kernel=_debug_print_kernel, num_inputs=1,
             attrs={"fmt": ((str,), False)}, traits=(SIDE_EFFECT,),
-            doc="prints fmt.format(x) at run time; has no outputs and is never removed")
+            doc="prints fmt.format(x) at run time; has no outputs and is never removed",
+            jax=_debug_print_jax, frontend=["debug_print"])

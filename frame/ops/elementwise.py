@@ -13,7 +13,8 @@ from ..ir.types import TensorType
 from .. import numpy as fnp
 from ..errors import ShapeError
 from ..frontend.tracer import bind
-from .schema import (ELEMENTWISE, INTERNAL, LINEAR, NodeContext, arity, broadcast_shapes, register_op, require_float,
+from .schema import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, INTERNAL, LINEAR, VIEW, NodeContext, arity,
+                     broadcast_shapes, register_op, require_float,
                      same_dtype, traced_gradient)
 
 
@@ -45,12 +46,14 @@ def _unary_shape(operands: str):
     return shape
 
 
-def unary(name, kernel, rule, operands="float", traits=(), attrs=None, doc=""):
-    """Register a one-input elementwise op; `rule(ctx, x, y, gy) -> gx` (None for zero)."""
+def unary(name, kernel, rule, operands="float", traits=(), attrs=None, doc="", **facts):
+    """Register a one-input elementwise op; `rule(ctx, x, y, gy) -> gx` (None for zero).
+
+    `facts` are the backend and frontend fields of `OpSchema`."""
     return register_op(
         name, shape=_unary_shape(operands), kernel=kernel, num_inputs=1, attrs=attrs, doc=doc,
         traits=(ELEMENTWISE, *traits),
-        gradient=traced_gradient(lambda ctx, xs, ys, gys: [rule(ctx, xs[0], ys[0], gys[0])]))
+        gradient=traced_gradient(lambda ctx, xs, ys, gys: [rule(ctx, xs[0], ys[0], gys[0])]), **facts)
 
 
 def _binary_shape(operands: str):
@@ -63,8 +66,10 @@ def _binary_shape(operands: str):
     return shape
 
 
-def binary(name, kernel, rule, operands="any", traits=(), doc=""):
-    """Register a two-input broadcasting op; `rule(a, b, y, gy) -> (ga, gb)` before reduction to input shapes."""
+def binary(name, kernel, rule, operands="any", traits=(), doc="", **facts):
+    """Register a two-input broadcasting op; `rule(a, b, y, gy) -> (ga, gb)` before reduction to input shapes.
+
+    `facts` are the backend and frontend fields of `OpSchema`."""
 
     def gradient(ctx, xs, ys, gys):
         a, b = xs
@@ -72,26 +77,47 @@ def binary(name, kernel, rule, operands="any", traits=(), doc=""):
         return [None if ga is None else sum_to_shape(ga, a.shape), None if gb is None else sum_to_shape(gb, b.shape)]
 
     return register_op(name, shape=_binary_shape(operands), kernel=kernel, num_inputs=2, doc=doc,
-                       traits=(ELEMENTWISE, *traits), gradient=traced_gradient(gradient))
+                       traits=(ELEMENTWISE, BROADCASTING, *traits), gradient=traced_gradient(gradient), **facts)
 
 
 # -- binary arithmetic ------------------------------------------------------------------------
-binary("add", np.add, lambda a, b, y, gy: (gy, gy), traits=(LINEAR,), doc="a + b")
-binary("sub", np.subtract, lambda a, b, y, gy: (gy, -gy), operands="numeric", traits=(LINEAR,), doc="a - b")
-binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), doc="a * b")
+binary("add", np.add, lambda a, b, y, gy: (gy, gy), traits=(LINEAR, COMMUTATIVE), doc="a + b",
+       numpy="add", c="({0} + {1})", jax="jnp.add", jax_imports=["add"], frontend=["add"],
+       operators=["__add__", "__radd__"], ufuncs=["add"])
+binary("sub", np.subtract, lambda a, b, y, gy: (gy, -gy), operands="numeric", traits=(LINEAR,), doc="a - b",
+       numpy="subtract", c="({0} - {1})", jax="jnp.subtract", jax_imports=["sub"], frontend=["subtract"],
+       operators=["__sub__", "__rsub__"], ufuncs=["subtract"])
+binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), traits=(COMMUTATIVE,), doc="a * b",
+       numpy="multiply", c="({0} * {1})", jax="jnp.multiply", jax_imports=["mul"], frontend=["multiply"],
+       operators=["__mul__", "__rmul__"], ufuncs=["multiply"])
 # numpy's true division of integers gives floats; frame does not promote, so ints are refused.
-binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="float", doc="a / b (true division)")
+binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="float", doc="a / b (true division)",
+       numpy="divide", c="({0} / {1})", jax="jnp.divide", jax_imports=["div"], frontend=["divide", "true_divide"],
+       operators=["__truediv__", "__rtruediv__"], ufuncs=["divide", "true_divide"])
 
 # -- unary math --------------------------------------------------------------------------------
-unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=(LINEAR,), doc="-x")
-unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), doc="x * x")
-unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x")
-unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm")
-unary("sin", np.sin, lambda ctx, x, y, gy: gy * fnp.cos(x), doc="sine")
-unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * fnp.sin(x)), doc="cosine")
+unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=(LINEAR,), doc="-x",
+      numpy="negative", c="(-{0})", jax="jnp.negative", jax_imports=["neg"], frontend=["negative"],
+      operators=["__neg__"], ufuncs=["negative"])
+unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), doc="x * x",
+      numpy="square", c="({0} * {0})", jax=lambda J, x: x * x, jax_imports=["square"], frontend=["square"],
+      ufuncs=["square"])
+# exp, log, sin, cos and tanh are not correctly rounded in every library, so no C expression
+# gives numpy's bits for them: they stay numpy calls between native kernels.
+unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x",
+      numpy="exp", jax="jnp.exp", jax_imports=["exp"], frontend=["exp"], ufuncs=["exp"])
+unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm",
+      numpy="log", jax="jnp.log", jax_imports=["log"], frontend=["log"], ufuncs=["log"])
+unary("sin", np.sin, lambda ctx, x, y, gy: gy * fnp.cos(x), doc="sine",
+      numpy="sin", jax="jnp.sin", jax_imports=["sin"], frontend=["sin"], ufuncs=["sin"])
+unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * fnp.sin(x)), doc="cosine",
+      numpy="cos", jax="jnp.cos", jax_imports=["cos"], frontend=["cos"], ufuncs=["cos"])
 # square(y), not y*y: its own derivative is one term, so re-derived graphs grow slower (graph_growth.py).
-unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)), doc="hyperbolic tangent")
-unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root")
+unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)), doc="hyperbolic tangent",
+      numpy="tanh", jax="jnp.tanh", jax_imports=["tanh"], frontend=["tanh"], ufuncs=["tanh"])
+# IEEE sqrt is correctly rounded, in C as in numpy.
+unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root",
+      numpy="sqrt", c="sqrt{f}({0})", jax="jnp.sqrt", jax_imports=["sqrt"], frontend=["sqrt"], ufuncs=["sqrt"])
 
 
 def _sigmoid_kernel(x, out=None):
@@ -105,9 +131,15 @@ def _sigmoid_kernel(x, out=None):
     return np.add(half, y, out=y)
 
 
-unary("sigmoid", _sigmoid_kernel, lambda ctx, x, y, gy: gy * (y * (1.0 - y)), doc="logistic 1 / (1 + e^-x)")
+unary("sigmoid", _sigmoid_kernel, lambda ctx, x, y, gy: gy * (y * (1.0 - y)), doc="logistic 1 / (1 + e^-x)",
+      numpy=lambda e, x: f"{e.fn(_sigmoid_kernel)}({x}{e.out})", numpy_out=True, jax="nn.sigmoid",
+      jax_imports=["logistic"], frontend=["sigmoid"])
+# In C: x when x > 0 or nan, else 0, as np.maximum(x, 0) gives (so relu(-0.0) is +0.0). jax.nn.relu's
+# custom JVP takes 0 at the kink, as frame's rule does.
 unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
-      lambda ctx, x, y, gy: bind("relu_grad_internal", x, gy), doc="max(x, 0)")
+      lambda ctx, x, y, gy: bind("relu_grad_internal", x, gy), doc="max(x, 0)",
+      numpy=lambda e, x: f"{e.fn(np.maximum)}({x}, {e.scalar(0)}{e.out})", numpy_out=True,
+      c="(({0} > 0 || {0} != {0}) ? {0} : ({t})0)", jax="nn.relu", frontend=["relu"])
 
 
 def _pow_grad(ctx, x, y, gy):
@@ -121,10 +153,21 @@ def _pow_grad(ctx, x, y, gy):
     return gy * (p * fnp.power(x, p - 1.0))
 
 
+def _pow_jax(J, x, exponent):
+    # Integral exponents go through integer_pow, exactly defined for negative bases (as np.power is).
+    if float(exponent).is_integer():
+        return J.lax.integer_pow(x, int(exponent))
+    return J.jnp.power(x, J.jnp.asarray(exponent, x.dtype))
+
+
 unary("pow", lambda x, exponent: np.power(x, np.asarray(exponent, x.dtype)), _pow_grad,
-      attrs={"exponent": ((float, int), True)}, doc="x ** exponent (a Python-number attribute)")
+      attrs={"exponent": ((float, int), True)}, doc="x ** exponent (a Python-number attribute)",
+      numpy=lambda e, x: f"{e.fn(np.power)}({x}, {e.scalar(e.attrs['exponent'])}{e.out})", numpy_out=True,
+      jax=_pow_jax, frontend=["power"], operators=["__pow__"], ufuncs=["power"])
 unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, operands="any",
-      doc="identity whose gradient is zero")
+      doc="identity whose gradient is zero", traits=(VIEW,),
+      numpy=lambda e, x: x, c="{0}", jax="lax.stop_gradient", jax_imports=["stop_gradient"],
+      frontend=["stop_gradient"])
 
 
 # -- gradient helper --------------------------------------------------------------------------
@@ -141,4 +184,6 @@ def _relu_grad_shape(ctx: NodeContext):
 register_op("relu_grad_internal", shape=_relu_grad_shape, num_inputs=2,
             kernel=lambda x, gy: np.where(x > 0, gy, np.zeros((), gy.dtype)),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [None, bind("relu_grad_internal", xs[0], gys[0])]),
-            traits=(INTERNAL, ELEMENTWISE, LINEAR), doc="gy where x > 0 else 0")
+            traits=(INTERNAL, ELEMENTWISE, LINEAR), doc="gy where x > 0 else 0",
+            c="({0} > 0 ? {1} : ({t})0)", jax=lambda J, x, gy: J.jnp.where(x > 0, gy, J.jnp.zeros((), gy.dtype)),
+            zero_operands=[0, 1])

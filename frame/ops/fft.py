@@ -69,9 +69,15 @@ def _rfft_grad(ctx, xs, ys, gys):
     return [bind("irfft", gys[0] * half_interior, n=n) * float(n)]
 
 
+def _rfft_jax(J, x):
+    spectrum = J.jnp.fft.rfft(x, axis=-1)
+    return J.jnp.stack([J.jnp.real(spectrum), J.jnp.imag(spectrum)], axis=-1).astype(x.dtype)
+
+
 register_op("rfft", shape=_rfft_shape, kernel=_rfft_kernel, num_inputs=1, traits=(LINEAR,),
             gradient=traced_gradient(_rfft_grad),
-            doc="real FFT along the last axis, output (..., n//2+1, 2) = (re, im); numpy 'backward' norm")
+            doc="real FFT along the last axis, output (..., n//2+1, 2) = (re, im); numpy 'backward' norm",
+            jax=_rfft_jax, frontend=["fft.rfft"])
 
 
 # -- irfft --------------------------------------------------------------------------------------
@@ -102,7 +108,10 @@ def _irfft_grad(ctx, xs, ys, gys):
 
 register_op("irfft", shape=_irfft_shape, kernel=_irfft_kernel, num_inputs=1, traits=(LINEAR,),
             attrs={"n": ((int,), True)}, gradient=traced_gradient(_irfft_grad),
-            doc="inverse of rfft: packed (..., n//2+1, 2) spectrum to a length-n real signal; 1/n normalisation")
+            doc="inverse of rfft: packed (..., n//2+1, 2) spectrum to a length-n real signal; 1/n normalisation",
+            jax=lambda J, spec, n: J.jnp.fft.irfft(J.lax.complex(spec[..., 0], spec[..., 1]), n=n,
+                                                   axis=-1).astype(spec.dtype),
+            frontend=["fft.irfft"])
 
 
 # -- user functions: fnp.fft.rfft / fnp.fft.irfft -----------------------------------------------

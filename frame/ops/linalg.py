@@ -42,7 +42,9 @@ def _matmul_grad(ctx, xs, ys, gys):
 
 
 register_op("matmul", shape=_shape(False, False), kernel=np.matmul, num_inputs=2,
-            gradient=traced_gradient(_matmul_grad), doc="a @ b over the last two axes, batch axes broadcast")
+            gradient=traced_gradient(_matmul_grad), doc="a @ b over the last two axes, batch axes broadcast",
+            numpy="matmul", jax="jnp.matmul", frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],
+            ufuncs=["matmul"], zero_operands=[0, 1])
 
 
 # matmul_grad_lhs_internal(gy, b) = gy @ b^T. ARCH-068: g_gy = gga @ b ; g_b = (gga^T @ gy) = rhs_internal(gga, gy).
@@ -55,7 +57,9 @@ def _lhs_grad(ctx, xs, ys, gys):
 
 register_op("matmul_grad_lhs_internal", shape=_shape(False, True), num_inputs=2, traits=(INTERNAL,),
             kernel=lambda gy, b: np.matmul(gy, np.swapaxes(b, -1, -2)),
-            gradient=traced_gradient(_lhs_grad), doc="gy @ b^T (the matmul gradient w.r.t. its left operand)")
+            gradient=traced_gradient(_lhs_grad), doc="gy @ b^T (the matmul gradient w.r.t. its left operand)",
+            numpy=lambda e, gy, b: f"{e.fn(np.matmul)}({gy}, {b}.swapaxes(-1, -2){e.out})", numpy_out=True,
+            jax=lambda J, gy, b: J.jnp.matmul(gy, J.jnp.swapaxes(b, -1, -2)), zero_operands=[0, 1])
 
 
 # matmul_grad_rhs_internal(a, gy) = a^T @ gy. ARCH-068: g_a = gy @ ggb^T = lhs_internal(gy, ggb) ; g_gy = a @ ggb.
@@ -68,4 +72,6 @@ def _rhs_grad(ctx, xs, ys, gys):
 
 register_op("matmul_grad_rhs_internal", shape=_shape(True, False), num_inputs=2, traits=(INTERNAL,),
             kernel=lambda a, gy: np.matmul(np.swapaxes(a, -1, -2), gy),
-            gradient=traced_gradient(_rhs_grad), doc="a^T @ gy (the matmul gradient w.r.t. its right operand)")
+            gradient=traced_gradient(_rhs_grad), doc="a^T @ gy (the matmul gradient w.r.t. its right operand)",
+            numpy=lambda e, a, gy: f"{e.fn(np.matmul)}({a}.swapaxes(-1, -2), {gy}{e.out})", numpy_out=True,
+            jax=lambda J, a, gy: J.jnp.matmul(J.jnp.swapaxes(a, -1, -2), gy), zero_operands=[0, 1])

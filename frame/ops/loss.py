@@ -31,7 +31,8 @@ def _mse_grad(ctx, xs, ys, gys):
 
 
 register_op("mse_loss", shape=_mse_shape, kernel=_mse_kernel, num_inputs=2, gradient=traced_gradient(_mse_grad),
-            doc="mean((pred - target)**2) over all elements")
+            doc="mean((pred - target)**2) over all elements",
+            jax=lambda J, pred, target: J.jnp.mean(J.jnp.square(pred - target)), frontend=["mse_loss"])
 
 
 def _mse_grad_shape(ctx: NodeContext):
@@ -59,4 +60,5 @@ def _mse_grad_grad(ctx, xs, ys, gys):
 
 register_op("mse_loss_grad_internal", shape=_mse_grad_shape, kernel=_mse_grad_kernel, num_inputs=3,
             traits=(INTERNAL,), gradient=traced_gradient(_mse_grad_grad),
-            doc="2 (pred - target) / N * gy (the gradient of mse_loss w.r.t. pred)")
+            doc="2 (pred - target) / N * gy (the gradient of mse_loss w.r.t. pred)",
+            jax=lambda J, pred, target, gy: (pred - target) * (gy * (2.0 / max(pred.size, 1))), zero_operands=[2])

@@ -72,7 +72,10 @@ def max_keepdims(x: np.ndarray, axes) -> np.ndarray:
 register_op("max_shift_internal", shape=_max_shift_shape, num_inputs=1, attrs={"axes": ((tuple,), True)},
             kernel=max_keepdims,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]), traits=(INTERNAL,),
-            doc="max over `axes` with keepdims; a stabilising shift whose derivative is taken as zero")
+            doc="max over `axes` with keepdims; a stabilising shift whose derivative is taken as zero",
+            # frame defines the shift's derivative as zero (it cancels in the softmax family): the
+            # lowering mirrors that, so the oracle checks frame's op as defined.
+            jax=lambda J, x, axes: J.lax.stop_gradient(J.jnp.max(x, axis=axes, keepdims=True)))
 
 
 def _shift(x, axis: int):
@@ -97,7 +100,7 @@ register_op("softplus", shape=_float_unary_shape, kernel=_softplus_kernel, num_i
             decomposition=traced_decomposition(_softplus_decomposition),
             # d/dx softplus = sigmoid(x): smooth everywhere, unlike the relu inside the decomposition.
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * fnp.sigmoid(xs[0])]),
-            doc="log(1 + e^x), computed without overflow")
+            doc="log(1 + e^x), computed without overflow", jax="nn.softplus", frontend=["softplus"])
 
 
 # -- gelu (tanh form) ---------------------------------------------------------------------------
@@ -129,7 +132,8 @@ def _gelu_grad(ctx, xs, ys, gys):
 
 register_op("gelu", shape=_float_unary_shape, kernel=_gelu_kernel, num_inputs=1, traits=(ELEMENTWISE,),
             decomposition=traced_decomposition(_gelu_decomposition), gradient=traced_gradient(_gelu_grad),
-            doc="0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (the tanh form)")
+            doc="0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (the tanh form)",
+            jax=lambda J, x: J.nn.gelu(x, approximate=True), frontend=["gelu"])
 
 
 # -- softmax ------------------------------------------------------------------------------------
@@ -153,7 +157,8 @@ def _softmax_grad(ctx, xs, ys, gys):
 
 register_op("softmax", shape=_axis_shape, kernel=_softmax_kernel, num_inputs=1, attrs={"axis": ((int,), True)},
             decomposition=traced_decomposition(_softmax_decomposition), gradient=traced_gradient(_softmax_grad),
-            doc="exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability")
+            doc="exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability",
+            jax="nn.softmax", frontend=["softmax"])
 
 
 # -- log_softmax --------------------------------------------------------------------------------
@@ -177,7 +182,8 @@ def _log_softmax_grad(ctx, xs, ys, gys):
 
 register_op("log_softmax", shape=_axis_shape, kernel=_log_softmax_kernel, num_inputs=1,
             attrs={"axis": ((int,), True)}, decomposition=traced_decomposition(_log_softmax_decomposition),
-            gradient=traced_gradient(_log_softmax_grad), doc="x - log(sum(exp(x))) along `axis`, computed stably")
+            gradient=traced_gradient(_log_softmax_grad), doc="x - log(sum(exp(x))) along `axis`, computed stably",
+            jax="nn.log_softmax", frontend=["log_softmax"])
 
 
 # -- layer_norm ---------------------------------------------------------------------------------
@@ -215,7 +221,13 @@ def _layer_norm_grad(ctx, xs, ys, gys):
     return [centred / std]
 
 
+def _layer_norm_jax(J, x, axes, eps):
+    centred = x - J.jnp.mean(x, axis=axes, keepdims=True)
+    return centred / J.jnp.sqrt(J.jnp.var(x, axis=axes, keepdims=True) + J.jnp.asarray(eps, x.dtype))
+
+
 register_op("layer_norm", shape=_layer_norm_shape, kernel=_layer_norm_kernel, num_inputs=1,
             attrs={"axes": ((tuple,), True), "eps": ((float,), True)},
             decomposition=traced_decomposition(_layer_norm_decomposition), gradient=traced_gradient(_layer_norm_grad),
-            doc="(x - mean) / sqrt(var + eps) over `axes` (normalisation only, no affine parameters)")
+            doc="(x - mean) / sqrt(var + eps) over `axes` (normalisation only, no affine parameters)",
+            jax=_layer_norm_jax, frontend=["layer_norm"])

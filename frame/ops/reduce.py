@@ -7,7 +7,7 @@ from .. import numpy as fnp
 from ..errors import ShapeError
 from ..frontend.tracer import bind
 from ..ir.types import TensorType
-from .schema import (INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, traced_decomposition,
+from .schema import (INTERNAL, LINEAR, VIEW, NodeContext, arity, register_op, require_float, traced_decomposition,
                      traced_gradient)
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
@@ -55,10 +55,18 @@ def _sum_kernel(x, axes, keepdims=False):
     return np.asarray(np.sum(x, axis=axes, keepdims=keepdims))
 
 
+def _sum_numpy(e, x):
+    if not e.attrs["axes"] and e.in_types[0] == e.out_type:   # the identity, like the kernel
+        return f"{e.fn(np.positive)}({x}{e.out})"
+    return f"{e.fn(np.add.reduce)}({x}, axis={e.attrs['axes']!r}, keepdims={bool(e.attrs.get('keepdims'))}{e.out})"
+
+
 register_op(
     "sum", shape=_reduce_shape(False), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,), kernel=_sum_kernel,
     gradient=traced_gradient(lambda ctx, xs, ys, gys: [_expand(gys[0], xs[0].shape, ctx.attrs["axes"])]),
-    doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1")
+    doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1",
+    numpy=_sum_numpy, numpy_out=True, jax=lambda J, x, axes, keepdims=False: J.jnp.sum(x, axis=axes, keepdims=keepdims),
+    frontend=["sum"])
 
 
 def _mean_grad(ctx, xs, ys, gys):
@@ -85,7 +93,8 @@ register_op(
     "mean", shape=_reduce_shape(True), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
     kernel=_mean_kernel,
     gradient=traced_gradient(_mean_grad), decomposition=traced_decomposition(_mean_decomposition),
-    doc="arithmetic mean over `axes`")
+    doc="arithmetic mean over `axes`",
+    jax=lambda J, x, axes, keepdims=False: J.jnp.mean(x, axis=axes, keepdims=keepdims), frontend=["mean"])
 
 
 def _sum_grad_shape(ctx: NodeContext):
@@ -111,7 +120,17 @@ def _sum_grad_grad(ctx, xs, ys, gys):
     return [fnp.sum(gys[0], axis=ctx.attrs["axes"], keepdims=keepdims)]
 
 
+def _sum_grad_numpy(e, gy):
+    shape, axes = tuple(e.attrs["input_shape"]), tuple(e.attrs["axes"])
+    if e.in_types[0].rank != len(shape):   # gy came from sum(keepdims=False): put the reduced axes back
+        gy = f"{gy}.reshape({tuple(1 if i in axes else d for i, d in enumerate(shape))!r})"
+    return f"{e.fn(np.broadcast_to)}({gy}, {shape!r})"
+
+
 register_op("sum_grad_internal", shape=_sum_grad_shape, kernel=_sum_grad_kernel, num_inputs=1,
-            attrs={"input_shape": ((tuple,), True), "axes": ((tuple,), True)}, traits=(INTERNAL, LINEAR),
+            attrs={"input_shape": ((tuple,), True), "axes": ((tuple,), True)}, traits=(INTERNAL, LINEAR, VIEW),
             gradient=traced_gradient(_sum_grad_grad),
-            doc="copies gy along the reduced axes back to input_shape (the gradient of sum)")
+            doc="copies gy along the reduced axes back to input_shape (the gradient of sum)",
+            numpy=_sum_grad_numpy,
+            jax=lambda J, gy, input_shape, axes: J.jnp.broadcast_to(
+                J.jnp.expand_dims(gy, axes) if gy.ndim != len(input_shape) else gy, input_shape))

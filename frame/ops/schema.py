@@ -1,8 +1,12 @@
 """The op registry: one `OpSchema` per op, found by name (SPEC §4, ARCH-063).
 
-An op is one block in its family module: attribute spec, shape rule, numpy kernel, gradient
-rule and (for composites) decomposition, registered together with `register_op`. There is no
-second registry: gradients and decompositions are fields of the schema.
+An op is one block in its family module, registered with `register_op`: attribute spec, shape
+rule, reference kernel, gradient rule, decomposition (for composites), traits, and how every
+backend and the frontend meet it: the numpy tier's emission, the native tier's C expression, the
+JAX lowering and the JAX primitives it imports from, the `frame.numpy` names, `Tracer` operators
+and numpy ufuncs it backs. There is no second registry: every other table in frame is derived
+from these fields, and tests/ops/test_registry_coverage.py fails when a backend or the frontend
+lacks what an op claims.
 
 Gradient rules and decompositions are written as small Python functions over the same
 frontend ops users call; `traced_gradient` / `traced_decomposition` trace them into the
@@ -24,6 +28,9 @@ ELEMENTWISE = "elementwise"   # output[i] depends on input[i] only (after broadc
 LINEAR = "linear"             # linear in its (non-attr) inputs: zero in, zero out
 INTERNAL = "internal"         # gradient helper, not user facing (`*_internal`)
 COMPOSITE = "composite"       # has a decomposition into primitives
+VIEW = "view"                 # the result is (a view of) its operand: no data is computed
+COMMUTATIVE = "commutative"   # op(a, b) == op(b, a), bit for bit
+BROADCASTING = "broadcasting"  # a binary elementwise op that broadcasts its operands (numpy's rules)
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,24 @@ DecomposeFn = Callable[[NodeContext], "Graph"]    # noqa: F821
 
 @dataclass
 class OpSchema:
+    """Everything frame knows about one op. The backend and frontend fields, each optional:
+
+    - `numpy`: how the numpy tier computes it. A numpy function's name, called with the operands
+      and writing into the `out=` buffer the execution plan gives it ("add", "matmul"); or
+      `emit(e, *operands) -> expression` over the emitter `e` (frame/backends/numpy.py: `e.fn`,
+      `e.scalar`, `e.attrs`, `e.out`); None calls `kernel`. `numpy_out`: whether that expression
+      writes into `e.out` (always so for a name).
+    - `c`: the native tier's C expression for one element, over `{0}`, `{1}`, ... (the operands),
+      `{t}` (the C type) and `{f}` (the float suffix, "f" or ""); only ops whose C expression gives
+      numpy's bits for every input. `c_dtypes`: the dtypes it holds for. None: not fusable there.
+    - `jax`: the JAX lowering: a name under `jnp`, `lax` or `nn` (jax.nn) called with the operands
+      and attributes ("jnp.add"), or `lower(J, *operands, **attrs)` with `J` holding those three.
+      `jax_imports`: the JAX primitives that import one to one as this op.
+    - `frontend`: the `frame.numpy` names it backs; `operators`: the `Tracer` operators; `ufuncs`:
+      the numpy ufuncs that map to it when applied to tracers.
+    - `zero_operands`: operand positions where an all-zero operand makes the result zero.
+    """
+
     name: str
     shape_infer: Callable[[NodeContext], list[TensorType]]
     kernel: Callable[..., Any]
@@ -60,6 +85,16 @@ class OpSchema:
     attrs: AttrSpec = field(default_factory=dict)
     doc: str = ""
     num_inputs: int | None = None  # None: variadic
+    numpy: str | Callable | None = None
+    numpy_out: bool = False
+    c: str | None = None
+    c_dtypes: tuple[str, ...] = ("float32", "float64")
+    jax: str | Callable | None = None
+    jax_imports: tuple[str, ...] = ()
+    frontend: tuple[str, ...] = ()
+    operators: tuple[str, ...] = ()
+    ufuncs: tuple[str, ...] = ()
+    zero_operands: tuple[int, ...] = ()
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -84,14 +119,23 @@ _REGISTRY: dict[str, OpSchema] = {}
 
 
 def register_op(name: str, *, shape, kernel, gradient=None, decomposition=None, traits=(), attrs=None,
-                num_inputs=None, doc: str = "") -> OpSchema:
-    """Register one op. A gradient on a side-effect op is refused here, at import (ARCH-062)."""
+                num_inputs=None, doc: str = "", **facts) -> OpSchema:
+    """Register one op; `facts` are the backend and frontend fields of `OpSchema`.
+
+    A gradient on a side-effect op is refused here, at import (ARCH-062).
+    """
     traits = frozenset(traits) | ({COMPOSITE} if decomposition is not None else frozenset())
     if name in _REGISTRY:
         raise ValueError(f"op '{name}' is registered twice")
     if gradient is not None and SIDE_EFFECT in traits:
         raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
-    schema = OpSchema(name, shape, kernel, gradient, decomposition, traits, dict(attrs or {}), doc, num_inputs)
+    if isinstance(facts.get("numpy"), str):
+        facts["numpy_out"] = True
+    for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes"):
+        if key in facts:
+            facts[key] = tuple(facts[key])
+    schema = OpSchema(name, shape, kernel, gradient, decomposition, traits, dict(attrs or {}), doc, num_inputs,
+                      **facts)
     _REGISTRY[name] = schema
     return schema
 

@@ -8,7 +8,7 @@ from ..errors import ShapeError
 from ..frontend.tracer import bind
 from ..ir.types import TensorType
 from .elementwise import sum_to_shape
-from .schema import INTERNAL, LINEAR, NodeContext, arity, normalize_axis, register_op, same_dtype, traced_gradient
+from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype, traced_gradient
 
 
 def _with_shape(t: TensorType, shape) -> TensorType:
@@ -25,10 +25,12 @@ def _reshape_shape(ctx: NodeContext):
     return [_with_shape(x, shape)]
 
 
-register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR,),
+register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR, VIEW),
             kernel=lambda x, shape: np.reshape(x, shape),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [fnp.reshape(gys[0], xs[0].shape)]),
-            doc="same elements, new shape (row-major)")
+            doc="same elements, new shape (row-major)",
+            numpy=lambda e, x: f"{x}.reshape({e.attrs['shape']!r})", jax="jnp.reshape",
+            frontend=["reshape", "expand_dims", "squeeze"])
 
 
 # -- transpose ----------------------------------------------------------------------------------
@@ -41,11 +43,13 @@ def _transpose_shape(ctx: NodeContext):
     return [_with_shape(x, [x.shape[p] for p in perm])]
 
 
-register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((tuple,), True)}, traits=(LINEAR,),
-            kernel=lambda x, perm: np.transpose(x, perm),
+register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((tuple,), True)},
+            traits=(LINEAR, VIEW), kernel=lambda x, perm: np.transpose(x, perm),
             gradient=traced_gradient(
                 lambda ctx, xs, ys, gys: [fnp.transpose(gys[0], tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
-            doc="permute axes: out.shape[i] = x.shape[perm[i]]")
+            doc="permute axes: out.shape[i] = x.shape[perm[i]]",
+            numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax="jnp.transpose",
+            frontend=["transpose", "swapaxes"])
 
 
 # -- broadcast_to -------------------------------------------------------------------------------
@@ -63,9 +67,11 @@ def _broadcast_shape(ctx: NodeContext):
 
 
 register_op("broadcast_to", shape=_broadcast_shape, num_inputs=1, attrs={"shape": ((tuple,), True)},
-            traits=(LINEAR,), kernel=lambda x, shape: np.broadcast_to(x, shape),
+            traits=(LINEAR, VIEW), kernel=lambda x, shape: np.broadcast_to(x, shape),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [sum_to_shape(gys[0], xs[0].shape)]),
-            doc="numpy broadcasting to `shape`")
+            doc="numpy broadcasting to `shape`",
+            numpy=lambda e, x: f"{e.fn(np.broadcast_to)}({x}, {e.attrs['shape']!r})", jax="jnp.broadcast_to",
+            frontend=["broadcast_to"])
 
 
 # -- concat -------------------------------------------------------------------------------------
@@ -100,7 +106,8 @@ def _concat_grad(ctx, xs, ys, gys):
 
 register_op("concat", shape=_concat_shape, attrs={"axis": ((int,), True)}, traits=(LINEAR,),
             kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
-            gradient=traced_gradient(_concat_grad), doc="join operands along `axis`")
+            gradient=traced_gradient(_concat_grad), doc="join operands along `axis`",
+            jax=lambda J, *xs, axis: J.jnp.concatenate(xs, axis=axis), frontend=["concatenate"])
 
 
 # -- slice --------------------------------------------------------------------------------------
@@ -130,11 +137,14 @@ def _index(starts, stops, steps):
     return tuple(slice(a, b, s) for a, b, s in zip(starts, stops, steps))
 
 
-register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, traits=(LINEAR,),
+register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, traits=(LINEAR, VIEW),
             kernel=lambda x, starts, stops, steps: x[_index(starts, stops, steps)],
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [
                 bind("slice_grad_internal", gys[0], input_shape=tuple(xs[0].shape), **ctx.attrs)]),
-            doc="basic slicing x[starts:stops:steps] per axis (positive steps)")
+            doc="basic slicing x[starts:stops:steps] per axis (positive steps)",
+            numpy=lambda e, x: f"{x}[{e.fn(_index(**e.attrs))}]",
+            jax=lambda J, x, starts, stops, steps: x[_index(starts, stops, steps)],
+            frontend=["slice_axes", "getitem"], operators=["__getitem__"])
 
 
 def _slice_grad_shape(ctx: NodeContext):
@@ -157,4 +167,6 @@ register_op("slice_grad_internal", shape=_slice_grad_shape, kernel=_slice_grad_k
             attrs={"input_shape": ((tuple,), True), **_SLICE_ATTRS}, traits=(INTERNAL, LINEAR),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [
                 bind("slice", gys[0], starts=ctx.attrs["starts"], stops=ctx.attrs["stops"], steps=ctx.attrs["steps"])]),
-            doc="zeros of input_shape with gy written into the slice (the gradient of slice)")
+            doc="zeros of input_shape with gy written into the slice (the gradient of slice)",
+            jax=lambda J, gy, input_shape, starts, stops, steps:
+                J.jnp.zeros(input_shape, gy.dtype).at[_index(starts, stops, steps)].set(gy))

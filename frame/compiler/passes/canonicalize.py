@@ -18,9 +18,8 @@ Rewrites (all exact: they never change a single bit of any result):
 from __future__ import annotations
 
 from ...ir.graph import Graph, Node, Value
+from ...ops.schema import COMMUTATIVE, get
 from .rewrite import Rewriter, rewrite
-
-COMMUTATIVE = frozenset({"add", "mul"})
 
 
 class _Order:
@@ -79,7 +78,7 @@ def canonicalize(graph: Graph, options=None) -> Graph:
     def rule(rw: Rewriter, node: Node, xs: list[Value]):
         op, attrs = node.op, node.attrs
         out_type = node.outputs[0].type if node.outputs else None
-        if op in COMMUTATIVE:
+        if get(op).has(COMMUTATIVE):
             operands = ordered(rw, *xs)
             return None if operands == xs else rw.emit(op, operands)
         if op in ("reshape", "broadcast_to"):

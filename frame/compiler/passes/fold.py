@@ -14,14 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
+from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, VIEW, get
 from .rewrite import Rewriter, constant_value, rewrite, splat_value
 
 FOLD_MAX_ELEMENTS = 4096
-
-# Ops whose result on a splat is a splat of the output shape with the same element.
-SPLAT_MOVERS = frozenset({"reshape", "broadcast_to", "transpose", "slice", "sum_grad_internal", "stop_gradient"})
-
 
 def fold_node(rw: Rewriter, node: Node, xs: list[Value]) -> list[Value] | None:
     """The folded outputs of `node` (operands `xs` in `rw`'s graph), or None when it cannot be folded."""
@@ -35,9 +31,9 @@ def fold_node(rw: Rewriter, node: Node, xs: list[Value]) -> list[Value] | None:
         return None
     splats = [splat_value(v) for v in xs]
     if len(node.outputs) == 1 and all(s is not None for s in splats) and (
-            node.op in SPLAT_MOVERS or schema.has(ELEMENTWISE)):
+            schema.has(VIEW) or schema.has(ELEMENTWISE)):
         out_type = node.outputs[0].type
-        if node.op in SPLAT_MOVERS:
+        if schema.has(VIEW):   # a view of a splat is a splat of the output shape with the same element
             element = splats[0]
         else:
             with np.errstate(all="ignore"):  # the same non-finite result execution would produce

@@ -21,22 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import LINEAR, get
+from ...ops.schema import BROADCASTING, LINEAR, get
 from .fold import fold_node
 from .rewrite import Rewriter, is_splat, rewrite
 
-# Ops that are zero as soon as the named operand positions hold a zero.
-ZERO_IF_OPERAND_ZERO = {
-    "matmul": (0, 1), "matmul_grad_lhs_internal": (0, 1), "matmul_grad_rhs_internal": (0, 1),
-    "relu_grad_internal": (0, 1), "mse_loss_grad_internal": (2,),
-}
-
-
 def _is_neg(v: Value) -> bool:
     return v.node is not None and v.node.op == "neg"
-
-
-BROADCASTING_BINARY = frozenset({"add", "sub", "mul", "div"})
 
 
 def _unbroadcast(xs: list[Value], out) -> list[Value] | None:
@@ -59,7 +49,8 @@ def simplify(graph: Graph, options=None) -> Graph:
         if not node.outputs:
             return None
         out = node.outputs[0].type
-        if op in BROADCASTING_BINARY:
+        schema = get(op)
+        if schema.has(BROADCASTING):
             unbroadcast = _unbroadcast(xs, out)
             if unbroadcast is not None:
                 return rule(rw, node, unbroadcast) or rw.emit(op, unbroadcast, node.attrs)
@@ -98,10 +89,10 @@ def simplify(graph: Graph, options=None) -> Graph:
                 return [rw.same_type_or_broadcast(xs[0], out)]
         elif op == "neg" and _is_neg(xs[0]):
             return [xs[0].node.inputs[0]]
-        positions = ZERO_IF_OPERAND_ZERO.get(op)
-        if positions is not None and any(zero[i] for i in positions) and len(node.outputs) == 1:
+        # ops that are zero as soon as one of the operands their block names is all zero
+        if any(zero[i] for i in schema.zero_operands) and len(node.outputs) == 1:
             return [rw.splat(0, out)]
-        if xs and all(zero) and get(op).has(LINEAR):
+        if xs and all(zero) and schema.has(LINEAR):
             return [rw.splat(0, v.type) for v in node.outputs]
         return fold_node(rw, node, xs)
 
