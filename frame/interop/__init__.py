@@ -13,8 +13,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "to_jax": "jax_lowering", "register_lowering": "jax_lowering", "LOWERINGS": "jax_lowering",
-    "missing_lowerings": "jax_lowering",
+    "to_jax": "jax_lowering", "missing_lowerings": "jax_lowering",
     "from_jax": "jax_import",
     "check_derivatives": "oracle", "OracleReport": "oracle", "OracleEntry": "oracle",
 }

@@ -1,152 +1,34 @@
 """`to_jax`: lower a frame graph to a JAX function (SPEC §7a).
 
 The lowering is the JAX oracle's independent reading of frame's IR: each op's semantics are
-written a second time, in `jax.numpy`/`jax.lax`, in the `LOWERINGS` table below (one entry per
-registered op, public and `*_internal` alike; `tests/interop/test_jax_lowering.py` enumerates
-the registry and names any op without one). An entry has the same calling convention as the
-op's numpy kernel, `lower(*operands, **attrs)`, and returns one array, or a tuple for ops with
-several (or no) outputs. Entries never call frame's kernels: an oracle that reused them would
-only check frame against itself.
+written a second time, in `jax.numpy`/`jax.lax`/`jax.nn`, as the `jax` fact of its registry
+block (frame/ops/*.py). A name ("jnp.add", "lax.stop_gradient", "nn.relu") is looked up on the
+namespace `J` below and called as `fn(*operands, **attrs)`; a function is called as
+`fn(J, *operands, **attrs)`, so the blocks never import JAX. Either returns one array, or a tuple
+for ops with several (or no) outputs. Lowerings never call frame's kernels: an oracle that reused
+them would only check frame against itself. Only the pipeline's products, which evaluate their
+body through the other lowerings, have theirs here (`PIPELINE_LOWERINGS`).
 """
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
 
 from ..errors import FrameError, InputError
 from ..ir.graph import Graph
+from ..ops import all_ops, find
 from ._jax import require_jax, x64_enabled
 
 jax = require_jax()
 import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
 
 LoweringFn = Callable[..., object]
-LOWERINGS: dict[str, LoweringFn] = {}
+J = SimpleNamespace(jnp=jnp, lax=jax.lax, nn=jax.nn, jax=jax)   # what the blocks' `jax` facts are written over
 
 
-def register_lowering(op: str, fn: LoweringFn | None = None):
-    """Add the JAX lowering of `op` to the table (usable as a decorator). Each op has exactly one."""
-
-    def add(f: LoweringFn) -> LoweringFn:
-        if op in LOWERINGS:
-            raise ValueError(f"op '{op}' already has a JAX lowering")
-        LOWERINGS[op] = f
-        return f
-
-    return add(fn) if fn is not None else add
-
-
-def lowering_for(op: str) -> LoweringFn:
-    """The table entry for `op`; `FrameError` naming the op when there is none."""
-    fn = LOWERINGS.get(op)
-    if fn is None:
-        raise FrameError(f"to_jax: op '{op}' has no JAX lowering (add one to frame/interop/jax_lowering.py)")
-    return fn
-
-
-def _index(starts, stops, steps):
-    return tuple(slice(a, b, s) for a, b, s in zip(starts, stops, steps))
-
-
-def _pow(x, exponent):
-    # Integral exponents go through integer_pow, exactly defined for negative bases (as np.power is).
-    if float(exponent).is_integer():
-        return lax.integer_pow(x, int(exponent))
-    return jnp.power(x, jnp.asarray(exponent, x.dtype))
-
-
-def _sum_grad(gy, input_shape, axes):
-    if gy.ndim != len(input_shape):   # gy came from sum(keepdims=False): put the reduced axes back
-        gy = jnp.expand_dims(gy, axes)
-    return jnp.broadcast_to(gy, input_shape)
-
-
-def _debug_print(x, fmt="{}"):
-    jax.debug.callback(lambda v: print(fmt.format(np.asarray(v)), flush=True), x)
-    return ()
-
-
-# -- core ---------------------------------------------------------------------------------------
-register_lowering("constant", lambda value: jnp.asarray(value))
-register_lowering("debug_print", _debug_print)
-
-# -- elementwise --------------------------------------------------------------------------------
-register_lowering("add", jnp.add)
-register_lowering("sub", jnp.subtract)
-register_lowering("mul", jnp.multiply)
-register_lowering("div", jnp.divide)
-register_lowering("neg", jnp.negative)
-register_lowering("square", lambda x: x * x)
-register_lowering("exp", jnp.exp)
-register_lowering("log", jnp.log)
-register_lowering("sin", jnp.sin)
-register_lowering("cos", jnp.cos)
-register_lowering("tanh", jnp.tanh)
-register_lowering("sqrt", jnp.sqrt)
-register_lowering("sigmoid", jax.nn.sigmoid)
-register_lowering("relu", jax.nn.relu)   # its custom JVP takes 0 at the kink, as frame's rule does
-register_lowering("pow", _pow)
-register_lowering("stop_gradient", lax.stop_gradient)
-register_lowering("relu_grad_internal", lambda x, gy: jnp.where(x > 0, gy, jnp.zeros((), gy.dtype)))
-
-# -- reductions ---------------------------------------------------------------------------------
-register_lowering("sum", lambda x, axes, keepdims=False: jnp.sum(x, axis=axes, keepdims=keepdims))
-register_lowering("mean", lambda x, axes, keepdims=False: jnp.mean(x, axis=axes, keepdims=keepdims))
-register_lowering("sum_grad_internal", _sum_grad)
-
-# -- linear algebra -----------------------------------------------------------------------------
-register_lowering("matmul", jnp.matmul)
-register_lowering("matmul_grad_lhs_internal", lambda gy, b: jnp.matmul(gy, jnp.swapaxes(b, -1, -2)))
-register_lowering("matmul_grad_rhs_internal", lambda a, gy: jnp.matmul(jnp.swapaxes(a, -1, -2), gy))
-
-# -- shape --------------------------------------------------------------------------------------
-register_lowering("reshape", lambda x, shape: jnp.reshape(x, shape))
-register_lowering("transpose", lambda x, perm: jnp.transpose(x, perm))
-register_lowering("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape))
-register_lowering("concat", lambda *xs, axis: jnp.concatenate(xs, axis=axis))
-register_lowering("slice", lambda x, starts, stops, steps: x[_index(starts, stops, steps)])
-register_lowering("slice_grad_internal", lambda gy, input_shape, starts, stops, steps:
-                  jnp.zeros(input_shape, gy.dtype).at[_index(starts, stops, steps)].set(gy))
-
-# -- losses -------------------------------------------------------------------------------------
-register_lowering("mse_loss", lambda pred, target: jnp.mean(jnp.square(pred - target)))
-register_lowering("mse_loss_grad_internal",
-                  lambda pred, target, gy: (pred - target) * (gy * (2.0 / max(pred.size, 1))))
-
-# -- neural-network composites (written directly, not through frame's decompositions) -------------
-def _layer_norm(x, axes, eps):
-    centred = x - jnp.mean(x, axis=axes, keepdims=True)
-    return centred / jnp.sqrt(jnp.var(x, axis=axes, keepdims=True) + jnp.asarray(eps, x.dtype))
-
-
-register_lowering("softplus", jax.nn.softplus)
-register_lowering("gelu", lambda x: jax.nn.gelu(x, approximate=True))
-register_lowering("softmax", lambda x, axis: jax.nn.softmax(x, axis=axis))
-register_lowering("log_softmax", lambda x, axis: jax.nn.log_softmax(x, axis=axis))
-register_lowering("layer_norm", _layer_norm)
-# frame defines the shift's derivative as zero (it cancels in the softmax family): mirror that, so
-# the oracle checks frame's op as defined rather than flagging the declared convention.
-register_lowering("max_shift_internal", lambda x, axes: lax.stop_gradient(jnp.max(x, axis=axes, keepdims=True)))
-
-
-# -- FFT (complex spectra packed as a trailing (re, im) axis) -------------------------------------
-def _rfft(x):
-    spectrum = jnp.fft.rfft(x, axis=-1)
-    return jnp.stack([jnp.real(spectrum), jnp.imag(spectrum)], axis=-1).astype(x.dtype)
-
-
-def _irfft(spec, n):
-    spectrum = lax.complex(spec[..., 0], spec[..., 1])
-    return jnp.fft.irfft(spectrum, n=n, axis=-1).astype(spec.dtype)
-
-
-register_lowering("rfft", _rfft)
-register_lowering("irfft", _irfft)
-
-
-# -- pipeline products ----------------------------------------------------------------------------
 def _fused_elementwise(*operands, body):
     """The fused chain's body graph, each of its ops through its own lowering."""
     from ..ops.fused import body_graph
@@ -156,14 +38,30 @@ def _fused_elementwise(*operands, body):
     return results[0] if len(results) == 1 else tuple(results)
 
 
-register_lowering("fused_elementwise_internal", _fused_elementwise)
+PIPELINE_LOWERINGS: dict[str, LoweringFn] = {"fused_elementwise_internal": _fused_elementwise}
+
+
+def lowering_for(op: str) -> LoweringFn:
+    """`op`'s lowering `fn(*operands, **attrs)`, from its block's `jax` fact; `FrameError` naming the op if none."""
+    if op in PIPELINE_LOWERINGS:
+        return PIPELINE_LOWERINGS[op]
+    schema = find(op)
+    fact = None if schema is None else schema.jax
+    if fact is None:
+        raise FrameError(f"to_jax: op '{op}' has no JAX lowering (give its block in frame/ops/ a `jax` fact)")
+    if callable(fact):
+        return functools.partial(fact, J)
+    try:
+        return functools.reduce(getattr, fact.split("."), J)
+    except AttributeError:
+        raise FrameError(f"to_jax: op '{op}' names JAX lowering '{fact}', which this JAX does not have") from None
 
 
 # -----------------------------------------------------------------------------------------------
 def evaluate(nodes, env: dict, outputs) -> list:
     """Run `nodes` through their lowerings, reading and extending `env` (frame Value -> JAX array).
 
-    Each result is checked against its node's type, so a wrong table entry fails naming its op.
+    Each result is checked against its node's type, so a wrong lowering fails naming its op.
     """
     for node in nodes:
         result = lowering_for(node.op)(*[env[v] for v in node.inputs], **node.attrs)
@@ -198,12 +96,12 @@ def _check_arg(graph: Graph, i: int, arg):
 def to_jax(graph: Graph) -> Callable[..., list]:
     """Lower `graph` to a JAX-traceable function `f(*inputs) -> [outputs...]`.
 
-    Every op goes through its entry in `LOWERINGS`, so the result works under `jax.jit`,
+    Every op goes through its block's `jax` lowering, so the result works under `jax.jit`,
     `jax.grad`, `jax.vmap` and friends. Inputs are checked against the graph's input types
     (`InputError` naming the position). Graphs with 64-bit types need JAX's x64 mode
     (`with jax.enable_x64(True): ...`); calling without it raises `FrameError` instead of
     letting JAX silently compute in 32 bits. Every node's lowered result is checked against
-    the node's type, so a wrong table entry fails naming its op.
+    the node's type, so a wrong lowering fails naming its op.
     """
     for node in graph.nodes:          # fail at lowering time, not deep inside a later JAX trace
         lowering_for(node.op)
@@ -226,6 +124,5 @@ def to_jax(graph: Graph) -> Callable[..., list]:
 
 
 def missing_lowerings() -> list[str]:
-    """Registered ops that have no entry in `LOWERINGS` (the coverage test wants this empty)."""
-    from ..ops.schema import all_ops
-    return sorted(s.name for s in all_ops() if s.name not in LOWERINGS)
+    """Registered ops with no JAX lowering, in their block or `PIPELINE_LOWERINGS` (the coverage test wants none)."""
+    return sorted(s.name for s in all_ops() if s.jax is None and s.name not in PIPELINE_LOWERINGS)

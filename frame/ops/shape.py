@@ -48,7 +48,7 @@ register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((
             gradient=traced_gradient(
                 lambda ctx, xs, ys, gys: [fnp.transpose(gys[0], tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
             doc="permute axes: out.shape[i] = x.shape[perm[i]]",
-            numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax="jnp.transpose",
+            numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax=lambda J, x, perm: J.jnp.transpose(x, perm),
             frontend=["transpose", "swapaxes"])
 
 

@@ -6,23 +6,20 @@ import sys
 import textwrap
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import frame
 import frame.numpy as fnp
 from frame import FrameError, InputError
-from frame.interop import LOWERINGS, missing_lowerings, register_lowering, to_jax
+from frame.interop import missing_lowerings, to_jax
 from frame.ir import Graph, TensorType
-from frame.ops import all_ops, register_op, unregister_op
+from frame.ops import register_op, unregister_op
 from tests.ops.cases import ALL_CASES
 
 
 def test_every_registered_op_has_a_lowering():
-    missing = sorted(op.name for op in all_ops() if op.name not in LOWERINGS)
-    assert not missing, f"ops without a JAX lowering in frame/interop/jax_lowering.py: {missing}"
-    assert missing_lowerings() == []
+    assert missing_lowerings() == [], "ops without a `jax` fact in their block (frame/ops/)"
 
 
 def single_op_graph(case, inputs) -> Graph:
@@ -113,38 +110,58 @@ def test_bad_calls_raise_frame_errors_naming_the_input():
             to_jax(g64)(np.ones(3))
 
 
-def test_op_without_lowering_is_named_and_a_registered_lowering_is_used():
-    register_op("interop_test_twice_internal", shape=lambda ctx: [ctx.input_types[0]], kernel=lambda x: 2 * x,
-                num_inputs=1, traits=("internal",))
-    try:
-        g = Graph("g")
-        x = g.add_input(TensorType((2,), "float32"))
-        g.mark_output(g.add_node("interop_test_twice_internal", [x]).output)
-        assert "interop_test_twice_internal" in missing_lowerings()
-        with pytest.raises(FrameError, match="'interop_test_twice_internal' has no JAX lowering"):
-            to_jax(g)
-        register_lowering("interop_test_twice_internal", lambda x: x + x)
-        np.testing.assert_array_equal(to_jax(g)(np.ones(2, np.float32))[0], [2.0, 2.0])
-        with pytest.raises(ValueError, match="already has a JAX lowering"):
-            register_lowering("interop_test_twice_internal", lambda x: x)
-    finally:
-        unregister_op("interop_test_twice_internal")
-        LOWERINGS.pop("interop_test_twice_internal", None)
+def one_node_graph(op: str) -> Graph:
+    g = Graph("g")
+    x = g.add_input(TensorType((2,), "float32"))
+    g.mark_output(g.add_node(op, [x]).output)
+    return g
 
 
-def test_wrong_lowering_is_caught_by_the_type_check():
-    register_op("interop_test_shape_internal", shape=lambda ctx: [ctx.input_types[0]], kernel=lambda x: x,
-                num_inputs=1, traits=("internal",))
-    register_lowering("interop_test_shape_internal", lambda x: jnp.concatenate([x, x]))
-    try:
-        g = Graph("g")
-        x = g.add_input(TensorType((2,), "float32"))
-        g.mark_output(g.add_node("interop_test_shape_internal", [x]).output)
-        with pytest.raises(FrameError, match=r"lowering of 'interop_test_shape_internal' gave float32\[4\]"):
-            to_jax(g)(np.ones(2, np.float32))
-    finally:
-        unregister_op("interop_test_shape_internal")
-        LOWERINGS.pop("interop_test_shape_internal", None)
+@pytest.fixture
+def throwaway_op():
+    """Registers test ops `register(name, **facts)` (identity shape, x -> 2x kernel), removed afterwards."""
+    names = []
+
+    def register(name, **facts):
+        register_op(name, shape=lambda ctx: [ctx.input_types[0]], kernel=lambda x: 2 * x, num_inputs=1,
+                    traits=("internal",), **facts)
+        names.append(name)
+        return one_node_graph(name)
+
+    yield register
+    for name in names:
+        unregister_op(name)
+
+
+def test_op_without_lowering_is_named(throwaway_op):
+    g = throwaway_op("interop_test_bare_internal")
+    assert "interop_test_bare_internal" in missing_lowerings()
+    with pytest.raises(FrameError, match="'interop_test_bare_internal' has no JAX lowering"):
+        to_jax(g)
+
+
+@pytest.mark.parametrize("fact, want", [("jnp.positive", lambda x: x), ("lax.neg", np.negative),
+                                        ("nn.relu", lambda x: np.maximum(x, 0)),
+                                        (lambda J, x: J.jnp.add(x, x), lambda x: 2 * x)],
+                         ids=["jnp", "lax", "nn", "function"])
+def test_the_blocks_jax_fact_is_the_lowering(throwaway_op, fact, want):
+    """A name is resolved on jnp/lax/nn and called with the operands; a function also gets the namespace J."""
+    g = throwaway_op("interop_test_fact_internal", jax=fact)
+    assert "interop_test_fact_internal" not in missing_lowerings()
+    x = np.array([-1.5, 2.0], np.float32)
+    np.testing.assert_array_equal(to_jax(g)(x)[0], want(x))
+
+
+def test_a_name_jax_lacks_is_refused_naming_the_op(throwaway_op):
+    g = throwaway_op("interop_test_typo_internal", jax="jnp.no_such_function")
+    with pytest.raises(FrameError, match="'interop_test_typo_internal' names JAX lowering 'jnp.no_such_function'"):
+        to_jax(g)
+
+
+def test_wrong_lowering_is_caught_by_the_type_check(throwaway_op):
+    g = throwaway_op("interop_test_shape_internal", jax=lambda J, x: J.jnp.concatenate([x, x]))
+    with pytest.raises(FrameError, match=r"lowering of 'interop_test_shape_internal' gave float32\[4\]"):
+        to_jax(g)(np.ones(2, np.float32))
 
 
 def test_frame_imports_and_runs_without_jax():

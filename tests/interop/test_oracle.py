@@ -7,7 +7,7 @@ import frame
 import frame.numpy as fnp
 from frame import GradientError, OracleMismatch
 from frame.frontend.tracer import bind
-from frame.interop import LOWERINGS, OracleReport, check_derivatives, register_lowering
+from frame.interop import OracleReport, check_derivatives
 from frame.ops import ELEMENTWISE, INTERNAL, register_op, traced_gradient, unregister_op
 
 
@@ -85,20 +85,15 @@ def wrong_rules():
     `sin_bad_hess_test`: sin whose first derivative is right (cos, as `cos_bad_test_internal`) but
     whose second derivative has the wrong sign (the helper's rule returns +sin instead of -sin)."""
     unary = dict(shape=lambda ctx: [ctx.input_types[0]], num_inputs=1)
-    register_op("sin_bad_grad_test", kernel=np.sin, traits=(ELEMENTWISE,), **unary,
+    register_op("sin_bad_grad_test", kernel=np.sin, traits=(ELEMENTWISE,), jax="jnp.sin", **unary,
                 gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * fnp.cos(xs[0]) * 1.01]))
-    register_op("cos_bad_test_internal", kernel=np.cos, traits=(ELEMENTWISE, INTERNAL), **unary,
+    register_op("cos_bad_test_internal", kernel=np.cos, traits=(ELEMENTWISE, INTERNAL), jax="jnp.cos", **unary,
                 gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * fnp.sin(xs[0])]))
-    register_op("sin_bad_hess_test", kernel=np.sin, traits=(ELEMENTWISE,), **unary,
+    register_op("sin_bad_hess_test", kernel=np.sin, traits=(ELEMENTWISE,), jax="jnp.sin", **unary,
                 gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * bind("cos_bad_test_internal", xs[0])]))
-    import jax.numpy as jnp
-    for name, fn in [("sin_bad_grad_test", jnp.sin), ("cos_bad_test_internal", jnp.cos),
-                     ("sin_bad_hess_test", jnp.sin)]:
-        register_lowering(name, fn)
     yield
     for name in ("sin_bad_grad_test", "cos_bad_test_internal", "sin_bad_hess_test"):
         unregister_op(name)
-        LOWERINGS.pop(name, None)
 
 
 def test_wrong_first_derivative_raises_oracle_mismatch_naming_order_1(wrong_rules):
