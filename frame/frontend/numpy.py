@@ -1,4 +1,11 @@
-"""`frame.numpy`: frame's ops under numpy names. They trace on tracers and run eagerly on numpy data."""
+"""`frame.numpy`: frame's ops under numpy names. They trace on tracers and run eagerly on numpy data.
+
+Functions that are one op applied to its operands (`add`, `exp`, `matmul`, `mse_loss`, `fft.rfft`,
+...) are generated from the registry's `frontend` facts, with the op's doc as docstring; those
+that normalise their arguments (axes, shapes, indices, exponents) are written here. When this
+module loads it registers its functions with the tracing core, which routes `Tracer` operators,
+numpy ufuncs and numpy functions on tracers to them.
+"""
 from __future__ import annotations
 
 import builtins
@@ -11,18 +18,18 @@ import numpy as _np
 
 from ..errors import ShapeError, TraceError
 from ..ir.types import canonical_dtype
-from .tracer import Tracer, bind, comparison_error
+from ..ops import all_ops
+from ..tracing import Tracer, attach_frontend, bind
 
 pi = math.pi
 e = math.e
 float32, float64, int64 = _np.float32, _np.float64, _np.int64
 ndarray = _np.ndarray
 
-__all__ = ["pi", "e", "float32", "float64", "int64", "add", "subtract", "multiply", "divide", "true_divide",
-           "negative", "square", "power", "exp", "log", "sin", "cos", "tanh", "sqrt", "sigmoid", "relu",
-           "stop_gradient", "matmul", "sum", "mean", "reshape", "transpose", "swapaxes", "broadcast_to",
-           "concatenate", "expand_dims", "squeeze", "slice_axes", "getitem", "mse_loss", "debug_print", "asarray",
-           "zeros_like", "ones_like", "fft", "softplus", "gelu", "softmax", "log_softmax", "layer_norm"]
+# The hand-written names; the generated ones are appended below.
+__all__ = ["pi", "e", "float32", "float64", "int64", "power", "sum", "mean", "reshape", "transpose", "swapaxes",
+           "broadcast_to", "concatenate", "expand_dims", "squeeze", "slice_axes", "getitem", "debug_print", "asarray",
+           "zeros_like", "ones_like", "fft", "softmax", "log_softmax", "layer_norm"]
 
 
 def _shape(x) -> tuple[int, ...]:
@@ -54,33 +61,6 @@ def _ndim(x) -> int:
 
 
 # -- elementwise -------------------------------------------------------------------------------
-def add(a, b):
-    return bind("add", a, b)
-
-
-def subtract(a, b):
-    return bind("sub", a, b)
-
-
-def multiply(a, b):
-    return bind("mul", a, b)
-
-
-def divide(a, b):
-    return bind("div", a, b)
-
-
-true_divide = divide
-
-
-def negative(x):
-    return bind("neg", x)
-
-
-def square(x):
-    return bind("square", x)
-
-
 def power(x, p):
     """`x ** p` for a Python-number exponent `p` (a traced exponent is not supported by the `pow` op).
 
@@ -95,48 +75,6 @@ def power(x, p):
     elif isinstance(p, bool) or not isinstance(p, (int, float)):
         raise ShapeError(f"op 'pow': the exponent must be a number, got {type(p).__name__} {p!r}")
     return bind("pow", x, exponent=float(p))
-
-
-def exp(x):
-    return bind("exp", x)
-
-
-def log(x):
-    return bind("log", x)
-
-
-def sin(x):
-    return bind("sin", x)
-
-
-def cos(x):
-    return bind("cos", x)
-
-
-def tanh(x):
-    return bind("tanh", x)
-
-
-def sqrt(x):
-    return bind("sqrt", x)
-
-
-def sigmoid(x):
-    return bind("sigmoid", x)
-
-
-def relu(x):
-    return bind("relu", x)
-
-
-def stop_gradient(x):
-    """The identity whose derivative is zero: gradients do not flow through it."""
-    return bind("stop_gradient", x)
-
-
-# -- linear algebra ----------------------------------------------------------------------------
-def matmul(a, b):
-    return bind("matmul", a, b)
 
 
 # -- reductions --------------------------------------------------------------------------------
@@ -299,16 +237,6 @@ def getitem(x, index):
 
 
 # -- neural-network composites (frame.ops.nn) ----------------------------------------------------
-def softplus(x):
-    """`log(1 + exp(x))`, computed without overflow."""
-    return bind("softplus", x)
-
-
-def gelu(x):
-    """GELU, tanh form: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
-    return bind("gelu", x)
-
-
 def softmax(x, axis: int = -1):
     """`exp(x) / sum(exp(x))` along `axis` (stable: shifted by the max)."""
     return bind("softmax", x, axis=_axis(axis, _ndim(x), "softmax"))
@@ -324,12 +252,7 @@ def layer_norm(x, axis=-1, eps: float = 1e-5):
     return bind("layer_norm", x, axes=_axes(axis, _ndim(x), "layer_norm"), eps=float(eps))
 
 
-# -- losses and side effects -------------------------------------------------------------------
-def mse_loss(pred, target):
-    """Mean squared error `mean((pred - target)**2)` as one op with its own gradient (ARCH-064)."""
-    return bind("mse_loss", pred, target)
-
-
+# -- side effects ------------------------------------------------------------------------------
 def debug_print(fmt: str, x):
     """Print `fmt.format(value)` when the compiled graph runs (like `jax.debug.print`)."""
     if not isinstance(fmt, str):
@@ -369,53 +292,28 @@ def ones_like(x):
     return _np.ones(_shape(x), dtype=_like_dtype(x, "ones_like"))
 
 
-# -- Tracer operators (attached here so the tracer module stays free of op names) ---------------
-def _rpow(x, base):
-    if isinstance(base, Tracer):
-        raise TraceError("a traced exponent is not supported by '**'; use fnp.exp(p * fnp.log(x))")
-    return exp(multiply(x, math.log(base)))
+# -- fft -----------------------------------------------------------------------------------------
+def irfft(spectrum, n: int | None = None):
+    """Inverse of `rfft`: packed spectrum `(..., m, 2)` to a real signal `(..., n)` along the last axis.
+
+    `n` defaults to `2*(m-1)` like `numpy.fft.irfft`; the spectrum must have exactly `n//2+1` bins.
+    The imaginary parts of the DC and (even n) Nyquist bins are ignored, as numpy does.
+    """
+    try:
+        shape = spectrum.shape if isinstance(spectrum, Tracer) else _np.shape(spectrum)
+    except ValueError:  # a ragged list
+        raise ShapeError(f"fnp.fft.irfft: cannot use a ragged {type(spectrum).__name__} as a spectrum") from None
+    if n is None:
+        if len(shape) < 2:
+            raise ShapeError(f"fnp.fft.irfft: the packed spectrum needs shape (..., m, 2), got {tuple(shape)}")
+        n = 2 * (shape[-2] - 1)
+    if isinstance(n, bool) or not isinstance(n, (int, _np.integer)):
+        raise ShapeError(f"fnp.fft.irfft: n must be an int, got {type(n).__name__} {n!r}")
+    return bind("irfft", spectrum, n=int(n))
 
 
-def _pow(x, p):
-    return power(x, p)
-
-
-_OPERATORS = {
-    "__add__": lambda a, b: add(a, b), "__radd__": lambda a, b: add(b, a),
-    "__sub__": lambda a, b: subtract(a, b), "__rsub__": lambda a, b: subtract(b, a),
-    "__mul__": lambda a, b: multiply(a, b), "__rmul__": lambda a, b: multiply(b, a),
-    "__truediv__": lambda a, b: divide(a, b), "__rtruediv__": lambda a, b: divide(b, a),
-    "__matmul__": lambda a, b: matmul(a, b), "__rmatmul__": lambda a, b: matmul(b, a),
-    "__pow__": _pow, "__rpow__": _rpow,
-    "__neg__": lambda a: negative(a), "__pos__": lambda a: a,
-    "__getitem__": getitem,
-}
-for _name, _fn in _OPERATORS.items():
-    setattr(Tracer, _name, _fn)
-# numpy ufuncs applied to tracers (see Tracer.__array_ufunc__).
-UFUNC_OPS = {
-    "add": add, "subtract": subtract, "multiply": multiply, "true_divide": divide, "divide": divide,
-    "negative": negative, "matmul": matmul, "sin": sin, "cos": cos, "tanh": tanh, "exp": exp, "log": log,
-    "sqrt": sqrt, "square": square, "power": _pow,
-}
-_COMPARISON_UFUNCS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
-                      "greater_equal": ">="}
-
-
-def apply_numpy_ufunc(ufunc, method: str, inputs, kwargs):
-    """`Tracer.__array_ufunc__`: a numpy ufunc call on traced operands, as the frame op of that name."""
-    name = f"numpy.{ufunc.__name__}"
-    if ufunc.__name__ in _COMPARISON_UFUNCS:
-        raise comparison_error(_COMPARISON_UFUNCS[ufunc.__name__], f"traced values ({name})")
-    if method != "__call__":
-        raise TraceError(f"{name}.{method} is not supported on traced values: use frame.numpy "
-                         "(e.g. fnp.sum for numpy.add.reduce) inside traced code")
-    fn = UFUNC_OPS.get(ufunc.__name__)
-    if fn is None:
-        raise TraceError(f"{name} is not supported on traced values; frame.numpy has no {ufunc.__name__}")
-    if kwargs:
-        raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(sorted(kwargs))}")
-    return fn(*inputs)
+fft = SimpleNamespace(irfft=irfft)  # fft.rfft is generated below
+del irfft  # frame.numpy has it under fft only, as numpy does
 
 
 def _numpy_name(func) -> str:
@@ -467,12 +365,50 @@ def apply_numpy_function(func, args, kwargs):
         raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(unsupported)} "
                          f"(frame.numpy.{ours.__name__} takes {supported})")
     return ours(array, **passed)
+
+
+# -- generated from the registry: one-op functions, frame.numpy's part of the Tracer -----------
+def _op_function(schema, name: str):
+    """`name(*operands)`: op `schema` applied to its operands, documented by the op's doc."""
+
+    def function(*operands):
+        return bind(schema.name, *operands)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = schema.doc
+    params = ("x",) if schema.num_inputs == 1 else tuple("abc"[:schema.num_inputs or 0])
+    function.__signature__ = inspect.Signature(
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params] if params else
+        [inspect.Parameter("operands", inspect.Parameter.VAR_POSITIONAL)])
+    return function
+
+
+def _frontend_functions() -> dict:
+    """Every `frontend` name of every op -> its function here ("fft.rfft" dotted), generating the missing ones."""
+    functions = {}
+    for schema in all_ops():
+        for dotted in schema.frontend:
+            space, _, name = dotted.rpartition(".")
+            namespace = vars(fft) if space == "fft" else globals()
+            if name not in namespace:
+                namespace[name] = _op_function(schema, name)
+                if not space:
+                    __all__.append(name)
+            functions[dotted] = namespace[name]
+    return functions
+
+
+def _rpow(x, base):
+    if isinstance(base, Tracer):
+        raise TraceError("a traced exponent is not supported by '**'; use fnp.exp(p * fnp.log(x))")
+    return exp(multiply(x, math.log(base)))  # noqa: F821 - generated
+
+
+attach_frontend(_frontend_functions(), apply_numpy_function)
+Tracer.__rpow__ = _rpow
 Tracer.T = property(lambda self: transpose(self))
 Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 Tracer.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)
 Tracer.mean = lambda self, axis=None, keepdims=False: mean(self, axis, keepdims)
 Tracer.transpose = lambda self, *axes: transpose(self, axes if axes else None)
-Tracer.__abs__ = lambda self: (_ for _ in ()).throw(TraceError("abs() is not a frame op yet"))
-
-fft = SimpleNamespace()  # filled by frame.ops.fft when the fft ops are registered
 _COUNTERPARTS = _numpy_counterparts()

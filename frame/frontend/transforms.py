@@ -24,7 +24,8 @@ from ..ir.types import TensorType, canonical_dtype
 from ..runtime.compile import compile as compile_graph
 from . import numpy as fnp
 from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
-from .tracer import Tracer, _is_weak_scalar, example_type, inline_into_current, is_tracing, trace_function
+from ..tracing import Tracer, _is_weak_scalar, is_tracing
+from .tracer import example_type, inline_into_current, trace_function
 
 _DERIVED: "OrderedDict[tuple, Graph]" = OrderedDict()
 _DERIVED_MAX = 256

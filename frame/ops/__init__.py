@@ -1,7 +1,10 @@
 """The op registry (`find`, `all_ops`) and the op families that fill it."""
 from .schema import (COMPOSITE, ELEMENTWISE, INTERNAL, LINEAR, SIDE_EFFECT, NodeContext, OpSchema, all_ops, find,
-                     get, register_op, traced_decomposition, traced_gradient, unregister_op)
+                     get, register_op, unregister_op)
+from ..tracing import install_operators, traced_decomposition, traced_gradient
 from . import core, elementwise, reduce, linalg, shape, loss, nn, fft, fused  # noqa: E402,F401  (registration order)
+
+install_operators()  # Tracer's operators and ufuncs, from the blocks just registered
 
 __all__ = ["OpSchema", "NodeContext", "find", "get", "all_ops", "register_op", "unregister_op", "traced_gradient",
            "traced_decomposition", "SIDE_EFFECT", "ELEMENTWISE", "LINEAR", "INTERNAL", "COMPOSITE"]

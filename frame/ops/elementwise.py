@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.types import TensorType
-from .. import numpy as fnp
 from ..errors import ShapeError
-from ..frontend.tracer import bind
+from ..ir.types import TensorType
+from ..tracing import bind, prim, traced_gradient
 from .schema import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, INTERNAL, LINEAR, VIEW, NodeContext, arity,
-                     broadcast_shapes, register_op, require_float,
-                     same_dtype, traced_gradient)
+                     broadcast_shapes, register_op, require_float, same_dtype)
 
 
 def sum_to_shape(g, shape: tuple[int, ...]):
@@ -25,8 +23,8 @@ def sum_to_shape(g, shape: tuple[int, ...]):
     lead = len(g.shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
     if axes:
-        g = fnp.sum(g, axis=axes, keepdims=True)
-    return fnp.reshape(g, shape)
+        g = prim.sum(g, axes=axes, keepdims=True)
+    return prim.reshape(g, shape=tuple(shape))
 
 
 def _check_operands(op: str, types, operands: str) -> None:
@@ -108,12 +106,12 @@ unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x",
       numpy="exp", jax="jnp.exp", jax_imports=["exp"], frontend=["exp"], ufuncs=["exp"])
 unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm",
       numpy="log", jax="jnp.log", jax_imports=["log"], frontend=["log"], ufuncs=["log"])
-unary("sin", np.sin, lambda ctx, x, y, gy: gy * fnp.cos(x), doc="sine",
+unary("sin", np.sin, lambda ctx, x, y, gy: gy * prim.cos(x), doc="sine",
       numpy="sin", jax="jnp.sin", jax_imports=["sin"], frontend=["sin"], ufuncs=["sin"])
-unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * fnp.sin(x)), doc="cosine",
+unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * prim.sin(x)), doc="cosine",
       numpy="cos", jax="jnp.cos", jax_imports=["cos"], frontend=["cos"], ufuncs=["cos"])
 # square(y), not y*y: its own derivative is one term, so re-derived graphs grow slower (graph_growth.py).
-unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - fnp.square(y)), doc="hyperbolic tangent",
+unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - prim.square(y)), doc="hyperbolic tangent",
       numpy="tanh", jax="jnp.tanh", jax_imports=["tanh"], frontend=["tanh"], ufuncs=["tanh"])
 # IEEE sqrt is correctly rounded, in C as in numpy.
 unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root",
@@ -150,7 +148,7 @@ def _pow_grad(ctx, x, y, gy):
         return gy
     if p == 2.0:
         return gy * (2.0 * x)
-    return gy * (p * fnp.power(x, p - 1.0))
+    return gy * (p * prim.pow(x, exponent=p - 1.0))
 
 
 def _pow_jax(J, x, exponent):

@@ -22,10 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..frontend.tracer import Tracer, bind
-from ..frontend import numpy as fnp
 from ..ir.types import TensorType
-from .schema import LINEAR, NodeContext, arity, register_op, require_float, traced_gradient
+from ..tracing import bind, traced_gradient
+from .schema import LINEAR, NodeContext, arity, register_op, require_float
 
 _COMPLEX = {"float32": np.complex64, "float64": np.complex128}
 
@@ -112,36 +111,3 @@ register_op("irfft", shape=_irfft_shape, kernel=_irfft_kernel, num_inputs=1, tra
             jax=lambda J, spec, n: J.jnp.fft.irfft(J.lax.complex(spec[..., 0], spec[..., 1]), n=n,
                                                    axis=-1).astype(spec.dtype),
             frontend=["fft.irfft"])
-
-
-# -- user functions: fnp.fft.rfft / fnp.fft.irfft -----------------------------------------------
-def rfft(x):
-    """Real FFT along the last axis: `(..., n) -> (..., n//2+1, 2)`, the trailing axis holding (re, im).
-
-    Same numbers as `numpy.fft.rfft` ("backward" normalisation), packed as reals. Differentiable to
-    any order.
-    """
-    return bind("rfft", x)
-
-
-def irfft(spectrum, n: int | None = None):
-    """Inverse of `rfft`: packed spectrum `(..., m, 2)` to a real signal `(..., n)` along the last axis.
-
-    `n` defaults to `2*(m-1)` like `numpy.fft.irfft`; the spectrum must have exactly `n//2+1` bins.
-    The imaginary parts of the DC and (even n) Nyquist bins are ignored, as numpy does.
-    """
-    try:
-        shape = spectrum.shape if isinstance(spectrum, Tracer) else np.shape(spectrum)
-    except ValueError:  # a ragged list
-        raise ShapeError(f"fnp.fft.irfft: cannot use a ragged {type(spectrum).__name__} as a spectrum") from None
-    if n is None:
-        if len(shape) < 2:
-            raise ShapeError(f"fnp.fft.irfft: the packed spectrum needs shape (..., m, 2), got {tuple(shape)}")
-        n = 2 * (shape[-2] - 1)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise ShapeError(f"fnp.fft.irfft: n must be an int, got {type(n).__name__} {n!r}")
-    return bind("irfft", spectrum, n=int(n))
-
-
-fnp.fft.rfft = rfft
-fnp.fft.irfft = irfft

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..frontend.tracer import bind
 from ..ir.types import TensorType
+from ..tracing import bind, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import INTERNAL, NodeContext, arity, broadcast_shapes, register_op, same_dtype, traced_gradient
+from .schema import INTERNAL, NodeContext, arity, broadcast_shapes, register_op, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import numpy as fnp
 from ..errors import ShapeError
-from ..frontend.tracer import bind
 from ..ir.types import TensorType
-from .schema import INTERNAL, NodeContext, arity, register_op, require_float, same_dtype, traced_gradient
+from ..tracing import bind, prim, traced_gradient
+from .schema import INTERNAL, NodeContext, arity, register_op, require_float, same_dtype
 
 
 def _mse_shape(ctx: NodeContext):
@@ -55,7 +54,7 @@ def _mse_grad_grad(ctx, xs, ys, gys):
     gg = gys[0]
     scale = 2.0 / max(int(np.prod(pred.shape, dtype=np.int64)), 1)
     g_pred = gg * (gy * scale)
-    return [g_pred, -g_pred, fnp.sum((pred - target) * gg) * scale]
+    return [g_pred, -g_pred, prim.sum((pred - target) * gg, axes=tuple(range(pred.ndim)), keepdims=False) * scale]
 
 
 register_op("mse_loss_grad_internal", shape=_mse_grad_shape, kernel=_mse_grad_kernel, num_inputs=3,

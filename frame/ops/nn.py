@@ -19,13 +19,11 @@ import math
 
 import numpy as np
 
-from .. import numpy as fnp
 from ..errors import ShapeError
-from ..frontend.tracer import bind
 from ..ir.types import TensorType
+from ..tracing import bind, prim, traced_decomposition, traced_gradient
 from .reduce import reduced_shape
-from .schema import (ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float,
-                     traced_decomposition, traced_gradient)
+from .schema import ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float
 
 
 def _float_unary_shape(ctx: NodeContext):
@@ -92,14 +90,14 @@ def _softplus_kernel(x):
 
 
 def _softplus_decomposition(ctx, x):
-    r = fnp.relu(x)
-    return r + fnp.log(1.0 + fnp.exp(-fnp.relu(-x) - r))
+    r = prim.relu(x)
+    return r + prim.log(1.0 + prim.exp(-prim.relu(-x) - r))
 
 
 register_op("softplus", shape=_float_unary_shape, kernel=_softplus_kernel, num_inputs=1, traits=(ELEMENTWISE,),
             decomposition=traced_decomposition(_softplus_decomposition),
             # d/dx softplus = sigmoid(x): smooth everywhere, unlike the relu inside the decomposition.
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * fnp.sigmoid(xs[0])]),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * prim.sigmoid(xs[0])]),
             doc="log(1 + e^x), computed without overflow", jax="nn.softplus", frontend=["softplus"])
 
 
@@ -117,15 +115,15 @@ def _gelu_kernel(x):
 
 
 def _gelu_decomposition(ctx, x):
-    inner = GELU_C * (x + GELU_A * (fnp.square(x) * x))
-    return 0.5 * x * (1.0 + fnp.tanh(inner))
+    inner = GELU_C * (x + GELU_A * (prim.square(x) * x))
+    return 0.5 * x * (1.0 + prim.tanh(inner))
 
 
 def _gelu_grad(ctx, xs, ys, gys):
     # d/dx [x/2 (1 + t)] with t = tanh(c (x + a x^3)):  (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 a x^2).
     x, gy = xs[0], gys[0]
-    x2 = fnp.square(x)
-    t = fnp.tanh(GELU_C * (x + GELU_A * (x2 * x)))
+    x2 = prim.square(x)
+    t = prim.tanh(GELU_C * (x + GELU_A * (x2 * x)))
     dt = 0.5 * (1.0 + t) + (0.5 * GELU_C) * x * (1.0 - t * t) * (1.0 + (3.0 * GELU_A) * x2)
     return [gy * dt]
 
@@ -144,15 +142,15 @@ def _softmax_kernel(x, axis):
 
 def _softmax_decomposition(ctx, x):
     axis = ctx.attrs["axis"] % x.ndim
-    e = fnp.exp(x - _shift(x, axis))
-    return e / fnp.sum(e, axis=axis, keepdims=True)
+    e = prim.exp(x - _shift(x, axis))
+    return e / prim.sum(e, axes=(axis,), keepdims=True)
 
 
 def _softmax_grad(ctx, xs, ys, gys):
     # Reuses y: gx = y (gy - sum(gy y)) along the axis.
     y, gy = ys[0], gys[0]
     axis = ctx.attrs["axis"] % y.ndim
-    return [y * (gy - fnp.sum(gy * y, axis=axis, keepdims=True))]
+    return [y * (gy - prim.sum(gy * y, axes=(axis,), keepdims=True))]
 
 
 register_op("softmax", shape=_axis_shape, kernel=_softmax_kernel, num_inputs=1, attrs={"axis": ((int,), True)},
@@ -170,14 +168,14 @@ def _log_softmax_kernel(x, axis):
 def _log_softmax_decomposition(ctx, x):
     axis = ctx.attrs["axis"] % x.ndim
     d = x - _shift(x, axis)
-    return d - fnp.log(fnp.sum(fnp.exp(d), axis=axis, keepdims=True))
+    return d - prim.log(prim.sum(prim.exp(d), axes=(axis,), keepdims=True))
 
 
 def _log_softmax_grad(ctx, xs, ys, gys):
     # Reuses y (Paddle's custom VJP): gx = gy - exp(y) sum(gy) along the axis.
     y, gy = ys[0], gys[0]
     axis = ctx.attrs["axis"] % y.ndim
-    return [gy - fnp.exp(y) * fnp.sum(gy, axis=axis, keepdims=True)]
+    return [gy - prim.exp(y) * prim.sum(gy, axes=(axis,), keepdims=True)]
 
 
 register_op("log_softmax", shape=_axis_shape, kernel=_log_softmax_kernel, num_inputs=1,
@@ -206,18 +204,18 @@ def _layer_norm_kernel(x, axes, eps):
 
 def _layer_norm_decomposition(ctx, x):
     axes = ctx.attrs["axes"]
-    d = x - fnp.mean(x, axis=axes, keepdims=True)
-    var = fnp.mean(d * d, axis=axes, keepdims=True)
-    return d / fnp.sqrt(var + ctx.attrs["eps"])
+    d = x - prim.mean(x, axes=axes, keepdims=True)
+    var = prim.mean(d * d, axes=axes, keepdims=True)
+    return d / prim.sqrt(var + ctx.attrs["eps"])
 
 
 def _layer_norm_grad(ctx, xs, ys, gys):
     # With y = (x - mu) r, r = 1/sqrt(var + eps):  gx = r (gy - mean(gy) - y mean(gy y)) over the axes.
     x, y, gy = xs[0], ys[0], gys[0]
     axes = ctx.attrs["axes"]
-    d = x - fnp.mean(x, axis=axes, keepdims=True)
-    std = fnp.sqrt(fnp.mean(d * d, axis=axes, keepdims=True) + ctx.attrs["eps"])
-    centred = gy - fnp.mean(gy, axis=axes, keepdims=True) - y * fnp.mean(gy * y, axis=axes, keepdims=True)
+    d = x - prim.mean(x, axes=axes, keepdims=True)
+    std = prim.sqrt(prim.mean(d * d, axes=axes, keepdims=True) + ctx.attrs["eps"])
+    centred = gy - prim.mean(gy, axes=axes, keepdims=True) - y * prim.mean(gy * y, axes=axes, keepdims=True)
     return [centred / std]
 
 

@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import numpy as fnp
 from ..errors import ShapeError
-from ..frontend.tracer import bind
 from ..ir.types import TensorType
-from .schema import (INTERNAL, LINEAR, VIEW, NodeContext, arity, register_op, require_float, traced_decomposition,
-                     traced_gradient)
+from ..tracing import bind, prim, traced_decomposition, traced_gradient
+from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, register_op, require_float
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
 
@@ -80,7 +78,7 @@ def _mean_decomposition(ctx, x):
     # including 0/0 = nan over empty axes (count is not clamped to 1 here).
     axes = ctx.attrs["axes"]
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return fnp.sum(x, axis=axes, keepdims=ctx.attrs.get("keepdims", False)) / float(count)
+    return prim.sum(x, axes=axes, keepdims=bool(ctx.attrs.get("keepdims", False))) / float(count)
 
 
 def _mean_kernel(x, axes, keepdims=False):
@@ -117,7 +115,7 @@ def _sum_grad_kernel(gy, input_shape, axes):
 def _sum_grad_grad(ctx, xs, ys, gys):
     (gy,) = xs
     keepdims = len(gy.shape) == len(ctx.attrs["input_shape"])
-    return [fnp.sum(gys[0], axis=ctx.attrs["axes"], keepdims=keepdims)]
+    return [prim.sum(gys[0], axes=ctx.attrs["axes"], keepdims=keepdims)]
 
 
 def _sum_grad_numpy(e, gy):

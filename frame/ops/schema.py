@@ -8,9 +8,9 @@ and numpy ufuncs it backs. There is no second registry: every other table in fra
 from these fields, and tests/ops/test_registry_coverage.py fails when a backend or the frontend
 lacks what an op claims.
 
-Gradient rules and decompositions are written as small Python functions over the same
-frontend ops users call; `traced_gradient` / `traced_decomposition` trace them into the
-standalone micro-graphs the contract asks for.
+The registry is data: this module imports only errors and `ir.types`. Gradient rules and
+decompositions are small Python functions over tracers, which `frame.tracing.traced_gradient` /
+`traced_decomposition` trace into the standalone micro-graphs the contract asks for.
 """
 from __future__ import annotations
 
@@ -160,79 +160,10 @@ def all_ops() -> list[OpSchema]:
     return list(_REGISTRY.values())
 
 
-# ---------------------------------------------------------------------------------------------
-# Micro-graphs from Python rules
-
-
 def _attrs_key(attrs: dict) -> tuple:
+    """A hashable key of a node's attrs (the memo key of rule micro-graphs and decompositions)."""
     from ..ir.printer import format_attr
     return tuple(sorted((k, format_attr(v)) for k, v in attrs.items()))
-
-
-_GRAD_CACHE: dict[tuple, Any] = {}
-
-
-def traced_gradient(rule: Callable) -> GradientFn:
-    """Turn `rule(ctx, xs, ys, gys) -> [gx or None, ...]` into a GradientFn returning a micro-graph.
-
-    The micro-graph's inputs are `[x..., y..., gy...]` (all declared, used or not) and its outputs
-    one gradient per forward input; `None` stands for a zero of that input's type. Micro-graphs
-    are memoised per (op, input types, attrs): the rule is traced once per signature.
-    """
-
-    def gradient(ctx: NodeContext):
-        key = (ctx.op, tuple(ctx.input_types), _attrs_key(ctx.attrs))
-        graph = _GRAD_CACHE.get(key)
-        if graph is None:
-            graph = _GRAD_CACHE[key] = _trace_gradient(rule, ctx)
-        return graph
-
-    gradient.rule = rule
-    return gradient
-
-
-def _trace_gradient(rule, ctx: NodeContext):
-    from ..frontend.tracer import trace_rule
-    from ..ir.graph import Graph
-
-    out_types = ctx.output_types
-    graph = Graph(f"{ctx.op}_grad")
-    xs = [graph.add_input(t) for t in ctx.input_types]
-    ys = [graph.add_input(t) for t in out_types]
-    gys = [graph.add_input(t) for t in out_types]
-
-    def body(xs, ys, gys):
-        gxs = rule(ctx, xs, ys, gys)
-        if len(gxs) != len(xs):
-            raise GradientError(f"gradient rule of '{ctx.op}' returned {len(gxs)} gradients for {len(xs)} inputs")
-        return gxs
-
-    outs = trace_rule(graph, body, xs, ys, gys, zero_types=ctx.input_types)
-    for i, (v, t) in enumerate(zip(outs, ctx.input_types)):
-        if v.type != t:
-            raise GradientError(f"gradient rule of '{ctx.op}' gives input {i} a gradient of type {v.type}, expected {t}")
-    return graph
-
-
-def traced_decomposition(rule: Callable) -> DecomposeFn:
-    """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`."""
-
-    def decomposition(ctx: NodeContext):
-        from ..frontend.tracer import trace_rule
-        from ..ir.graph import Graph
-
-        graph = Graph(f"{ctx.op}_decomp")
-        xs = [graph.add_input(t) for t in ctx.input_types]
-
-        def body(xs):
-            out = rule(ctx, *xs)
-            return list(out) if isinstance(out, (list, tuple)) else [out]
-
-        trace_rule(graph, body, xs)
-        return graph
-
-    decomposition.rule = rule
-    return decomposition
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import numpy as fnp
 from ..errors import ShapeError
-from ..frontend.tracer import bind
 from ..ir.types import TensorType
+from ..tracing import bind, prim, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype, traced_gradient
+from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
 
 
 def _with_shape(t: TensorType, shape) -> TensorType:
@@ -27,7 +26,7 @@ def _reshape_shape(ctx: NodeContext):
 
 register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR, VIEW),
             kernel=lambda x, shape: np.reshape(x, shape),
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [fnp.reshape(gys[0], xs[0].shape)]),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [prim.reshape(gys[0], shape=tuple(xs[0].shape))]),
             doc="same elements, new shape (row-major)",
             numpy=lambda e, x: f"{x}.reshape({e.attrs['shape']!r})", jax="jnp.reshape",
             frontend=["reshape", "expand_dims", "squeeze"])
@@ -46,7 +45,7 @@ def _transpose_shape(ctx: NodeContext):
 register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((tuple,), True)},
             traits=(LINEAR, VIEW), kernel=lambda x, perm: np.transpose(x, perm),
             gradient=traced_gradient(
-                lambda ctx, xs, ys, gys: [fnp.transpose(gys[0], tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
+                lambda ctx, xs, ys, gys: [prim.transpose(gys[0], perm=tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
             doc="permute axes: out.shape[i] = x.shape[perm[i]]",
             numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax=lambda J, x, perm: J.jnp.transpose(x, perm),
             frontend=["transpose", "swapaxes"])
@@ -95,11 +94,12 @@ def _concat_shape(ctx: NodeContext):
 
 def _concat_grad(ctx, xs, ys, gys):
     axis = ctx.attrs["axis"] % xs[0].ndim
-    out, offset = [], 0
+    gy, out, offset = gys[0], [], 0
     for x in xs:
-        index = [slice(None)] * x.ndim
-        index[axis] = slice(offset, offset + x.shape[axis])
-        out.append(gys[0][tuple(index)])
+        starts, stops = [0] * x.ndim, list(gy.shape)
+        starts[axis], stops[axis] = offset, offset + x.shape[axis]
+        whole = tuple(x.shape) == tuple(gy.shape)   # one operand: its gradient is gy itself
+        out.append(gy if whole else prim.slice(gy, starts=tuple(starts), stops=tuple(stops), steps=(1,) * x.ndim))
         offset += x.shape[axis]
     return out
 

@@ -1,0 +1,457 @@
+"""The tracing core: `Tracer`, the per-thread trace stack, `bind`, and the tracing of op rules.
+
+A `Tracer` stands for a `Value` of the graph being traced. Ops called on tracers append nodes
+(`bind`); ops called on plain numpy data run their kernel at once, so `frame.numpy` also works
+eagerly. Traces nest: a transform such as `frame.grad` traces its function in a child frame.
+A tracer of an enclosing frame used inside a child frame is *captured*: it becomes an extra
+input of the child graph, and when the child's (derived) graph is inlined back, the capture is
+bound to the outer value again. That is what lets `grad(grad(f))` and closures over outer
+tracers work without any tape (ARCH-067).
+
+The stack of active traces is per thread (a `contextvars.ContextVar`), so several threads can
+trace at once; a tracer is only usable in the thread (context) whose trace created it.
+
+This module sits below the op families (README, "Layering"): their gradient rules and
+decompositions run on tracers through `bind`, `prim` and the `Tracer` operators, which are
+derived from the registry's `operators` and `ufuncs` facts (`install_operators`). frame.numpy
+sits above and registers its functions here when it loads (`attach_frontend`), so `x ** p` gets
+`power`'s checks, `x[i]` `getitem`'s index handling and `np.sum(tracer)` frame.numpy's `sum`
+without this module importing the frontend.
+"""
+from __future__ import annotations
+
+import functools
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import FrameError, GradientError, ShapeError, TraceError
+from .ir.graph import Graph, Value
+from .ir.types import TensorType, canonical_dtype
+from .ops.schema import DecomposeFn, GradientFn, NodeContext, OpSchema, _attrs_key, all_ops, find, get
+
+
+class TraceFrame:
+    """One level of tracing: the graph being built, its parent, and the outer tracers it captured."""
+
+    def __init__(self, graph: Graph, parent: "TraceFrame | None"):
+        self.graph, self.parent = graph, parent
+        self.captures: list[Tracer] = []          # outer tracers, in the order of the extra inputs
+        self._captured: dict[int, Value] = {}     # id(outer Value) -> inner input Value
+        self._constants: dict[int, tuple[Any, Value]] = {}
+
+    def capture(self, outer: "Tracer") -> Value:
+        key = id(outer.value)
+        if key not in self._captured:
+            self._captured[key] = self.graph.add_input(outer.value.type)
+            self.captures.append(outer)
+        return self._captured[key]
+
+    def constant(self, array: np.ndarray) -> Value:
+        hit = self._constants.get(id(array))
+        if hit is not None and hit[0] is array:
+            return hit[1]
+        value = self.graph.add_node("constant", [], {"value": array}).output
+        self._constants[id(array)] = (array, value)  # keep `array` alive so its id stays unique
+        return value
+
+
+# The active traces of this thread/context, innermost last. An immutable tuple, so a context
+# never sees another's pushes (a mutable default would be shared by every thread).
+_TRACE_STACK: ContextVar[tuple[TraceFrame, ...]] = ContextVar("frame_trace_stack", default=())
+
+
+def trace_stack() -> tuple[TraceFrame, ...]:
+    """The traces active in the calling thread, outermost first."""
+    return _TRACE_STACK.get()
+
+
+def current_frame() -> TraceFrame | None:
+    stack = _TRACE_STACK.get()
+    return stack[-1] if stack else None
+
+
+def is_tracing() -> bool:
+    return bool(_TRACE_STACK.get())
+
+
+@contextmanager
+def active(frame: TraceFrame) -> Iterator[TraceFrame]:
+    """Make `frame` the innermost trace of this thread while the block runs."""
+    token = _TRACE_STACK.set(_TRACE_STACK.get() + (frame,))
+    try:
+        yield frame
+    finally:
+        _TRACE_STACK.reset(token)
+
+
+COMPARISON_HINT = (
+    "comparison operators (==, !=, <, <=, >, >=) are not supported on traced values yet (frame has no "
+    "comparison ops), and Python control flow cannot depend on traced values. Build masks with numpy "
+    "outside the traced function and pass them in as arrays; use `is` to test whether two tracers are "
+    "the same object.")
+
+
+def comparison_error(symbol: str, what) -> TraceError:
+    """The error for `a <symbol> b` on traced values (`what` describes the traced operand)."""
+    return TraceError(f"'{symbol}' on {what}: {COMPARISON_HINT}")
+
+
+def _comparison(symbol: str):
+    def compare(self, other):
+        raise comparison_error(symbol, f"a traced {self.type}")
+    compare.__name__ = f"comparison {symbol}"
+    return compare
+
+
+class Tracer:
+    """A traced value. Supports the numpy operators; Python control flow on it raises `TraceError`."""
+
+    __slots__ = ("value", "frame")
+    __array_priority__ = 1000
+
+    def __init__(self, value: Value, frame: TraceFrame):
+        self.value, self.frame = value, frame
+
+    # -- static information
+    @property
+    def type(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.type.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.value.type.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self.value.type.rank
+
+    @property
+    def size(self) -> int:
+        return self.value.type.size
+
+    def __len__(self):
+        if not self.shape:
+            raise TraceError("len() of a rank-0 traced value")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Tracer({self.value.type})"
+
+    # -- no concrete values while tracing
+    def _concrete(self, what: str):
+        raise TraceError(
+            f"{what} needs the concrete value of a traced {self.type}, which does not exist while tracing: "
+            "Python control flow cannot depend on traced values. Compute both branches and combine them "
+            "with arithmetic, or pass the value as a static Python number.")
+
+    def __bool__(self):
+        self._concrete("bool()/if/while")
+
+    def __float__(self):
+        self._concrete("float()")
+
+    def __int__(self):
+        self._concrete("int()")
+
+    def __index__(self):
+        self._concrete("using it as an index")
+
+    # Comparisons raise rather than fall back to identity (a silent False made masks zero).
+    __eq__, __ne__ = _comparison("=="), _comparison("!=")
+    __lt__, __le__, __gt__, __ge__ = _comparison("<"), _comparison("<="), _comparison(">"), _comparison(">=")
+    __hash__ = object.__hash__  # identity: tracers stay usable as dict keys and set members
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on tracers (`ndarray + tracer`, `np.sin(tracer)`) map to the op claiming that ufunc."""
+        return _apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy functions on tracers (`np.sum(tracer)`) run frame.numpy's function of the same name."""
+        return _FRONTEND["array_function"](func, args, kwargs)
+
+    def __array__(self, *args, **kwargs):
+        raise TraceError(f"numpy function called on a traced {self.type}: use frame.numpy (fnp) inside traced code")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TraceError("iteration over a rank-0 traced value")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __pos__(self):
+        return self
+
+    # The operators backed by ops are installed from the registry (`install_operators`).
+
+
+def _is_weak_scalar(x) -> bool:
+    """Python numbers are weakly typed (NEP 50, as in numpy 2 and JAX); numpy scalars are not."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)  # np.float64 subclasses float
+
+
+def _weak_dtype(x, others: Sequence) -> str:
+    """The dtype a Python number takes next to the tensor operands: numpy 2's rule (NEP 50).
+
+    A Python number adopts the tensor's dtype when its kind fits (bool < int < float): `x * 2.0`
+    stays float32. Otherwise it gets numpy's default of its own kind, as numpy computes it: an int
+    next to a bool tensor is int64, a float next to an int or bool tensor float64 (and since frame
+    does not promote, the op then names both dtypes instead of computing different numbers).
+    """
+    kind = 0 if isinstance(x, bool) else 1 if isinstance(x, int) else 2
+    for o in others:
+        if isinstance(o, (Tracer, np.ndarray)):
+            dt = o.value.type.dtype if isinstance(o, Tracer) else canonical_dtype(o.dtype)
+            tensor_kind = 0 if dt == "bool" else 2 if dt.startswith("float") else 1
+            return dt if kind <= tensor_kind else ("int64", "float64")[kind - 1]
+    return canonical_dtype(np.asarray(x).dtype)
+
+
+def _scalar_array(x, dtype: str | None) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise ShapeError(f"the Python number {x!r} does not fit the operand dtype {dtype}") from None
+
+
+def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
+    """The `Value` in `frame` that stands for `x` (a tracer, numpy array or Python scalar)."""
+    if isinstance(x, Tracer):
+        if x.frame is frame:
+            return x.value
+        if not any(f is x.frame for f in _TRACE_STACK.get()):
+            raise TraceError(f"a tracer ({x.type}) leaked out of a finished trace, or belongs to a trace running in "
+                             "another thread: it cannot be used here. Return values from traced functions instead "
+                             "of storing tracers.")
+        return frame.capture(x)
+    if isinstance(x, np.ndarray):
+        return frame.constant(x)
+    if _is_weak_scalar(x) or isinstance(x, np.generic):
+        return frame.graph.add_node("constant", [], {"value": _scalar_array(x, dtype)}).output
+    raise TraceError(f"cannot use a {type(x).__name__} as an operand in traced code")
+
+
+def _as_array(x, dtype: str | None = None) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if _is_weak_scalar(x) or isinstance(x, np.generic):
+        return _scalar_array(x, dtype)
+    try:
+        return np.asarray(x)
+    except Exception:
+        raise TraceError(f"cannot use a {type(x).__name__} as an operand") from None
+
+
+def bind(op: str, *operands, **attrs):
+    """Apply `op` to operands: add a node when any operand is traced, otherwise run its kernel now."""
+    schema = get(op)
+    weak = [(_weak_dtype(x, operands) if _is_weak_scalar(x) else None) for x in operands]
+    traced = any(isinstance(x, Tracer) for x in operands)
+    if traced:
+        frame = current_frame()
+        if frame is None:
+            raise TraceError(f"op '{op}' got a tracer outside of any trace: the tracer leaked out of its finished "
+                             "trace, or belongs to a trace running in another thread")
+        values = [lift(x, frame, dt) for x, dt in zip(operands, weak)]
+        node = frame.graph.add_node(op, values, attrs)
+        outs = [Tracer(v, frame) for v in node.outputs]
+    else:
+        arrays = [_as_array(x, dt) for x, dt in zip(operands, weak)]
+        try:
+            types = [TensorType.of(a) for a in arrays]
+        except ShapeError as e:
+            raise ShapeError(f"op '{op}': {e}") from None
+        ctx = NodeContext(op, types, dict(attrs))
+        schema.check_attrs(ctx.attrs)
+        out_types = schema.shape_infer(ctx)
+        result = schema.kernel(*arrays, **attrs)
+        outs = list(result) if len(out_types) != 1 else [result]
+        outs = [np.asarray(o, dtype=t.dtype) for o, t in zip(outs, out_types)]
+    if len(outs) == 1:
+        return outs[0]
+    return tuple(outs) if outs else None
+
+
+def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]:
+    """Run `body` over tracers for the given input values of `graph`; mark and return its outputs.
+
+    Used to build gradient micro-graphs and decompositions. A `None` result becomes a zero
+    constant of `zero_types[i]`. Rules must be self-contained: capturing outer tracers is an error.
+    """
+    frame = TraceFrame(graph, None)
+    with active(frame):
+        results = body(*[[Tracer(v, frame) for v in vs] for vs in value_lists])
+        outs = []
+        for i, r in enumerate(results):
+            if r is None:
+                t = zero_types[i]
+                r = np.zeros(t.shape, dtype=t.dtype)
+            outs.append(lift(r, frame))
+    if frame.captures:
+        raise FrameError(f"rule for graph '{graph.name}' captured outer traced values; rules must be self-contained")
+    for v in outs:
+        graph.mark_output(v)
+    return outs
+
+
+class _Primitives:
+    """`prim.<op>(*operands, **attrs)` is `bind("<op>", *operands, **attrs)`: every registered op under
+    its own name, attributes as keywords, no argument normalisation. Rules use it (they sit below
+    frame.numpy); `prim.sum(g, axes=(0,), keepdims=True)`."""
+
+    def __getattr__(self, op: str):
+        if find(op) is None:
+            raise AttributeError(f"no op '{op}' is registered")
+        return functools.partial(bind, op)
+
+
+prim = _Primitives()
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators and numpy dispatch, derived from the registry
+
+def _no_frontend(func, args, kwargs):
+    raise TraceError(f"numpy.{func.__name__} on traced values needs frame.numpy, which has not loaded")
+
+
+# frame.numpy's functions by name and its numpy-function dispatcher, registered by frame.numpy when
+# it loads (this module sits below it and cannot import it).
+_FRONTEND: dict[str, Any] = {"functions": {}, "array_function": _no_frontend}
+_INSTALLED: set[str] = set()            # the Tracer operators install_operators set
+_UFUNC_OPS: dict[str, OpSchema] = {}    # numpy ufunc name -> the op that claims it
+
+
+def attach_frontend(functions: dict[str, Callable], array_function: Callable) -> None:
+    """Register frame.numpy: `functions` (frame.numpy name -> function, "fft.rfft" dotted) back
+    the operators and ufuncs of the ops naming them in their `frontend` facts; `array_function`
+    handles `Tracer.__array_function__`."""
+    _FRONTEND.update(functions=dict(functions), array_function=array_function)
+
+
+def _entry(schema: OpSchema, name: str) -> Callable:
+    """What an operator or ufunc `name` of `schema` calls: frame.numpy's function for it (the op's
+    frontend name equal to `name`, else its first one), so `**` gets `power`'s checks and `[]`
+    `getitem`'s index handling; `bind` of the op when frame.numpy has none."""
+    names = schema.frontend
+    fn = _FRONTEND["functions"].get(name if name in names else names[0]) if names else None
+    return fn or functools.partial(bind, schema.name)
+
+
+def _operator(schema: OpSchema, dunder: str) -> Callable:
+    forward = "__" + dunder[3:]
+    if dunder.startswith("__r") and forward in schema.operators:   # reflected: `2 - x` is sub(2, x)
+        name = forward.strip("_")
+
+        def operator(self, other):
+            return _entry(schema, name)(other, self)
+    else:
+        name = dunder.strip("_")
+
+        def operator(self, *operands):
+            return _entry(schema, name)(self, *operands)
+    operator.__name__ = operator.__qualname__ = dunder
+    return operator
+
+
+def install_operators() -> None:
+    """Give `Tracer` the operators, and numpy ufuncs on tracers the ops, that the registry's blocks
+    claim (`operators`, `ufuncs`). Run by frame.ops once its families are registered; run it again
+    after registering an op with operators later."""
+    for dunder in _INSTALLED:
+        delattr(Tracer, dunder)
+    _INSTALLED.clear()
+    _UFUNC_OPS.clear()
+    for schema in all_ops():
+        for dunder in schema.operators:
+            setattr(Tracer, dunder, _operator(schema, dunder))
+            _INSTALLED.add(dunder)
+        _UFUNC_OPS.update(dict.fromkeys(schema.ufuncs, schema))
+
+
+_COMPARISON_UFUNCS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+                      "greater_equal": ">="}
+
+
+def _apply_ufunc(ufunc, method: str, inputs, kwargs):
+    """`Tracer.__array_ufunc__`: a numpy ufunc call on traced operands, as the op claiming that ufunc."""
+    name = f"numpy.{ufunc.__name__}"
+    if ufunc.__name__ in _COMPARISON_UFUNCS:
+        raise comparison_error(_COMPARISON_UFUNCS[ufunc.__name__], f"traced values ({name})")
+    if method != "__call__":
+        raise TraceError(f"{name}.{method} is not supported on traced values: use frame.numpy "
+                         "(e.g. fnp.sum for numpy.add.reduce) inside traced code")
+    schema = _UFUNC_OPS.get(ufunc.__name__)
+    if schema is None:
+        raise TraceError(f"{name} is not supported on traced values; frame.numpy has no {ufunc.__name__}")
+    if kwargs:
+        raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(sorted(kwargs))}")
+    return _entry(schema, ufunc.__name__)(*inputs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Micro-graphs from Python rules
+
+_GRAD_CACHE: dict[tuple, Graph] = {}
+
+
+def traced_gradient(rule: Callable) -> GradientFn:
+    """Turn `rule(ctx, xs, ys, gys) -> [gx or None, ...]` into a GradientFn returning a micro-graph.
+
+    The micro-graph's inputs are `[x..., y..., gy...]` (all declared, used or not) and its outputs
+    one gradient per forward input; `None` stands for a zero of that input's type. Micro-graphs
+    are memoised per (op, input types, attrs): the rule is traced once per signature.
+    """
+
+    def gradient(ctx: NodeContext):
+        key = (ctx.op, tuple(ctx.input_types), _attrs_key(ctx.attrs))
+        graph = _GRAD_CACHE.get(key)
+        if graph is None:
+            graph = _GRAD_CACHE[key] = _trace_gradient(rule, ctx)
+        return graph
+
+    gradient.rule = rule
+    return gradient
+
+
+def _trace_gradient(rule, ctx: NodeContext) -> Graph:
+    out_types = ctx.output_types
+    graph = Graph(f"{ctx.op}_grad")
+    xs = [graph.add_input(t) for t in ctx.input_types]
+    ys = [graph.add_input(t) for t in out_types]
+    gys = [graph.add_input(t) for t in out_types]
+
+    def body(xs, ys, gys):
+        gxs = rule(ctx, xs, ys, gys)
+        if len(gxs) != len(xs):
+            raise GradientError(f"gradient rule of '{ctx.op}' returned {len(gxs)} gradients for {len(xs)} inputs")
+        return gxs
+
+    outs = trace_rule(graph, body, xs, ys, gys, zero_types=ctx.input_types)
+    for i, (v, t) in enumerate(zip(outs, ctx.input_types)):
+        if v.type != t:
+            raise GradientError(f"gradient rule of '{ctx.op}' gives input {i} a gradient of type {v.type}, expected {t}")
+    return graph
+
+
+def traced_decomposition(rule: Callable) -> DecomposeFn:
+    """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`."""
+
+    def decomposition(ctx: NodeContext):
+        graph = Graph(f"{ctx.op}_decomp")
+        xs = [graph.add_input(t) for t in ctx.input_types]
+
+        def body(xs):
+            out = rule(ctx, *xs)
+            return list(out) if isinstance(out, (list, tuple)) else [out]
+
+        trace_rule(graph, body, xs)
+        return graph
+
+    decomposition.rule = rule
+    return decomposition
