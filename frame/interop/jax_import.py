@@ -1,10 +1,13 @@
 """`from_jax`: import a JAX function into a frame graph through its jaxpr (SPEC §7a).
 
 `jax.make_jaxpr` gives the function as a list of primitive equations; each primitive is
-rewritten into frame ops by one entry of `PRIMITIVES`. The import is exact or it is refused:
-every equation's parameters are checked against `PARAMETERS`, the audit of what each parameter
-means and whether frame reproduces it, and anything frame would not compute exactly (values and
-derivatives) raises `TraceError` at import time naming the primitive and the parameter:
+rewritten into frame ops by one entry of `PRIMITIVES`: a primitive an op block lists in its
+`jax_imports` fact becomes that op (`ONE_TO_ONE`, derived from the registry), the others are
+translated by the rules in `TRANSLATIONS`, facts about JAX rather than about one frame op.
+The import is exact or it is refused: every equation's parameters are checked against
+`PARAMETERS`, the audit of what each parameter means and whether frame reproduces it, and
+anything frame would not compute exactly (values and derivatives) raises `TraceError` at
+import time naming the primitive and the parameter:
 
 - a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
 - a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
@@ -31,6 +34,7 @@ from ..errors import FrameError, TraceError
 from ..ir.graph import Graph, Value
 from ..ir.types import TensorType, canonical_dtype
 from ..ir.verify import verify
+from ..ops import all_ops
 from ._jax import require_jax
 
 jax = require_jax()
@@ -214,15 +218,8 @@ def _out_type(eqn) -> TensorType:
 # -- primitive rules: rule(importer, eqn, *operands) -> Value or [Value] ------------------------------
 # A rule raises FrameError(reason) for operands it cannot import; `run` adds the primitive and equation.
 def _op(frame_op: str):
+    # The op's shape rule refuses operands it does not take ("op 'exp' needs a float operand").
     return lambda imp, eqn, *xs: imp.node(frame_op, xs)
-
-
-def _float_op(frame_op: str):
-    def rule(imp, eqn, *xs):
-        if not all(x.type.is_float for x in xs):
-            raise FrameError(f"frame's '{frame_op}' takes float operands, got {', '.join(str(x.type) for x in xs)}")
-        return imp.node(frame_op, xs)
-    return rule
 
 
 def _integer_pow(imp, eqn, x):
@@ -319,16 +316,16 @@ def _identity(imp, eqn, x):
     return x
 
 
-PRIMITIVES: dict[str, Callable] = {
-    "add": _op("add"), "sub": _op("sub"), "mul": _op("mul"), "div": _float_op("div"), "neg": _op("neg"),
-    "exp": _float_op("exp"), "log": _float_op("log"), "sin": _float_op("sin"), "cos": _float_op("cos"),
-    "tanh": _float_op("tanh"), "logistic": _float_op("sigmoid"), "sqrt": _float_op("sqrt"),
-    "square": _float_op("square"), "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
+# JAX primitive -> the frame op whose block lists it in `jax_imports`.
+ONE_TO_ONE: dict[str, str] = {primitive: s.name for s in all_ops() for primitive in s.jax_imports}
+# Primitives that are not one frame op: rewritten into several, or read through their parameters.
+TRANSLATIONS: dict[str, Callable] = {
+    "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
-    "concatenate": _concatenate, "slice": _slice, "convert_element_type": _identity,
-    "stop_gradient": _op("stop_gradient"), "copy": _identity, "iota": _iota,
+    "concatenate": _concatenate, "slice": _slice, "convert_element_type": _identity, "copy": _identity, "iota": _iota,
 }
+PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
 
 # Calls whose body is inlined, and the parameter holding the body.
 CALLS: dict[str, str] = {
@@ -395,16 +392,17 @@ def _increasing(value, eqn) -> bool:
     return all(a < b for a, b in zip(value, value[1:]))
 
 
-_ACCURACY = checked("an accuracy request: frame computes with numpy/libm (float32 tanh its own, within 1.5 ulp) and "
-                    "promises no requested tolerance, so only JAX's default accuracy=None imports", _is_none)
+_ACCURACY = checked("an accuracy request: frame computes with numpy/libm and promises no requested tolerance, "
+                    "so only JAX's default accuracy=None imports", _is_none)
 _SHARDING = irrelevant("device placement; values do not depend on it and frame runs on one device")
 _PLACEMENT = irrelevant("placement, layout, buffer donation or compiler options of the call; not values")
 _CUSTOM_RULE = implemented("the custom rule: refused unless inline_custom_derivatives=True drops it knowingly, "
                            "or the function is jax.nn.relu, whose rule is frame's relu rule")
 _UNARY_FLOAT = {"accuracy": _ACCURACY}
 
+# Every accepted primitive, each parameter decided; a one-to-one primitive not named below has no parameters.
 PARAMETERS: dict[str, dict[str, Decision]] = {
-    "add": {}, "sub": {}, "div": {}, "neg": {}, "square": {}, "pow": {}, "stop_gradient": {}, "copy": {},
+    **{primitive: {} for primitive in ONE_TO_ONE}, "pow": {}, "copy": {},
     "mul": {"out_dtype": checked("an output dtype other than the operands' needs a cast; frame has no cast op",
                                  _is_none)},
     **{name: _UNARY_FLOAT for name in ("exp", "log", "sin", "cos", "tanh", "logistic", "sqrt", "rsqrt")},
@@ -469,13 +467,14 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
     flattened leaves of the result (the same convention as `frame.trace`). 64-bit example
     arguments are traced with JAX's x64 mode on so that the graph keeps their dtypes.
 
-    Covered primitives: add, sub, mul, div, neg, exp, log, sin, cos, tanh, logistic, sqrt,
-    rsqrt, square, integer_pow, pow (constant exponent), dot_general (any contraction, as
-    batched matmul), reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate,
-    slice, convert_element_type (dtype unchanged), stop_gradient, copy, iota (as a constant),
-    jax.nn.relu, and calls (jit, closed_call, checkpoint) by inlining. Anything frame would not
-    compute exactly raises `TraceError` naming the primitive, the parameter and the equation
-    (see the module docstring and `PARAMETERS`): control flow, max, accuracy hints, ...
+    Covered primitives: those op blocks list in `jax_imports` (add, sub, mul, div, neg, exp,
+    log, sin, cos, tanh, logistic, sqrt, square, stop_gradient, ...: `ONE_TO_ONE`), rsqrt,
+    integer_pow, pow (constant exponent), dot_general (any contraction, as batched matmul),
+    reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate, slice,
+    convert_element_type (dtype unchanged), copy, iota (as a constant), jax.nn.relu, and calls
+    (jit, closed_call, checkpoint) by inlining. Anything frame would not compute exactly raises
+    `TraceError` naming the primitive, the parameter and the equation (see the module docstring
+    and `PARAMETERS`): control flow, max, accuracy hints, ...
 
     A function with a custom derivative rule (`jax.custom_jvp`/`jax.custom_vjp`, other than
     jax.nn.relu) is refused, because frame would differentiate its body rather than use the rule.
