@@ -6,10 +6,10 @@ import pytest
 import frame
 import frame.numpy as fnp
 from frame import GradientError, ShapeError
-from frame.frontend.tracer import bind
 from frame.ir import TensorType
 from frame.ops import SIDE_EFFECT, all_ops, find, register_op, unregister_op
 from frame.ops.schema import NodeContext
+from frame.tracing import Tracer, bind, install_operators
 from tests.ops.cases import ALL_CASES, CASES_BY_OP, NO_CASES_NEEDED
 
 
@@ -148,3 +148,66 @@ def test_debug_print_prints_at_run_time_and_survives_compilation(capsys):
 def test_node_context_output_types():
     ctx = NodeContext("matmul", [_t((2, 3)), _t((3, 5))], {})
     assert ctx.output_types == [_t((2, 5))]
+
+
+# -- the frontend derived from the registry: frame.numpy names, Tracer operators, numpy ufuncs -------
+def _frontend_function(dotted: str):
+    namespace, name = fnp, dotted
+    if "." in dotted:
+        space, name = dotted.split(".")
+        namespace = getattr(fnp, space)
+    return getattr(namespace, name, None)
+
+
+def test_every_frontend_name_is_in_frame_numpy():
+    missing = [f"{op.name}: fnp.{n}" for op in all_ops() for n in op.frontend if _frontend_function(n) is None]
+    assert not missing, f"frontend names of registry blocks missing from frame.numpy: {missing}"
+    undotted = [n for op in all_ops() for n in op.frontend if "." not in n]
+    assert set(undotted) <= set(fnp.__all__), "every frame.numpy name of a block is exported"
+
+
+def test_every_operator_is_on_tracer():
+    missing = [f"{op.name}: {d}" for op in all_ops() for d in op.operators if not hasattr(Tracer, d)]
+    assert not missing, f"Tracer lacks operators that registry blocks claim: {missing}"
+
+
+@pytest.mark.parametrize("op", [op for op in all_ops() if op.ufuncs], ids=lambda op: op.name)
+def test_every_ufunc_on_a_tracer_becomes_its_op(op):
+    x = np.full((2, 2), 1.5)
+    for ufunc in op.ufuncs:
+        operands = (2.0,) if ufunc == "power" else (x,) * ((op.num_inputs or 1) - 1)
+        graph = frame.trace(lambda t: getattr(np, ufunc)(t, *operands), x)
+        assert [n.op for n in graph.nodes if n.op != "constant"] == [op.name], ufunc
+
+
+def test_one_op_functions_are_generated_with_the_blocks_doc():
+    for name, op in (("add", "add"), ("exp", "exp"), ("mse_loss", "mse_loss"), ("fft.rfft", "rfft")):
+        assert _frontend_function(name).__doc__ == find(op).doc
+    x = np.linspace(0.1, 1.0, 4)
+    np.testing.assert_array_equal(fnp.sqrt(x), np.sqrt(x))
+    assert [n.op for n in frame.trace(fnp.sigmoid, x).nodes] == ["sigmoid"]
+
+
+def test_operators_and_ufuncs_of_a_new_block_reach_tracer():
+    register_op("test_absolute", shape=lambda ctx: [ctx.input_types[0]], kernel=np.abs, num_inputs=1,
+                operators=["__abs__"], ufuncs=["absolute"])
+    try:
+        install_operators()
+        x = np.array([-1.0, 2.0])
+        assert [n.op for n in frame.trace(lambda t: abs(t), x).nodes] == ["test_absolute"]
+        assert [n.op for n in frame.trace(lambda t: np.absolute(t), x).nodes] == ["test_absolute"]
+    finally:
+        unregister_op("test_absolute")
+        install_operators()
+    assert not hasattr(Tracer, "__abs__")
+
+
+def test_reflected_operators_swap_operands_and_keep_the_frontend_checks():
+    x = np.array([1.0, 2.0], "float32")
+    graph = frame.trace(lambda t: 3.0 - t, x)
+    sub = next(n for n in graph.nodes if n.op == "sub")
+    assert sub.inputs[1] is graph.inputs[0]     # sub(3, x), not sub(x, 3)
+    with pytest.raises(ShapeError, match="exponent's dtype float64 differs"):
+        frame.trace(lambda t: t ** np.float64(2.0), x)      # __pow__ goes through fnp.power
+    with pytest.raises(ShapeError, match="too many indices"):
+        frame.trace(lambda t: t[0, 0], x)                    # __getitem__ through fnp.getitem
