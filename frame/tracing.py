@@ -11,12 +11,10 @@ tracers work without any tape (ARCH-067).
 The stack of active traces is per thread (a `contextvars.ContextVar`), so several threads can
 trace at once; a tracer is only usable in the thread (context) whose trace created it.
 
-This module sits below the op families (README, "Layering"): their gradient rules and
-decompositions run on tracers through `bind`, `prim` and the `Tracer` operators, which are
-derived from the registry's `operators` and `ufuncs` facts (`install_operators`). frame.numpy
-sits above and registers its functions here when it loads (`attach_frontend`), so `x ** p` gets
-`power`'s checks, `x[i]` `getitem`'s index handling and `np.sum(tracer)` frame.numpy's `sum`
-without this module importing the frontend.
+This module sits below the op families (README's layering), whose rules run on tracers through
+`bind`, `prim` and the `Tracer` operators, derived from the registry's `operators` and `ufuncs`
+facts. frame.numpy, above, registers its functions here when it loads (`attach_frontend`): `x ** p`
+gets `power`'s checks, `x[i]` `getitem`'s and `np.sum(tracer)` frame.numpy's `sum` that way.
 """
 from __future__ import annotations
 
@@ -316,13 +314,9 @@ prim = _Primitives()
 # ---------------------------------------------------------------------------------------------
 # Operators and numpy dispatch, derived from the registry
 
-def _no_frontend(func, args, kwargs):
-    raise TraceError(f"numpy.{func.__name__} on traced values needs frame.numpy, which has not loaded")
-
-
 # frame.numpy's functions by name and its numpy-function dispatcher, registered by frame.numpy when
-# it loads (this module sits below it and cannot import it).
-_FRONTEND: dict[str, Any] = {"functions": {}, "array_function": _no_frontend}
+# it loads (this module sits below it and cannot import it; `import frame` always loads it).
+_FRONTEND: dict[str, Any] = {"functions": {}, "array_function": None}
 _INSTALLED: set[str] = set()            # the Tracer operators install_operators set
 _UFUNC_OPS: dict[str, OpSchema] = {}    # numpy ufunc name -> the op that claims it
 

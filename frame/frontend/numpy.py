@@ -401,7 +401,7 @@ def _frontend_functions() -> dict:
 def _rpow(x, base):
     if isinstance(base, Tracer):
         raise TraceError("a traced exponent is not supported by '**'; use fnp.exp(p * fnp.log(x))")
-    return exp(multiply(x, math.log(base)))  # noqa: F821 - generated
+    return bind("exp", bind("mul", x, math.log(base)))  # fnp.exp(fnp.multiply(x, log(base)))
 
 
 attach_frontend(_frontend_functions(), apply_numpy_function)
