@@ -4,7 +4,9 @@
 
 The first eight are `Graph -> Graph` passes; `plan` lowers the optimised graph to an
 `ExecutionPlan`. `run_pipeline` runs the first eight and returns the optimised graph so that it
-can be inspected; `frame.runtime.compile` runs all nine. `build_backward_graph` is deliberately
+can be inspected; `lower` runs all nine. Both take the backend the graph is lowered for
+(frame/backends/): `fuse` gets its `supports` and `plan` its `runs_whole` and `writes_out`, so
+the runtime lowers a source graph once per backend and never undoes a pass. `build_backward_graph` is deliberately
 not a stage (ARCH-060): it runs on request, and its result then goes through this list.
 """
 from __future__ import annotations
@@ -73,14 +75,24 @@ class PipelineOptions:
 UNOPTIMIZED = PipelineOptions(stages=("verify", "dne", "plan"))
 
 
+def _capabilities(backend) -> dict[str, dict]:
+    """The arguments each stage takes from the backend (none without one)."""
+    if backend is None:
+        return {}
+    return {"fuse": {"can_fuse": backend.supports},
+            "plan": {"keep_whole": backend.runs_whole, "writes_out": backend.writes_out}}
+
+
 @collector_paused()
-def run_pipeline(graph: Graph, options: PipelineOptions | None = None) -> Graph:
-    """Run the graph stages (all but `plan`) and return the optimised graph; `graph` is not modified."""
+def run_pipeline(graph: Graph, options: PipelineOptions | None = None, backend=None) -> Graph:
+    """Run the graph stages (all but `plan`) for `backend` and return the optimised graph; `graph` is
+    not modified. Without a backend, `fuse` fuses every elementwise chain."""
     options = options or PipelineOptions()
+    capabilities = _capabilities(backend)
     for name, stage in STAGES[:-1]:
         if not options.runs(name):
             continue
-        graph = stage(graph, options)
+        graph = stage(graph, options, **capabilities.get(name, {}))
         if options.verify_each:
             verify_graph(graph)
         if options.dumps(name):
@@ -89,10 +101,11 @@ def run_pipeline(graph: Graph, options: PipelineOptions | None = None) -> Graph:
 
 
 @collector_paused()
-def lower(graph: Graph, options: PipelineOptions | None = None) -> ExecutionPlan:
-    """All nine stages: the optimised graph's execution plan (its report is printed when `plan` is dumped)."""
+def lower(graph: Graph, options: PipelineOptions | None = None, backend=None) -> ExecutionPlan:
+    """All nine stages for `backend`: the optimised graph's execution plan (its report is printed
+    when `plan` is dumped). Without a backend, the stages' defaults: the numpy backend's."""
     options = options or PipelineOptions()
-    result = plan(run_pipeline(graph, options), options)
+    result = plan(run_pipeline(graph, options, backend), options, **_capabilities(backend).get("plan", {}))
     if options.dumps("plan"):
         print(f"// plan\n{result.report()}", flush=True)
     return result

@@ -12,7 +12,7 @@ from .types import SHORT_TO_DTYPE, TensorType
 
 _TYPE = re.compile(r"^(f32|f64|i64|i32|bool)\[([0-9,\s]*)\](?:@(\S+))?$")
 _HEADER = re.compile(r"^graph\s+@([\w.\-]+)\((.*)\)\s*\{$")
-_NODE = re.compile(r"^(?:(?P<lhs>.+?)\s=\s)?(?P<op>[A-Za-z_][\w]*)\((?P<args>[^)]*)\)(?:\s*\{(?P<attrs>.*)\})?$")
+_NODE = re.compile(r"^(?:(?P<lhs>.+?)\s=\s)?(?P<op>[A-Za-z_][\w]*)\((?P<args>[^)]*)\)(?:\s*\{(?P<attrs>.*)\})?$", re.S)
 _NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False, "None": None}
 
 
@@ -44,7 +44,7 @@ def _literal(node):
 
 
 def _split_top(text: str) -> list[str]:
-    """Split on commas that are not nested inside (), [], <> or quotes."""
+    """Split on commas that are not nested inside (), [], <>, {} or quotes."""
     parts, depth, quote, cur = [], 0, None, []
     for ch in text:
         if quote:
@@ -54,9 +54,9 @@ def _split_top(text: str) -> list[str]:
             continue
         if ch in "'\"":
             quote = ch
-        elif ch in "([<":
+        elif ch in "([<{":
             depth += 1
-        elif ch in ")]>":
+        elif ch in ")]>}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append("".join(cur).strip())
@@ -68,7 +68,19 @@ def _split_top(text: str) -> list[str]:
     return parts
 
 
-def _parse_attrs(text: str, out_types: list[TensorType]) -> dict:
+def _graph_attr_type(op: str, key: str):
+    """The Graph subclass (with an `of(graph)` constructor) that op `op` declares for attribute `key`."""
+    from ..ops.schema import find
+
+    schema = find(op)
+    kinds = schema.attrs.get(key, ((),))[0] if schema is not None else ()
+    for kind in kinds:
+        if isinstance(kind, type) and issubclass(kind, Graph) and hasattr(kind, "of"):
+            return kind
+    raise ParseError(f"op '{op}' takes no graph in attribute '{key}'")
+
+
+def _parse_attrs(text: str, out_types: list[TensorType], op: str) -> dict:
     attrs = {}
     for item in _split_top(text):
         key, _, raw = item.partition("=")
@@ -80,9 +92,37 @@ def _parse_attrs(text: str, out_types: list[TensorType]) -> dict:
             literal = _literal(ast.parse(raw[len("dense<"):-1], mode="eval").body)
             arr = np.asarray(literal, dtype=t.dtype)
             attrs[key] = np.full(t.shape, arr, dtype=t.dtype) if arr.ndim == 0 else arr.reshape(t.shape)
+        elif raw.startswith("graph "):   # a nested graph (a fused node's body), of the type the op declares
+            attrs[key] = _graph_attr_type(op, key).of(parse_graph(raw))
         else:
             attrs[key] = _literal(ast.parse(raw, mode="eval").body)
     return attrs
+
+
+def _braces(line: str) -> int:
+    """How many more `{` than `}` the line opens, outside quotes."""
+    depth, quote = 0, None
+    for ch in line:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        else:
+            depth += (ch == "{") - (ch == "}")
+    return depth
+
+
+def _statements(lines: list[str]):
+    """(line number, statement) pairs: a node whose attrs hold a nested graph spans several lines."""
+    i = 1
+    while i < len(lines):
+        start, statement, depth = i, lines[i], _braces(lines[i])
+        while depth > 0 and i + 1 < len(lines):
+            i += 1
+            statement += "\n" + lines[i]
+            depth += _braces(lines[i])
+        yield start + 1, statement
+        i += 1
 
 
 def parse_graph(text: str) -> Graph:
@@ -98,7 +138,7 @@ def parse_graph(text: str) -> Graph:
     for param in _split_top(m.group(2)):
         pname, _, ptype = param.partition(":")
         env[pname.strip()] = graph.add_input(parse_type(ptype))
-    for lineno, line in enumerate(lines[1:], start=2):
+    for lineno, line in _statements(lines):
         if line == "}":
             return graph
         if line.startswith("return"):
@@ -123,7 +163,7 @@ def parse_graph(text: str) -> Graph:
             if a not in env:
                 raise ParseError(f"line {lineno}: use of undefined value {a}")
             args.append(env[a])
-        attrs = _parse_attrs(nm.group("attrs") or "", [t for _, t in results])
+        attrs = _parse_attrs(nm.group("attrs") or "", [t for _, t in results], nm.group("op"))
         node = graph.add_node(nm.group("op"), args, attrs)
         if len(node.outputs) != len(results) or any(v.type != t for v, (_, t) in zip(node.outputs, results)):
             got = ", ".join(str(v.type) for v in node.outputs)

@@ -6,6 +6,7 @@
       return (%3)
     }
 
+A graph-valued attribute (a fused node's body) prints nested, indented under its node.
 Constants print their full value (`dense<[1.0, 2.0]>`) or, when all elements are equal, a
 splat (`dense<0.0>`), so the text round-trips exactly. `fingerprint_text` swaps constant
 values for a digest of their bytes: that is the structural key of the compile cache.
@@ -41,6 +42,8 @@ def format_attr(value) -> str:
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, np.ndarray):
         return format_dense(value)
+    if isinstance(value, Graph):
+        return print_graph(value)
     return format_scalar(value)
 
 
@@ -81,7 +84,12 @@ def print_graph(graph: Graph, digest_constants: bool = False) -> str:
             parts = []
             for k in sorted(node.attrs):
                 v = node.attrs[k]
-                text = format_dense(v, digest_constants) if isinstance(v, np.ndarray) else format_attr(v)
+                if isinstance(v, np.ndarray):
+                    text = format_dense(v, digest_constants)
+                elif isinstance(v, Graph):
+                    text = print_graph(v, digest_constants).replace("\n", "\n    ")
+                else:
+                    text = format_attr(v)
                 parts.append(f"{k}={text}")
             attrs = " {" + ", ".join(parts) + "}"
         lhs = ", ".join(define(v) for v in node.outputs)

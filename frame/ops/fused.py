@@ -1,32 +1,88 @@
 """`fused_elementwise_internal`, the product of the `fuse` pipeline stage.
 
 Its operands are the external inputs of a chain of elementwise ops; its attribute `body` is the
-printed IR text (`str(graph)`) of the chain as a graph whose inputs are those operands and whose
-outputs are the node's outputs. Types come from the body, so the node verifies like any other.
+chain as a `FusedBody`: an immutable graph whose inputs are those operands and whose outputs are
+the node's outputs, hashed and compared by its printed text (so equal chains share one native
+kernel and one cache entry). Types come from the body, so the node verifies like any other.
+The printer shows the body nested in the node and the parser reads it back. (Graphs written
+before bodies were graphs carry the body's text; `body_graph` accepts either.)
 
 It deliberately has no gradient rule (ARCH-068): fusion runs after autodiff, so a fused node
 in a graph handed to `build_backward_graph` is a mistake and fails loudly there (ARCH-062).
 
-The numpy executor inlines the body with in-place `out=` buffers (see frame/runtime/executable.py);
-the kernel here, used for eager calls and by other executors, runs the body op by op.
+The numpy backend inlines the body with in-place `out=` buffers (frame/backends/numpy.py) and the
+native backend compiles it to one C loop (frame/backends/native.py); the kernel here, used for
+eager calls and by other executors, runs the body op by op.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
 from ..errors import ShapeError
+from ..ir.clone import copy_nodes
+from ..ir.graph import Graph
 from .schema import INTERNAL, NodeContext, get, register_op
 
 
+class FusedBody(Graph):
+    """A fused chain's graph, frozen by `freeze()`: no node, input or output can be added after it,
+    and it is hashed and compared by its text."""
+
+    _text: str | None = None
+
+    def freeze(self) -> "FusedBody":
+        from ..ir.printer import print_graph
+
+        self.inputs, self.nodes, self.outputs = tuple(self.inputs), tuple(self.nodes), tuple(self.outputs)
+        self._text = print_graph(self)
+        self._hash = hash(self._text)
+        return self
+
+    @classmethod
+    def of(cls, graph: Graph) -> "FusedBody":
+        """A frozen copy of `graph`."""
+        body = cls(graph.name)
+        values = {v: body.add_input(v.type) for v in graph.inputs}
+        copy_nodes(body, graph.nodes, values)
+        for v in graph.outputs:
+            body.mark_output(values[v])
+        return body.freeze()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a fused body is immutable once frozen")
+
+    def add_input(self, type):
+        return self._refuse() if self._text is not None else super().add_input(type)
+
+    def add_node(self, op, inputs, attrs=None):
+        return self._refuse() if self._text is not None else super().add_node(op, inputs, attrs)
+
+    def mark_output(self, value):
+        return self._refuse() if self._text is not None else super().mark_output(value)
+
+    def __hash__(self):
+        if self._text is None:
+            raise TypeError("a fused body is hashable once frozen")
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, FusedBody) and self._text is not None
+                                 and self._text == other._text)
+
+
 @lru_cache(maxsize=1024)
-def body_graph(text: str):
-    """The body graph of a fused node, parsed once per distinct body text."""
+def _parsed(text: str) -> FusedBody:
     from ..ir.parser import ParseError, parse_graph
 
     try:
-        return parse_graph(text)
+        return FusedBody.of(parse_graph(text))
     except ParseError as e:
         raise ShapeError(f"op 'fused_elementwise_internal': its body does not parse: {e}") from None
+
+
+def body_graph(body: "FusedBody | str") -> FusedBody:
+    """The body graph of a fused node's `body` attribute (a `FusedBody`, or its text, parsed once)."""
+    return body if isinstance(body, FusedBody) else _parsed(body)
 
 
 def _shape(ctx: NodeContext):
@@ -39,9 +95,8 @@ def _shape(ctx: NodeContext):
 
 
 @lru_cache(maxsize=1024)
-def _program(text: str):
+def _program(body: FusedBody):
     """The body as a list of (kernel, attrs, operand slots, result slots) over a flat slot list."""
-    body = body_graph(text)
     slot = {v: i for i, v in enumerate(body.inputs)}
     steps = []
     for node in body.nodes:
@@ -52,8 +107,8 @@ def _program(text: str):
     return steps, len(slot), [slot[v] for v in body.outputs]
 
 
-def _kernel(*operands, body: str):
-    steps, n_slots, outputs = _program(body)
+def _kernel(*operands, body):
+    steps, n_slots, outputs = _program(body_graph(body))
     env = list(operands) + [None] * (n_slots - len(operands))
     for kernel, attrs, ins, outs in steps:
         result = kernel(*[env[i] for i in ins], **attrs)
@@ -66,5 +121,5 @@ def _kernel(*operands, body: str):
     return results[0] if len(results) == 1 else tuple(results)
 
 
-register_op("fused_elementwise_internal", shape=_shape, kernel=_kernel, attrs={"body": ((str,), True)},
-            traits=(INTERNAL,), doc="a fused chain of elementwise ops; `body` is the chain's graph in text form")
+register_op("fused_elementwise_internal", shape=_shape, kernel=_kernel, attrs={"body": ((FusedBody, str), True)},
+            traits=(INTERNAL,), doc="a fused chain of elementwise ops; `body` is the chain's graph (a FusedBody)")

@@ -1,6 +1,9 @@
-"""Compiling graphs to executables and running them on numpy."""
+"""Compiling graphs to executables and running them: `compile` (cache), `Executable`, its tiers
+(`set_native`, `wait_native_builds`) and the BLAS thread policy (`restore_blas_threads`)."""
+from .blas import restore_blas_threads
 from .compile import CacheInfo, cache_info, clear_cache, compile  # noqa: A004
-from .executable import Executable, restore_blas_threads, set_native, wait_native_builds
+from .executable import Executable
+from .tiers import set_native, wait_native_builds
 
 __all__ = ["compile", "cache_info", "clear_cache", "CacheInfo", "Executable", "set_native", "wait_native_builds",
            "restore_blas_threads"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict, namedtuple
 
+from ..backends.numpy import NUMPY
 from ..compiler.pipeline import PipelineOptions, lower
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
@@ -35,7 +36,7 @@ def compile(graph: Graph, options: PipelineOptions | None = None) -> Executable:
             _CACHE.move_to_end(key)
             return exe
         _STATS["misses"] += 1
-    built = Executable(lower(graph, options), source_graph=graph)
+    built = Executable(lower(graph, options, NUMPY), source_graph=graph, options=options)
     with _LOCK:
         exe = _CACHE.setdefault(key, built)
         _CACHE.move_to_end(key)

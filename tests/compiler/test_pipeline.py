@@ -233,3 +233,36 @@ def test_every_op_case_agrees_through_the_pipeline_and_its_derivative(case):
     if case.wrt and graph.outputs and graph.outputs[0].type.shape == ():
         derived = build_backward_graph(graph, 0, list(case.wrt))
         assert_agree(derived, xs, rtol=1e-10)
+
+
+# -- lowering for a backend: its capabilities reach `fuse` and `plan` ------------------------------------
+class _OnlyAdds:
+    """A backend that fuses only adds, keeps its fused nodes whole and writes only adds in place."""
+
+    name = "only-adds"
+
+    def supports(self, node):
+        return node.op == "add"
+
+    def runs_whole(self, node):
+        return True
+
+    def writes_out(self, op):
+        return op == "add"
+
+
+def test_lower_passes_the_backends_capabilities_to_fuse_and_plan():
+    from frame.compiler.pipeline import lower
+
+    x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    graph = frame.trace(lambda x: fnp.sum(fnp.tanh(x + 1.0 + x) * x * x), x)
+    optimised = run_pipeline(graph, None, _OnlyAdds())
+    fused = [n for n in optimised.nodes if n.op == "fused_elementwise_internal"]
+    assert len(fused) == 1 and {n.op for n in fused[0].attrs["body"].nodes} <= {"add", "constant"}
+    assert "mul" in [n.op for n in optimised.nodes]   # muls stay out of the chain
+    plan = lower(graph, None, _OnlyAdds())
+    assert [i.op for i in plan.instrs if i.op == "fused_elementwise_internal"] == ["fused_elementwise_internal"]
+    assert {i.op for i in plan.instrs if i.outputs and i.outputs[0] in plan.buffer_of} <= {
+        "fused_elementwise_internal", "add"}
+    # without a backend: every elementwise chain fuses
+    assert [n.op for n in run_pipeline(graph).nodes if n.op != "constant"] == ["fused_elementwise_internal", "sum"]

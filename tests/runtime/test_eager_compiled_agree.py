@@ -9,7 +9,7 @@ axes, broadcasting, float32 and float64, any float values) and the test runs
   (c) the same executable on the native tier (generated C kernels; when a C compiler exists),
 
 and asserts the three results are equal bit for bit (nan matches nan: a nan's sign and payload are
-out of contract, see frame/runtime/native.py). Draws the op's shape rule rejects must raise a
+out of contract, see frame/backends/native.py). Draws the op's shape rule rejects must raise a
 `FrameError` subclass in both paths, never a numpy error.
 
 Exclusions: see `EXCLUDED` in tests/ops/strategies.py. Tolerances: `ZERO_SIGN_FREE` only.
@@ -25,7 +25,9 @@ from frame import FrameError
 from frame.frontend.tracer import bind
 from frame.ops import all_ops
 from frame.compiler.pipeline import PipelineOptions, lower
-from frame.runtime import Executable, clear_cache, compile as compile_graph, native
+from frame.backends import native
+from frame.backends.numpy import NUMPY
+from frame.runtime import Executable, clear_cache, compile as compile_graph
 from tests.ops.strategies import EXAMPLES, EXCLUDED
 
 UINT = {"float32": np.uint32, "float64": np.uint64}
@@ -96,7 +98,7 @@ def check_op(op: str, inputs: list, attrs: dict) -> None:
         for k, (got, want) in enumerate(zip(on_numpy, eager)):
             assert_same_bits(got, want, f"numpy tier, {context}, result {k}", op in ZERO_SIGN_FREE)
         # The executor's own spellings of ops, without the stages that rewrite them away first.
-        unoptimised = Executable(lower(graph, UNOPTIMISED), source_graph=graph)(*inputs)
+        unoptimised = Executable(lower(graph, UNOPTIMISED, NUMPY), source_graph=graph, options=UNOPTIMISED)(*inputs)
         for k, (got, want) in enumerate(zip(unoptimised, eager)):
             assert_same_bits(got, want, f"numpy tier without optimising stages, {context}, result {k}")
         if native.c_compiler() is not None and exe.wait_native(timeout=120):

@@ -1,4 +1,4 @@
-"""The native tier (frame/runtime/native.py, frame/runtime/executable.py): fused elementwise chains
+"""The native tier (frame/backends/native.py, frame/runtime/tiers.py): fused elementwise chains
 run as generated C, and executables move from the numpy tier to it between two calls.
 
 The contract under test: the native tier computes exactly the bits of the numpy tier (signed zeros,
@@ -16,8 +16,10 @@ import pytest
 import frame
 import frame.numpy as fnp
 from frame.ir import parse_graph
-from frame.ops.schema import ELEMENTWISE, get
-from frame.runtime import clear_cache, compile as compile_graph, native, set_native
+from frame.ops.fused import FusedBody
+from frame.ops.schema import ELEMENTWISE, all_ops, get
+from frame.backends import native
+from frame.runtime import clear_cache, compile as compile_graph, set_native, tiers
 from tests.workloads import pinn_problem, pinn_step_fn
 
 needs_cc = pytest.mark.skipif(native.c_compiler() is None,
@@ -61,7 +63,7 @@ def bit_mismatches(got, want) -> np.ndarray:
 def assert_same_bits(got, want, context=""):
     """Equal bit for bit (signed zeros, infinities, subnormals), nans in the same places.
 
-    The sign and payload of a nan are out of contract (see frame/runtime/native.py)."""
+    The sign and payload of a nan are out of contract (see frame/backends/native.py)."""
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype, context
     bad = bit_mismatches(got, want)
@@ -111,13 +113,13 @@ def policy():
 
 
 # -- 1. every exact op, every special value, bit for bit ---------------------------------------------
-EXACT_OPS = [op for op in native.C_RULES if get(op).has(ELEMENTWISE)]
+EXACT_OPS = [s.name for s in all_ops() if s.c is not None and s.has(ELEMENTWISE)]
 
 
 def test_the_exact_ops_are_the_elementwise_ones_with_rules():
     assert {"add", "sub", "mul", "div", "neg", "square", "sqrt", "relu", "relu_grad_internal"} <= set(EXACT_OPS)
     for op in ("exp", "log", "sin", "cos", "pow", "tanh", "sigmoid"):
-        assert op not in native.C_RULES, f"{op} is not correctly rounded everywhere: it must stay a numpy call"
+        assert get(op).c is None, f"{op} is not correctly rounded everywhere: it must stay a numpy call"
 
 
 @needs_cc
@@ -157,7 +159,7 @@ def test_exact_op_gives_numpys_bits_on_every_special_value(op, dtype):
     exe = cold(parse_graph(_op_graph(op, dtype, x.size)))
     assert [n.op for n in exe.graph.nodes] == ["fused_elementwise_internal"]
     if op != "stop_gradient":   # (canonicalize drops stop_gradient: its rule is tested on a body below)
-        assert f"= {op}(" in exe.graph.nodes[0].attrs["body"]
+        assert f"= {op}(" in str(exe.graph.nodes[0].attrs["body"])
     want, got = numpy_then_native(exe, x, y)
     assert len(kernel_lines(exe.active_source)) == 1 and not kernel_lines(exe.source)
     assert exe.report().startswith("tier: native (1 fused nodes run as native kernels)")
@@ -186,7 +188,7 @@ graph @fused(%0: f64[19], %1: f64[19]) {
 @needs_cc
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nan_results_are_nan_in_the_same_places_and_other_bits_agree(dtype):
-    # Out of contract (frame/runtime/native.py): the sign and payload of a nan. gcc may compute
+    # Out of contract (frame/backends/native.py): the sign and payload of a nan. gcc may compute
     # x / -x as -x / x, so for x = nan numpy gives +nan and the kernel -nan. Everything else agrees.
     x = np.array([np.nan, 2.0, -0.0], dtype)
     exe = cold(frame.trace(lambda x: (x * -x, x / -x, -x - x * 3.0), x))
@@ -270,8 +272,8 @@ def test_transcendental_ops_run_on_numpy_between_native_kernels(dtype):
 
 
 # -- 4. which bodies compile -----------------------------------------------------------------------------
-def _body(text: str) -> str:
-    return str(parse_graph(text))
+def _body(text: str) -> FusedBody:
+    return FusedBody.of(parse_graph(text))
 
 
 def test_kernel_spec_refuses_an_op_without_a_rule():
@@ -666,27 +668,27 @@ def test_a_pinn_training_step_is_bit_identical_on_both_tiers():
                                          ("1", "auto"), ("ON", "auto")])
 def test_frame_native_environment_spellings(monkeypatch, value, mode):
     monkeypatch.setenv("FRAME_NATIVE", value)
-    assert native.mode_from_environment() == mode
+    assert tiers.mode_from_environment() == mode
 
 
 def test_an_unknown_frame_native_value_warns_and_means_auto(monkeypatch):
     monkeypatch.setenv("FRAME_NATIVE", "fast")
     with pytest.warns(RuntimeWarning, match="FRAME_NATIVE"):
-        assert native.mode_from_environment() == "auto"
+        assert tiers.mode_from_environment() == "auto"
 
 
 FORK_SCRIPT = """
 import os, sys
 import numpy as np
 import frame, frame.numpy as fnp
-from frame.runtime import compile as compile_graph, executable, set_native
+from frame.runtime import compile as compile_graph, set_native, tiers
 
 set_native("auto", after_calls=10**9)
 x = np.linspace(-1.0, 1.0, 64)
 exe = compile_graph(frame.trace(lambda x: x * 2.25 + x * x, x))
 want = exe(x)
 exe._native_state = "queued"        # as if the builder had it queued, not yet built, at the fork
-executable._QUEUED.add(exe)
+tiers.QUEUED.add(exe)
 pid = os.fork()
 if pid == 0:                        # the child has no builder thread: it must not wait forever
     ok = exe.wait_native(timeout=60) and exe.tier == "native" and np.array_equal(exe(x)[0], want[0])

@@ -101,7 +101,8 @@ def test_fused_bodies_are_inlined_into_the_plan():
 import pytest  # noqa: E402
 
 from frame.compiler.passes.fuse import fuse  # noqa: E402
-from frame.runtime import clear_cache, native, set_native  # noqa: E402
+from frame.backends import native  # noqa: E402
+from frame.runtime import clear_cache, set_native  # noqa: E402
 
 KEEP_DYING_OPERAND = """
 graph @g(%0: f64[4,4]) {

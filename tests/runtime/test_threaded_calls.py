@@ -8,7 +8,8 @@ import pytest
 import frame
 import frame.numpy as fnp
 from frame.compiler.pipeline import PipelineOptions, lower
-from frame.runtime import Executable, executable
+from frame.backends.numpy import NUMPY
+from frame.runtime import Executable, blas
 from tests.workloads import pinn_problem, pinn_step_fn
 
 
@@ -35,15 +36,15 @@ class CountingController:
 def controller(monkeypatch):
     """A counting controller, and frame's process-wide BLAS state as if frame had never set it."""
     fake = CountingController()
-    monkeypatch.setattr(executable, "_blas_threads", lambda: fake)
-    monkeypatch.setattr(executable, "_BLAS", executable.BlasThreads())
+    monkeypatch.setattr(blas, "_blas_threads", lambda: fake)
+    monkeypatch.setattr(blas, "BLAS", blas.BlasThreads())
     return fake
 
 
 def fresh(fn, *args) -> Executable:
     """A new executable (not the compile cache's) of `fn` traced on `args`."""
     graph = frame.trace(fn, *args)
-    return Executable(lower(graph, PipelineOptions()), source_graph=graph)
+    return Executable(lower(graph, PipelineOptions(), NUMPY), source_graph=graph)
 
 
 def small_matmul(a, b):
@@ -78,7 +79,7 @@ def test_blas_threads_are_set_a_constant_number_of_times_not_per_call(controller
 
 
 def test_a_large_matmul_gets_the_library_default_back(controller, monkeypatch):
-    monkeypatch.setattr(executable, "SMALL_MATMUL_MACS", 8 * 4 * 3 - 1)
+    monkeypatch.setattr(blas, "SMALL_MATMUL_MACS", 8 * 4 * 3 - 1)
     a, b = np.ones((8, 4)), np.ones((4, 3))
     small = fresh(small_matmul, np.ones((2, 4)), np.ones((4, 3)))
     large = fresh(small_matmul, a, b)

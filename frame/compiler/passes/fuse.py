@@ -6,20 +6,22 @@ it is then emitted, right before that reader, as one fused node whose operands a
 external inputs and whose outputs are the member values read outside the group or returned.
 Because a group only grows while nothing outside has read it, emitting it at its closing point
 never breaks the topological order. Splat constants read by members are copied into the body,
-so a fused node carries its scalars with it. Single-node groups stay as they are.
+so a fused node carries its scalars with it. Single-node groups stay as they are. The body is
+a frozen `FusedBody` graph (frame/ops/fused.py).
 
-Execution by measurement (benchmarks/README.md): the numpy tier runs a body op by op with `out=`
-buffers reused in place (numexpr 2.14 was 5x slower on these 64K-element float32 chains, so it is
-not used); the native tier re-fuses the graph (`unfuse`, then `fuse` with its own `can_fuse`) and
-runs each chain as one generated C loop (frame/runtime/native.py).
+Which nodes may join a chain is the backend's to say (`can_fuse`, its `supports`): the numpy
+backend runs a body op by op with `out=` buffers reused in place (numexpr 2.14 was 5x slower on
+these 64K-element float32 chains, so it is not used); the native backend fuses only the ops its
+C loops compute exactly and runs each chain as one generated loop (frame/backends/native.py).
+The runtime lowers the source graph once per backend, so no pass is ever undone.
 """
 from __future__ import annotations
 
 import itertools
 
-from ...ir.clone import copy_nodes, expand_nodes
+from ...ir.clone import copy_nodes
 from ...ir.graph import Graph, Node, Value
-from ...ops.fused import body_graph
+from ...ops.fused import FusedBody
 from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
 from .dne import dne
 from .rewrite import splat_value
@@ -61,16 +63,13 @@ class _Group:
         return self.members
 
 
-def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
+def fuse(graph: Graph, options=None, can_fuse=None) -> Graph:
     """Fuse elementwise chains; `graph` is not modified (returned as is when there is nothing to fuse).
 
-    can_fuse: an extra condition on the nodes that may join a chain (a backend's own limits; the
-    native tier passes the ops its kernels compute exactly).
-    fuse_single: nodes that become a fused node even alone (the native tier's float32 tanh, whose
-    kernel beats the numpy function)."""
+    can_fuse: an extra condition on the nodes that may join a chain (a backend's `supports`: the
+    native backend passes the ops its kernels compute exactly)."""
     fusible = [_fusible(n) and (can_fuse is None or can_fuse(n)) for n in graph.nodes]
-    singles = sum(1 for n, f in zip(graph.nodes, fusible) if f and fuse_single is not None and fuse_single(n))
-    if sum(fusible) < 2 and not singles:
+    if sum(fusible) < 2:
         return graph
     users: dict[Value, list[Node]] = {}
     for node in graph.nodes:
@@ -91,7 +90,7 @@ def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
         for v in group.values:
             group_of.pop(v, None)
         group.ordered(position)
-        if len(group.members) == 1 and not (fuse_single is not None and fuse_single(group.members[0])):
+        if len(group.members) == 1:
             copy_nodes(out, group.members, vmap)
             return
         _emit_fused(out, group, vmap, users, returned, member_of)
@@ -136,15 +135,8 @@ def fuse(graph: Graph, options=None, can_fuse=None, fuse_single=None) -> Graph:
     return dne(out)  # constants now read only inside bodies are dead
 
 
-def unfuse(graph: Graph) -> Graph:
-    """The graph with every fused node replaced by its body's ops (the inverse of `fuse`)."""
-    if not any(n.op == FUSED_OP for n in graph.nodes):
-        return graph
-    return expand_nodes(graph, lambda node: body_graph(node.attrs["body"]) if node.op == FUSED_OP else None)
-
-
 def _emit_fused(out: Graph, group: _Group, vmap: dict, users: dict, returned: set, member_of: dict) -> None:
-    body = Graph("fused")
+    body = FusedBody("fused")
     bmap: dict[Value, Value] = {}
     operands: list[Value] = []
     for node in group.members:
@@ -161,6 +153,6 @@ def _emit_fused(out: Graph, group: _Group, vmap: dict, users: dict, returned: se
                if v in returned or any(member_of.get(u) is not group for u in users.get(v, ()))]
     for v in results:
         body.mark_output(bmap[v])
-    fused = out.add_node(FUSED_OP, [vmap[v] for v in operands], {"body": str(body)})
+    fused = out.add_node(FUSED_OP, [vmap[v] for v in operands], {"body": body.freeze()})
     for v, r in zip(results, fused.outputs):
         vmap[v] = r

@@ -3,18 +3,19 @@
 This is the last stage and the only one that does not return a `Graph`. It
 1. flattens the graph into instructions: a `fused_elementwise_internal` node contributes the
    ops of its body (the numpy backend runs a body op by op, in place), unless the backend runs
-   it whole (`keep_whole`: the native tier's one-loop kernels, frame/runtime/native.py);
+   it whole (`keep_whole`: the native backend's one-loop kernels, frame/backends/native.py);
 2. decides which results are written into preallocated buffers (`out=`): results of ops the
-   backend can run in place (ufuncs, matmuls, sums; `INPLACE_OPS`), except those a graph output
-   may alias, which the caller owns and so are allocated fresh on every call;
-3. tracks aliasing: views (reshape, transpose, broadcasts, slices) and opaque kernels keep the
-   buffers they may alias alive until their own last use;
+   backend writes in place (`writes_out`, from its emission facts; fused nodes kept whole always
+   do), except those a graph output may alias, which the caller owns and so are allocated fresh
+   on every call;
+3. tracks aliasing: views (ops with the VIEW trait) and opaque kernels keep the buffers they may
+   alias alive until their own last use;
 4. assigns buffers by liveness, reusing a dead buffer of the same shape and dtype (last freed
    first, so the reused memory is still in cache); an elementwise op may write over an operand
    that dies at that very op;
 5. reports the buffers kept alive between calls (the arena), and the peak bytes of inputs,
    buffers and fresh results alive at any step.
-The runtime turns the plan into straight-line Python source (frame/runtime/executable.py).
+The backend turns the plan into straight-line Python source (frame/backends/numpy.py).
 """
 from __future__ import annotations
 
@@ -23,15 +24,15 @@ from dataclasses import dataclass, field
 from ...ir.graph import Graph, Node, Value
 from ...ir.types import TensorType
 from ...ops.fused import body_graph
+from ...ops.schema import ELEMENTWISE, VIEW, find, get
 
 FUSED_OP = "fused_elementwise_internal"
 
-# Ops the backend computes with `out=` (a fresh array when no buffer is given).
-ELEMENTWISE_INPLACE = frozenset({"add", "sub", "mul", "div", "neg", "square", "exp", "log", "sin", "cos", "tanh",
-                                 "sqrt", "relu", "pow", "sigmoid"})
-INPLACE_OPS = ELEMENTWISE_INPLACE | {FUSED_OP, "matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal", "sum"}
-# Ops whose result is a view of (or is) their operand.
-VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "slice", "sum_grad_internal", "stop_gradient"})
+
+def is_view(op: str) -> bool:
+    """Whether `op`'s result is a view of (or is) its operand (the VIEW trait)."""
+    schema = find(op)
+    return schema is not None and schema.has(VIEW)
 
 
 @dataclass
@@ -116,28 +117,38 @@ def flatten(graph: Graph, keep_whole=None) -> list[Instr]:
     return instrs
 
 
-def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
+def plan(graph: Graph, options=None, keep_whole=None, writes_out=None) -> ExecutionPlan:
     """Lower the optimised graph to an `ExecutionPlan` (see the module docstring).
 
     keep_whole: predicate on fused nodes the backend runs as one step. Such a step writes its
     results element by element after reading its operands at the same element, so a result may
     take the buffer of a same-shaped operand that dies there, as a ufunc's may; not that of an
     owner it also reads through a view (a transpose would be read after being overwritten).
+    writes_out: predicate on op names whose results the backend writes into a given buffer
+    (`out=`); by default the ops' `numpy_out` facts (the numpy backend's, which runs every op a
+    backend does not keep whole). The results of other ops that are not views may alias their
+    operands (opaque kernels).
     """
     instrs = flatten(graph, keep_whole)
+    writes_out = writes_out or (lambda op: get(op).numpy_out)
+    ops = {ins.op for ins in instrs}
+    inplace = {op for op in ops if op == FUSED_OP or writes_out(op)}
+    views = {op for op in ops if is_view(op)}
+    # Elementwise ops written in place may write over an operand that dies at that very op.
+    elementwise_inplace = {op for op in inplace if op != FUSED_OP and get(op).has(ELEMENTWISE)}
     n = len(instrs)
     # Which owners (results that have or could have their own storage) each value may share memory with.
     alias: dict[Value, tuple[Value, ...]] = {v: () for v in graph.inputs}
     for ins in instrs:
         if ins.op == "constant":
             alias[ins.outputs[0]] = ()
-        elif ins.op in INPLACE_OPS:
+        elif ins.op in inplace:
             for v in ins.outputs:
                 alias[v] = (v,)
         else:
             shared = tuple({o: None for x in ins.inputs for o in alias[x]})
             for v in ins.outputs:
-                alias[v] = shared if ins.op in VIEW_OPS else shared + (v,)
+                alias[v] = shared if ins.op in views else shared + (v,)
     escaping = {o for v in graph.outputs for o in alias[v]}
     returned = set(graph.outputs)
 
@@ -179,7 +190,7 @@ def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
     live_bytes = sum(live.values())
     peak, peak_step = live_bytes, -1
     for i, ins in enumerate(instrs):
-        elementwise = ins.op in ELEMENTWISE_INPLACE
+        elementwise = ins.op in elementwise_inplace
         if elementwise:  # may write over an operand that dies here
             release(o for o in dying[i] if o not in ins.outputs)
         elif ins.op == FUSED_OP:
@@ -187,7 +198,7 @@ def plan(graph: Graph, options=None, keep_whole=None) -> ExecutionPlan:
             early = [o for o in dying[i] if o in ins.inputs and o not in viewed and o not in ins.outputs]
             release(early)
         for v in ins.outputs:
-            if ins.op in INPLACE_OPS and v not in escaping:
+            if ins.op in inplace and v not in escaping:
                 pool = free.get(v.type)
                 if pool:
                     buffer_of[v] = pool.pop()

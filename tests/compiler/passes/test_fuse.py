@@ -1,4 +1,4 @@
-"""`fuse`: elementwise chains become `fused_elementwise_internal` nodes carrying their body as IR text."""
+"""`fuse`: elementwise chains become `fused_elementwise_internal` nodes carrying their body as a frozen graph."""
 import numpy as np
 import pytest
 
@@ -6,7 +6,9 @@ import frame
 from frame import GradientError
 from frame.compiler import build_backward_graph
 from frame.compiler.passes.fuse import fuse
-from frame.ir import parse_graph, verify
+from frame.ir import Graph, parse_graph, verify
+from frame.ir.printer import fingerprint
+from frame.ops.fused import FusedBody, body_graph
 
 from .textcheck import assert_same_results, expect
 
@@ -25,11 +27,19 @@ graph @g(%0: f32[4,3], %1: f32[3], %2: f32[3,3]) {
 }
 """
 
-BODY_1 = ("graph @fused(%0: f32[4,3], %1: f32[3]) {\\n  %2: f32[4,3] = add(%0, %1)\\n  %3: f32[4,3] = tanh(%2)\\n"
-          "  %4: f32[4,3] = mul(%3, %3)\\n  %5: f32[] = constant() {value=dense<1.0>}\\n"
-          "  %6: f32[4,3] = sub(%5, %4)\\n  return (%3, %6)\\n}")
-BODY_2 = ("graph @fused(%0: f32[4,3], %1: f32[4,3]) {\\n  %2: f32[4,3] = mul(%0, %1)\\n  %3: f32[4,3] = exp(%2)\\n"
-          "  return (%3)\\n}")
+BODY_1 = """graph @fused(%0: f32[4,3], %1: f32[3]) {
+    %2: f32[4,3] = add(%0, %1)
+    %3: f32[4,3] = tanh(%2)
+    %4: f32[4,3] = mul(%3, %3)
+    %5: f32[] = constant() {value=dense<1.0>}
+    %6: f32[4,3] = sub(%5, %4)
+    return (%3, %6)
+  }"""
+BODY_2 = """graph @fused(%0: f32[4,3], %1: f32[4,3]) {
+    %2: f32[4,3] = mul(%0, %1)
+    %3: f32[4,3] = exp(%2)
+    return (%3)
+  }"""
 
 
 def test_chains_fuse_up_to_their_non_elementwise_readers():
@@ -37,9 +47,9 @@ def test_chains_fuse_up_to_their_non_elementwise_readers():
     # sub (read by the second chain and returned). Its scalar constant moves into the body.
     expect(fuse, CHAIN, f"""
 graph @g(%0: f32[4,3], %1: f32[3], %2: f32[3,3]) {{
-  %3: f32[4,3], %4: f32[4,3] = fused_elementwise_internal(%0, %1) {{body='{BODY_1}'}}
+  %3: f32[4,3], %4: f32[4,3] = fused_elementwise_internal(%0, %1) {{body={BODY_1}}}
   %5: f32[4,3] = matmul(%3, %2)
-  %6: f32[4,3] = fused_elementwise_internal(%4, %5) {{body='{BODY_2}'}}
+  %6: f32[4,3] = fused_elementwise_internal(%4, %5) {{body={BODY_2}}}
   %7: f32[] = sum(%6) {{axes=(0, 1), keepdims=False}}
   return (%7, %4)
 }}""")
@@ -60,7 +70,7 @@ graph @g(%0: f32[5], %1: f32[5]) {
     out = fuse(parse_graph(text))
     verify(out)
     assert [n.op for n in out.nodes] == ["sin", "sum", "fused_elementwise_internal"]
-    body = parse_graph(out.nodes[-1].attrs["body"])
+    body = out.nodes[-1].attrs["body"]
     assert [n.op for n in body.nodes] == ["exp", "cos", "add", "mul"]
     assert_same_results(text, fuse)
 
@@ -79,41 +89,48 @@ def test_fused_kernel_runs_eagerly_like_its_body():
     np.testing.assert_allclose(s, 1 - np.tanh(x + b) ** 2, rtol=1e-6)
 
 
-# -- unfuse, and chains limited by a backend's predicate ------------------------------------------------
-def test_unfuse_inverts_fuse():
-    from frame.compiler.passes.fuse import unfuse
-    from frame.compiler.pipeline import UNOPTIMIZED
-    from frame.runtime import compile as compile_graph
-
-    graph = parse_graph(CHAIN)
-    fused = fuse(graph)
-    assert sum(n.op == "fused_elementwise_internal" for n in fused.nodes) == 2
-    back = unfuse(fused)
+# -- fused bodies: frozen graphs, printed nested, parsed back; chains limited by a backend -------------
+def test_a_fused_body_is_a_frozen_hashable_graph_that_round_trips():
+    graph = fuse(parse_graph(CHAIN))
+    first, second = (n.attrs["body"] for n in graph.nodes if n.op == "fused_elementwise_internal")
+    assert isinstance(first, FusedBody) and isinstance(first, Graph)
+    with pytest.raises(TypeError):
+        first.add_input(first.inputs[0].type)
+    with pytest.raises(AttributeError):
+        first.nodes.append(first.nodes[0])       # a tuple: no node can be added
+    again = fuse(parse_graph(CHAIN)).nodes[0].attrs["body"]
+    assert again is not first and again == first and hash(again) == hash(first) and first != second
+    assert len({first, again, second}) == 2
+    back = parse_graph(str(graph))               # the printer nests the bodies; the parser reads them
     verify(back)
-    assert not any(n.op == "fused_elementwise_internal" for n in back.nodes)
-    assert [n.op for n in back.nodes if n.op != "constant"] == [n.op for n in graph.nodes if n.op != "constant"]
-    assert [v.type for v in back.outputs] == [v.type for v in graph.outputs]
-    assert unfuse(graph) is graph   # nothing to inline
-    rng = np.random.default_rng(0)
-    args = [rng.uniform(-1.0, 1.0, v.type.shape).astype(v.type.dtype) for v in graph.inputs]
-    want = compile_graph(graph, UNOPTIMIZED)(*args)
-    got = compile_graph(back, UNOPTIMIZED)(*args)
-    for g, w in zip(got, want):   # the same ops in the same order: the same bits
-        np.testing.assert_array_equal(g, w)
+    assert str(back) == str(graph) and fingerprint(back) == fingerprint(graph)
+    assert [n.attrs["body"] for n in back.nodes if n.op == "fused_elementwise_internal"] == [first, second]
+    assert body_graph(str(first)) == first        # the text form of a body (older graphs) still reads
+
+
+def test_the_fingerprint_tells_bodies_apart():
+    a = fuse(parse_graph(CHAIN))
+    b = fuse(parse_graph(CHAIN.replace("exp(%9)", "sin(%9)")))
+    assert [n.op for n in a.nodes] == [n.op for n in b.nodes]
+    assert fingerprint(a) != fingerprint(b)
 
 
 def test_can_fuse_keeps_excluded_ops_out_of_chains():
     # tanh and exp may not join: add stays alone before tanh, and the chain mul-sub-mul (which now
     # starts after tanh and takes in the product of the matmul) closes at exp.
-    body = ("graph @fused(%0: f32[4,3], %1: f32[4,3]) {\\n  %2: f32[4,3] = mul(%0, %0)\\n"
-            "  %3: f32[] = constant() {value=dense<1.0>}\\n  %4: f32[4,3] = sub(%3, %2)\\n"
-            "  %5: f32[4,3] = mul(%4, %1)\\n  return (%4, %5)\\n}")
+    body = """graph @fused(%0: f32[4,3], %1: f32[4,3]) {
+    %2: f32[4,3] = mul(%0, %0)
+    %3: f32[] = constant() {value=dense<1.0>}
+    %4: f32[4,3] = sub(%3, %2)
+    %5: f32[4,3] = mul(%4, %1)
+    return (%4, %5)
+  }"""
     expect(lambda g, o: fuse(g, o, can_fuse=lambda n: n.op not in ("tanh", "exp")), CHAIN, f"""
 graph @g(%0: f32[4,3], %1: f32[3], %2: f32[3,3]) {{
   %3: f32[4,3] = add(%0, %1)
   %4: f32[4,3] = tanh(%3)
   %5: f32[4,3] = matmul(%4, %2)
-  %6: f32[4,3], %7: f32[4,3] = fused_elementwise_internal(%4, %5) {{body='{body}'}}
+  %6: f32[4,3], %7: f32[4,3] = fused_elementwise_internal(%4, %5) {{body={body}}}
   %8: f32[4,3] = exp(%7)
   %9: f32[] = sum(%8) {{axes=(0, 1), keepdims=False}}
   return (%9, %6)

@@ -1,6 +1,6 @@
-"""Native kernels for fused elementwise chains: generated C, compiled once, called through ctypes.
+"""The native backend: fused elementwise chains as generated C, compiled once, called through ctypes.
 
-The numpy tier runs a `fused_elementwise_internal` body one ufunc pass per primitive. This
+The numpy backend runs a `fused_elementwise_internal` body one ufunc pass per primitive. This
 module turns a body into one C loop over the node's output shape instead: every operand
 element is loaded once, the chain is computed in registers and every result stored once.
 Measured on the reference machine: a five-op gradient chain on 1024x64 float32 took 19 µs
@@ -24,10 +24,11 @@ and payload of a nan result: a nan is a nan in the same places on both tiers, bu
 may rewrite `x / -y` as `-x / y` and swap the operands of `+` and `*`, which IEEE allows and
 which only changes which nan comes out (numpy makes no promise about nan payloads either).
 
-A body is compiled only when every op in it has a rule in `C_RULES`, all its values share one
-float dtype and all its outputs have the node's full (iteration) shape; other fused nodes keep
+The backend fuses only ops whose registry block has a `c` expression for their dtype (`supports`);
+a body is compiled only when every op in it has one, all its values share one float dtype and all its outputs have the node's full (iteration) shape; other fused nodes keep
 running on numpy. Compilation needs a C compiler (`$CC`, else `cc`, `gcc` or `clang`); without
-one, or when it fails, executables simply stay on the numpy tier. Built libraries are cached on
+one, or when it fails, executables simply stay on the numpy tier. The rest of a plan is emitted as the numpy backend
+emits it, with one call of the kernel for each fused node kept whole. Built libraries are cached on
 disk by a hash of their source, the flags, the compiler and the CPU (`$FRAME_CACHE_DIR`, else
 `~/.cache/frame`), so a graph compiled once is not compiled again by later processes.
 """
@@ -43,14 +44,16 @@ import shutil
 import subprocess
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..ir.graph import Graph, Value
-from ..ops.fused import body_graph
+from ..ir.graph import Value
+from ..ops.fused import FusedBody, body_graph
+from ..ops.schema import get
+from . import Program
+from .numpy import NumpyBackend, generate_source, run_function
 
 # IEEE-preserving optimisation: no fast-math, no FMA contraction. -fno-math-errno lets sqrt
 # vectorise; -fno-trapping-math lets the branch-free selects vectorise (frame sets no FP traps).
@@ -79,27 +82,18 @@ def _literal(value: float, ctype: str) -> str:
     return value.hex() + ("f" if ctype == "float" else "")
 
 
-# op -> rule(args, attrs, ctype) -> C expression, one line per op. Only ops whose C expression
-# gives numpy's bits for every input, inf included, belong here (see the module doc on nan).
-C_RULES = {
-    "add": lambda a, attrs, t: f"({a[0]} + {a[1]})",
-    "sub": lambda a, attrs, t: f"({a[0]} - {a[1]})",
-    "mul": lambda a, attrs, t: f"({a[0]} * {a[1]})",
-    "div": lambda a, attrs, t: f"({a[0]} / {a[1]})",
-    "neg": lambda a, attrs, t: f"(-{a[0]})",
-    "square": lambda a, attrs, t: f"({a[0]} * {a[0]})",
-    "sqrt": lambda a, attrs, t: f"{'sqrtf' if t == 'float' else 'sqrt'}({a[0]})",   # correctly rounded
-    # np.maximum(x, 0): x when x > 0 or nan, else 0 (so relu(-0.0) is +0.0, as numpy gives)
-    "relu": lambda a, attrs, t: f"(({a[0]} > 0 || {a[0]} != {a[0]}) ? {a[0]} : ({t})0)",
-    "relu_grad_internal": lambda a, attrs, t: f"({a[0]} > 0 ? {a[1]} : ({t})0)",
-    "stop_gradient": lambda a, attrs, t: a[0],
-}
+def _c_expression(op: str, dtype: str) -> str | None:
+    """The op's C expression for one element of `dtype` (its `c` fact), or None: not compiled natively.
+    Only ops whose C expression gives numpy's bits for every input, inf included, have one (see
+    the module doc on nan)."""
+    schema = get(op)
+    return schema.c if schema.c is not None and dtype in schema.c_dtypes and dtype in _CTYPE else None
 
 
 def supports(node) -> bool:
     """Whether a (non-fused) node can be part of a native kernel: an op computed exactly as numpy does."""
     dtypes = {v.type.dtype for v in (*node.inputs, *node.outputs)}
-    return len(dtypes) == 1 and dtypes <= set(_CTYPE) and node.op in C_RULES
+    return len(dtypes) == 1 and _c_expression(node.op, next(iter(dtypes))) is not None
 
 
 # -- one fused body -> one C function -----------------------------------------------------------------
@@ -138,21 +132,25 @@ def _loop_dims(shapes: list[tuple[int, ...]], full: tuple[int, ...]):
 class KernelSpec:
     """A fused body compiled natively: its C function (without a name yet) and its signature size."""
 
-    body: str
+    body: FusedBody
     c_body: str          # the function's text after `void NAME(`
     num_operands: int
     num_results: int
 
 
+def kernel_spec(body: "FusedBody | str") -> KernelSpec | None:
+    """The C kernel of a fused node's body, or None when the body has to stay on numpy (see module doc)."""
+    return _kernel_spec(body_graph(body))
+
+
 @functools.lru_cache(maxsize=4096)
-def kernel_spec(body_text: str) -> KernelSpec | None:
-    """The C kernel of a fused body, or None when the body has to stay on numpy (see module doc)."""
-    body: Graph = body_graph(body_text)
+def _kernel_spec(body: FusedBody) -> KernelSpec | None:
     values = [*body.inputs, *(v for n in body.nodes for v in n.outputs)]
     dtypes = {v.type.dtype for v in values}
     if len(dtypes) != 1 or not body.outputs:
         return None
-    ctype = _CTYPE.get(dtypes.pop())
+    dtype = dtypes.pop()
+    ctype = _CTYPE.get(dtype)
     full = body.outputs[0].type.shape
     if ctype is None or any(v.type.shape != full for v in body.outputs):
         return None
@@ -182,10 +180,10 @@ def kernel_spec(body_text: str) -> KernelSpec | None:
                 return None
             expr = _literal(value, ctype)
         else:
-            if node.op not in C_RULES or len(node.outputs) != 1:
+            template = _c_expression(node.op, dtype)
+            if template is None or len(node.outputs) != 1:
                 return None
-            rule = C_RULES[node.op]
-            expr = rule([names[v] for v in node.inputs], node.attrs, ctype)
+            expr = template.format(*[names[v] for v in node.inputs], t=ctype, f="f" if ctype == "float" else "")
         names[node.outputs[0]] = f"t{j}"
         lines.append(f"const {ctype} t{j} = {expr};")
     stride, out_strides = 1, [0] * len(extents)   # row-major strides of the results over the loops
@@ -208,7 +206,7 @@ def kernel_spec(body_text: str) -> KernelSpec | None:
     text += [indent + ln for ln in lines]
     text += ["    " * (depth + 1) + "}" for depth in range(len(extents) - 1, -1, -1)]
     text.append("}")
-    return KernelSpec(body_text, "\n".join(text), len(body.inputs), len(body.outputs))
+    return KernelSpec(body, "\n".join(text), len(body.inputs), len(body.outputs))
 
 
 def library_source(specs: list[KernelSpec]) -> str:
@@ -220,28 +218,6 @@ def library_source(specs: list[KernelSpec]) -> str:
 
 
 # -- compiler, build and disk cache ---------------------------------------------------------------
-MODES = ("auto", "sync", "off")
-_MODE_SPELLINGS = {"": "auto", "1": "auto", "on": "auto", "true": "auto", "yes": "auto",
-                   "0": "off", "false": "off", "no": "off"}
-
-
-def mode_from_environment() -> str:
-    """The native-tier mode that `FRAME_NATIVE` asks for (auto, sync or off; 0/1 spellings too)."""
-    value = os.environ.get("FRAME_NATIVE", "").strip().lower()
-    mode = _MODE_SPELLINGS.get(value, value)
-    if mode not in MODES:
-        warnings.warn(f"FRAME_NATIVE={value!r} is not one of {MODES} (or 0/1): using 'auto'", RuntimeWarning,
-                      stacklevel=2)
-        mode = "auto"
-    return mode
-
-
-@functools.lru_cache(maxsize=1)
-def available() -> bool:
-    """Whether this process builds native kernels: a C compiler is found and FRAME_NATIVE is not off."""
-    return mode_from_environment() != "off" and c_compiler() is not None
-
-
 @functools.lru_cache(maxsize=1)
 def c_compiler() -> str | None:
     """Path of the C compiler used for native kernels (`$CC`, else cc/gcc/clang), or None."""
@@ -348,3 +324,36 @@ def load_kernels(specs: list[KernelSpec]) -> list:
         fn.restype = None
         functions.append(fn)
     return functions
+
+
+class NativeBackend(NumpyBackend):
+    """The numpy backend with each compilable fused chain run as one C loop: it fuses only the ops
+    with an exact C expression (`supports`) and keeps whole the fused nodes it can compile."""
+
+    name = "native"
+
+    def supports(self, node) -> bool:
+        return supports(node)
+
+    def runs_whole(self, node) -> bool:
+        return node.op == "fused_elementwise_internal" and kernel_spec(node.attrs["body"]) is not None
+
+    def program(self, plan) -> Program | None:
+        """The plan with its kept-whole fused nodes as native kernels; None when it has none."""
+        whole = [ins.node for ins in plan.instrs if ins.op == "fused_elementwise_internal" and self.runs_whole(ins.node)]
+        if not whole:
+            return None
+        specs = list(dict.fromkeys(kernel_spec(n.attrs["body"]) for n in whole))
+        functions = dict(zip(specs, load_kernels(specs)))
+        kernels = {n: functions[kernel_spec(n.attrs["body"])] for n in whole}
+        source, namespace, macs = generate_source(plan, kernels)
+
+        def new_arena():
+            buffers = tuple(np.empty(t.shape, t.dtype) for t in plan.buffers)
+            return buffers, tuple(b.ctypes.data for b in buffers)
+
+        return Program(source, run_function(source, namespace, f"<frame native plan @{plan.graph.name}>"), new_arena,
+                       kernels=len(kernels), blas_macs=macs)
+
+
+NATIVE = NativeBackend()

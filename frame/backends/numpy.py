@@ -1,0 +1,234 @@
+"""The numpy backend: an execution plan becomes the source of one straight-line Python function.
+
+As torch.fx's codegen does: one line per instruction, constants and kernels bound once at compile
+time, no per-node dictionary lookups at run time. Each op is emitted from its registry facts
+(frame/ops/schema.py): a `numpy` function name is called with the operands and the plan's buffer
+(`out=`), an `emit(e, *operands)` fact writes its own expression over this module's emitter, and
+an op without either calls its kernel. Fresh results are `del`eted right after their last use.
+Fused bodies are inlined op by op (the plan flattens them), every op still writing in place.
+
+Matmuls: an instruction whose emission calls `np.matmul` is a BLAS call. Its splat constant
+operands are bound contiguous (numpy runs zero-stride operands through its slow non-BLAS loop:
+a ones-vector contraction took ~68 us instead of ~10 us), and the largest such product's size
+(`Program.blas_macs`) sets the runtime's BLAS thread policy (frame/runtime/blas.py).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..compiler.passes.plan import ExecutionPlan, Instr, is_view
+from ..ir.graph import Value
+from ..ops.schema import get
+from . import Program
+
+
+def _numpy_name(obj) -> str | None:
+    """`np_add`, `np_add_reduce`, `np_broadcast_to`: the generated name of a numpy callable, or None."""
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc):
+        return f"np_{owner.__name__}_{obj.__name__}"
+    name = getattr(obj, "__name__", None)
+    return f"np_{name}" if name and getattr(np, name, None) is obj else None
+
+
+class Emitter:
+    """Collects the generated lines and the objects they refer to; what an op's `numpy` fact sees.
+
+    For the instruction being emitted: `attrs`, `in_types`, `out_type`, and `out` (", out=bN"
+    when the plan gives its result a buffer, else "")."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.namespace: dict = {"np": np, "np_array": np.array}
+        self._bound: dict[int, str] = {}
+        self.op, self.attrs, self.in_types, self.out_type, self.out = "", {}, [], None, ""
+        self.calls_blas = False
+
+    def bind(self, obj, prefix: str) -> str:
+        """A global name for `obj` in the generated function (one per distinct object)."""
+        name = self._bound.get(id(obj))
+        if name is None:
+            name = self._bound[id(obj)] = f"{prefix}{len(self._bound)}"
+            self.namespace[name] = obj
+        return name
+
+    def fn(self, obj) -> str:
+        """The name of `obj` (a numpy function, a kernel, an index) in the generated code."""
+        if obj is np.matmul:
+            self.calls_blas = True
+        name = self._bound.get(id(obj))
+        if name is not None:
+            return name
+        name = _numpy_name(obj)
+        if name is None or self.namespace.get(name, obj) is not obj:
+            return self.bind(obj, f"k_{self.op}_" if callable(obj) else "o")
+        self._bound[id(obj)] = name
+        self.namespace[name] = obj
+        return name
+
+    def scalar(self, value) -> str:
+        """A 0-d array of `value` in the output's dtype."""
+        return self.bind(np.asarray(value, dtype=self.out_type.dtype), "s")
+
+    def emit(self, ins: Instr, args: list[str], result: str, buffer: str | None) -> None:
+        """Append the lines computing `ins` into the name `result` (in `buffer` when given)."""
+        schema = get(ins.op)
+        self.op, self.attrs = ins.op, ins.attrs
+        self.in_types = [v.type for v in ins.inputs]
+        self.out_type = ins.outputs[0].type if ins.outputs else None
+        self.out = f", out={buffer}" if buffer else ""
+        self.calls_blas = False
+        if isinstance(schema.numpy, str):
+            self.lines.append(f"{result} = {self.fn(getattr(np, schema.numpy))}({', '.join(args)}{self.out})")
+        elif schema.numpy is not None:
+            self.lines.append(f"{result} = {schema.numpy(self, *args)}")
+        else:
+            kernel = schema.kernel
+            call = f"{self.fn(functools.partial(kernel, **ins.attrs) if ins.attrs else kernel)}({', '.join(args)})"
+            self.lines.append(call if not ins.outputs else f"{result} = {call}" if len(ins.outputs) == 1
+                              else f"{result}, = {call}")
+
+
+def writes_out(op: str) -> bool:
+    """Whether the numpy backend writes `op`'s result into a given buffer (its `numpy_out` fact)."""
+    return get(op).numpy_out
+
+
+def _blas_macs(ins: Instr) -> int:
+    """Multiply-adds of a matmul-shaped instruction: its three matrices are M x K, K x N and M x N
+    in some order (read transposed or not), so M*N*K is the square root of their sizes' product."""
+    a, b = (v.type.shape for v in ins.inputs)
+    out = ins.outputs[0].type.shape
+    return math.prod(out[:-2]) * math.isqrt(math.prod(a[-2:]) * math.prod(b[-2:]) * math.prod(out[-2:]))
+
+
+def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], plan: ExecutionPlan, kernel,
+                      pointer_of: dict[str, str]) -> None:
+    """Lines calling the native kernel of a fused node kept whole: operand and result addresses in,
+    results written in place (into their buffers, or fresh arrays when they leave the call)."""
+    line = e.lines.append
+    pointers = []
+    for v, name in zip(ins.inputs, args):
+        if v in plan.buffer_of:
+            pointers.append(f"p{plan.buffer_of[v]}")
+        elif name in pointer_of:   # a graph input or a constant, contiguous, its address known
+            pointers.append(pointer_of[name])
+        else:                      # a view or a fresh result: a contiguous copy when it is not one
+            tmp = f"{name}_c"
+            line(f"{tmp} = np_ascontiguousarray({name})")
+            pointers.append(f"{tmp}.ctypes.data")
+    for v, name in zip(ins.outputs, outs):
+        if v in plan.buffer_of:
+            line(f"{name} = b{plan.buffer_of[v]}")
+            pointers.append(f"p{plan.buffer_of[v]}")
+        else:
+            line(f"{name} = np_empty({v.type.shape!r}, {e.bind(np.dtype(v.type.dtype), 'd')})")
+            pointers.append(f"{name}.ctypes.data")
+    line(f"{e.bind(kernel, 'nk')}({', '.join(pointers)})")
+
+
+def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[str, dict, int]:
+    """Python source of `run(*inputs, arena) -> list` for `plan`, the namespace it needs and the
+    multiply-adds of its largest BLAS matmul.
+
+    kernels: native kernels (ctypes functions) of the fused nodes the plan keeps whole; the arena
+    is then (buffers, their addresses)."""
+    e = Emitter()
+    names: dict[Value, str] = {}
+    for i, v in enumerate(plan.graph.inputs):
+        names[v] = f"a{i}"
+    params = [names[v] for v in plan.graph.inputs] + ["arena"]
+    body = e.lines
+    pointer_of: dict[str, str] = {}
+    buffers = ", ".join(f"b{i}" for i in range(len(plan.buffers)))
+    if kernels:
+        e.namespace.update(np_ascontiguousarray=np.ascontiguousarray, np_empty=np.empty)
+        if plan.buffers:
+            body.append(f"{buffers}, = arena[0]")
+            body.append(f"{', '.join(f'p{i}' for i in range(len(plan.buffers)))}, = arena[1]")
+        read = {v for ins in plan.instrs if ins.node in kernels for v in ins.inputs}
+        for v in plan.graph.inputs:
+            if v in read:   # inputs read by kernels: a contiguous view or copy, its address taken once
+                name = names[v]
+                body.append(f"{name}_c = np_ascontiguousarray({name}); p_{name} = {name}_c.ctypes.data")
+                pointer_of[name] = f"p_{name}"
+    elif plan.buffers:
+        body.append(f"{buffers}, = arena")
+    counter = 0
+    produced_by: dict[Value, str] = {}
+    constants: dict[str, np.ndarray] = {}   # bound once the matmuls reading them are known
+    blas_operands: set[str] = set()
+    blas_macs = 0
+    for ins in plan.instrs:
+        produced_by.update((v, ins.op) for v in ins.outputs)
+        if ins.op == "constant":
+            value = ins.attrs["value"]
+            names[ins.outputs[0]] = name = f"c{len(constants)}"
+            constants[name] = value
+            if kernels:  # kernels read a contiguous copy (a splat is a zero-stride view); numpy ops the original
+                dense = np.ascontiguousarray(value)
+                pointer_of[name] = str(dense.ctypes.data)
+                e.bind(dense, "cc")   # the namespace keeps it alive
+            continue
+        outs = []
+        for v in ins.outputs:
+            names[v] = f"v{counter}"
+            counter += 1
+            outs.append(names[v])
+        args = [names[v] for v in ins.inputs]
+        if kernels and ins.node in kernels:
+            _emit_native_call(e, ins, args, outs, plan, kernels[ins.node], pointer_of)
+        else:
+            buffer = None
+            if ins.outputs and ins.outputs[0] in plan.buffer_of:
+                buffer = f"b{plan.buffer_of[ins.outputs[0]]}"
+            e.emit(ins, args, ", ".join(outs), buffer)
+            if e.calls_blas:
+                blas_operands.update(args)
+                blas_macs = max(blas_macs, _blas_macs(ins))
+        if ins.free_after:  # names die at their last use: fresh results are released at once
+            body.append(f"del {', '.join(names[v] for v in ins.free_after)}")
+    for name, value in constants.items():
+        e.namespace[name] = np.ascontiguousarray(value) if name in blas_operands else value
+    results = []
+    for v in plan.graph.outputs:
+        # A returned view, input or constant is copied: the caller owns what it gets.
+        if v.node is None or produced_by.get(v) == "constant" or is_view(produced_by.get(v, "")):
+            results.append(f"np_array({names[v]})")
+        else:
+            results.append(names[v])
+    body.append(f"return [{', '.join(results)}]")
+    text = f"def run({', '.join(params)}):\n" + "".join(f"    {ln}\n" for ln in body)
+    return text, e.namespace, blas_macs
+
+
+def run_function(source: str, namespace: dict, label: str):
+    """The `run` function that `source` defines."""
+    exec(compile(source, label, "exec"), namespace)
+    return namespace["run"]
+
+
+class NumpyBackend:
+    """Every op, on numpy; fused bodies inlined op by op, results written in place where facts allow."""
+
+    name = "numpy"
+
+    def supports(self, node) -> bool:
+        return True   # every op has a kernel, and every elementwise op runs inside a body as outside
+
+    def runs_whole(self, node) -> bool:
+        return False
+
+    def writes_out(self, op: str) -> bool:
+        return writes_out(op)
+
+    def program(self, plan: ExecutionPlan) -> Program:
+        source, namespace, macs = generate_source(plan)
+        return Program(source, run_function(source, namespace, f"<frame plan @{plan.graph.name}>"),
+                       lambda: tuple(np.empty(t.shape, t.dtype) for t in plan.buffers), blas_macs=macs)
+
+
+NUMPY = NumpyBackend()
