@@ -14,19 +14,23 @@ compilable fused chain run as one generated C loop.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
 @dataclass
 class Program:
-    """A plan made callable: `run(*inputs, arena) -> list`, its source and a factory of arenas."""
+    """A plan made callable on one backend: `run(*inputs, arena) -> list`, its source, a factory of
+    arenas and the pool of arenas kept between calls."""
 
+    name: str                 # the backend's
+    plan: object              # the ExecutionPlan it runs
     source: str
     run: object
     new_arena: object
     kernels: int = 0          # fused nodes run by native kernels
     blas_macs: int = 0        # multiply-adds of the plan's largest BLAS matmul (0: none)
+    arenas: list = field(default_factory=list)
 
 
 class Backend(Protocol):

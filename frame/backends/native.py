@@ -16,8 +16,8 @@ Numerics: the native tier computes the same bits as the numpy tier. Its kernels 
 ops that are exact IEEE operations in both (`+ - * /`, negation, square, sqrt, relu and
 relu's gradient, identities), all compiled without fast-math and without FMA contraction
 (`-ffp-contract=off`), in the order the body states them. Other transcendental ops (exp, log,
-sin, cos, pow, tanh) are not exact across libraries, so the native tier re-fuses each
-chain around them: they run as numpy ufuncs between two native kernels. An executable can therefore
+sin, cos, pow, tanh) are not exact across libraries, so the native backend's chains stop
+at them: they run as numpy ufuncs between two native kernels. An executable can therefore
 switch tiers between two calls, at any moment, without changing a single result (a training
 run is reproducible bit for bit whichever tier each step ran on). The one exception is the sign
 and payload of a nan result: a nan is a nan in the same places on both tiers, but the C compiler
@@ -25,10 +25,11 @@ may rewrite `x / -y` as `-x / y` and swap the operands of `+` and `*`, which IEE
 which only changes which nan comes out (numpy makes no promise about nan payloads either).
 
 The backend fuses only ops whose registry block has a `c` expression for their dtype (`supports`);
-a body is compiled only when every op in it has one, all its values share one float dtype and all its outputs have the node's full (iteration) shape; other fused nodes keep
-running on numpy. Compilation needs a C compiler (`$CC`, else `cc`, `gcc` or `clang`); without
-one, or when it fails, executables simply stay on the numpy tier. The rest of a plan is emitted as the numpy backend
-emits it, with one call of the kernel for each fused node kept whole. Built libraries are cached on
+a body is compiled only when every op in it has one, all its values share one float dtype and all
+its outputs have the node's full (iteration) shape; other fused nodes keep running on numpy. The
+rest of a plan is emitted as the numpy backend emits it, with one kernel call per fused node kept
+whole. Compilation needs a C compiler (`$CC`, else `cc`, `gcc` or `clang`); without one, or when
+it fails, executables simply stay on the numpy tier. Built libraries are cached on
 disk by a hash of their source, the flags, the compiler and the CPU (`$FRAME_CACHE_DIR`, else
 `~/.cache/frame`), so a graph compiled once is not compiled again by later processes.
 """
@@ -340,7 +341,7 @@ class NativeBackend(NumpyBackend):
 
     def program(self, plan) -> Program | None:
         """The plan with its kept-whole fused nodes as native kernels; None when it has none."""
-        whole = [ins.node for ins in plan.instrs if ins.op == "fused_elementwise_internal" and self.runs_whole(ins.node)]
+        whole = [ins.node for ins in plan.instrs if self.runs_whole(ins.node)]
         if not whole:
             return None
         specs = list(dict.fromkeys(kernel_spec(n.attrs["body"]) for n in whole))
@@ -352,8 +353,8 @@ class NativeBackend(NumpyBackend):
             buffers = tuple(np.empty(t.shape, t.dtype) for t in plan.buffers)
             return buffers, tuple(b.ctypes.data for b in buffers)
 
-        return Program(source, run_function(source, namespace, f"<frame native plan @{plan.graph.name}>"), new_arena,
-                       kernels=len(kernels), blas_macs=macs)
+        run = run_function(source, namespace, f"<frame native plan @{plan.graph.name}>")
+        return Program(self.name, plan, source, run, new_arena, kernels=len(kernels), blas_macs=macs)
 
 
 NATIVE = NativeBackend()

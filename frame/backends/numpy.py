@@ -62,8 +62,8 @@ class Emitter:
         name = self._bound.get(id(obj))
         if name is not None:
             return name
-        name = _numpy_name(obj)
-        if name is None or self.namespace.get(name, obj) is not obj:
+        name = _numpy_name(obj)   # (np.add.reduce is a new bound method at each access, equal to the last)
+        if name is None or self.namespace.get(name, obj) != obj:
             return self.bind(obj, f"k_{self.op}_" if callable(obj) else "o")
         self._bound[id(obj)] = name
         self.namespace[name] = obj
@@ -227,7 +227,7 @@ class NumpyBackend:
 
     def program(self, plan: ExecutionPlan) -> Program:
         source, namespace, macs = generate_source(plan)
-        return Program(source, run_function(source, namespace, f"<frame plan @{plan.graph.name}>"),
+        return Program(self.name, plan, source, run_function(source, namespace, f"<frame plan @{plan.graph.name}>"),
                        lambda: tuple(np.empty(t.shape, t.dtype) for t in plan.buffers), blas_macs=macs)
 
 

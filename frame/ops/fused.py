@@ -25,8 +25,8 @@ from .schema import INTERNAL, NodeContext, get, register_op
 
 
 class FusedBody(Graph):
-    """A fused chain's graph, frozen by `freeze()`: no node, input or output can be added after it,
-    and it is hashed and compared by its text."""
+    """A fused chain's graph, frozen by `freeze()`: its inputs, nodes and outputs become tuples (no
+    node, input or output can be added after it), and it is hashed and compared by its text."""
 
     _text: str | None = None
 
@@ -47,18 +47,6 @@ class FusedBody(Graph):
         for v in graph.outputs:
             body.mark_output(values[v])
         return body.freeze()
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("a fused body is immutable once frozen")
-
-    def add_input(self, type):
-        return self._refuse() if self._text is not None else super().add_input(type)
-
-    def add_node(self, op, inputs, attrs=None):
-        return self._refuse() if self._text is not None else super().add_node(op, inputs, attrs)
-
-    def mark_output(self, value):
-        return self._refuse() if self._text is not None else super().mark_output(value)
 
     def __hash__(self):
         if self._text is None:

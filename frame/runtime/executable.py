@@ -1,7 +1,7 @@
 """`Executable`: a compiled graph, called with numpy arrays.
 
-It runs its plan on a tier (frame/runtime/tiers.py): the numpy backend's generated function first,
-the native backend's once it is hot and built. Buffers live in an arena owned by the tier and
+It runs its plan as a backend's `Program`, its tier (frame/runtime/tiers.py): the numpy backend's
+first, the native backend's once it is hot and built. Buffers live in an arena owned by the tier and
 reused across calls. Each call takes an arena from a pool and gives it back, so concurrent or
 re-entrant calls each get their own. Results returned to the caller never live in an arena (the
 plan allocates them fresh). Plans whose matmuls are all small run BLAS on one thread
@@ -16,6 +16,7 @@ import numpy as np
 from ..compiler.passes.plan import ExecutionPlan
 from ..errors import InputError
 from ..ir.types import TensorType
+from ..backends.numpy import NUMPY
 from . import blas, tiers
 
 
@@ -31,7 +32,7 @@ class Executable:
         self.source_graph = source_graph        # the graph handed to compile
         self.options = options
         self.input_types: list[TensorType] = [v.type for v in plan.graph.inputs]
-        self._tier = tiers.numpy_tier(plan)
+        self._tier = NUMPY.program(plan)
         self.source = self._tier.source         # the numpy tier's source
         self._n = len(self.input_types)
         self._expected = [(t.shape, np.dtype(t.dtype)) for t in self.input_types]
@@ -80,9 +81,6 @@ class Executable:
         return self._tier.name == "native"
 
     # -- calls ---------------------------------------------------------------------------------------
-    def _new_arena(self) -> tuple:
-        return self._tier.new_arena()
-
     def _check(self, args) -> "list[np.ndarray] | tuple":
         if len(args) != self._n:
             raise InputError(f"@{self.graph.name} takes {self._n} input(s), got {len(args)}",

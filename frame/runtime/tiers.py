@@ -1,4 +1,5 @@
-"""Tiers: how an executable's plan runs, when it moves to native kernels, and the builder thread.
+"""Tiers: when an executable moves from the numpy backend's program to the native one's, and the
+builder thread that makes the native one.
 
 An executable starts on the numpy tier (frame/backends/numpy.py). Once it is hot (called
 `after_calls` times, default 3) it builds its native tier in a background thread: the source
@@ -17,12 +18,9 @@ import queue
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
 
-from ..backends import native
+from ..backends import Program, native
 from ..backends.native import NATIVE
-from ..backends.numpy import NUMPY
-from ..compiler.passes.plan import ExecutionPlan
 from ..compiler.pipeline import PipelineOptions, lower
 
 MODES = ("auto", "sync", "off")
@@ -64,36 +62,11 @@ def set_native(mode: str | None = None, *, after_calls: int | None = None) -> di
     return previous
 
 
-@dataclass
-class Tier:
-    """One way of running a graph: the backend's plan and program, and the program's pool of arenas."""
-
-    name: str                    # "numpy" or "native"
-    plan: ExecutionPlan
-    source: str
-    run: object
-    new_arena: object
-    arenas: list = field(default_factory=list)
-    kernels: int = 0             # fused nodes run by native kernels
-    blas_macs: int = 0
-
-
-def _tier(name: str, plan: ExecutionPlan, p) -> Tier:
-    return Tier(name, plan, p.source, p.run, p.new_arena, kernels=p.kernels, blas_macs=p.blas_macs)
-
-
-def numpy_tier(plan: ExecutionPlan) -> Tier:
-    """The numpy tier of a plan lowered for the numpy backend."""
-    return _tier("numpy", plan, NUMPY.program(plan))
-
-
-def native_tier(source_graph, options: PipelineOptions | None) -> Tier | None:
+def native_tier(source_graph, options: PipelineOptions | None) -> Program | None:
     """The native tier of a source graph, lowered for the native backend (its IR is not dumped a
     second time), or None when none of its chains can be compiled."""
     options = dataclasses.replace(options or PipelineOptions(), dump_ir=())
-    plan = lower(source_graph, options, NATIVE)
-    p = NATIVE.program(plan)
-    return None if p is None else _tier("native", plan, p)
+    return NATIVE.program(lower(source_graph, options, NATIVE))
 
 
 def build_native(exe) -> None:
