@@ -1,16 +1,8 @@
-"""Backends: what each one computes and how it emits it, behind one small interface.
-
-A backend answers three questions the compiler's passes take as arguments, so that the pipeline
-lowers a graph for one backend in one go (`lower(graph, options, backend)`):
-
-- `supports(node)`: the node may join a fused chain (`fuse(graph, can_fuse=backend.supports)`);
-- `runs_whole(node)`: the plan keeps this fused node as one step instead of inlining its body;
-- `writes_out(op)`: the backend writes the op's result into a buffer the plan gives it (`out=`);
-
-and `program(plan) -> Program` turns an execution plan into a function to call. Both backends
-read their facts from the op registry (frame/ops/schema.py): `numpy` (frame/backends/numpy.py),
-generated Python over numpy, and `native` (frame/backends/native.py), the same with each
-compilable fused chain run as one generated C loop.
+"""Backends behind one interface (`Backend`): which ops each computes or fuses and how it emits them,
+read from the op registry. The compiler's passes take these capabilities as arguments, so the
+pipeline lowers a graph for one backend in one go (`lower(graph, options, backend)`). `numpy`
+(frame/backends/numpy.py): generated Python over numpy; `native` (frame/backends/native.py): the
+same, with each compilable fused chain run as one generated C loop.
 """
 from __future__ import annotations
 
@@ -39,13 +31,13 @@ class Backend(Protocol):
     name: str
 
     def supports(self, node) -> bool:
-        """Whether `node` may be part of a fused chain this backend computes exactly."""
+        """Whether `node` may join a fused chain (`fuse`'s `can_fuse`) that this backend computes exactly."""
 
     def runs_whole(self, node) -> bool:
-        """Whether the fused `node` runs as one step (its body is not inlined into the plan)."""
+        """Whether the fused `node` runs as one step (`plan`'s `keep_whole`: its body is not inlined)."""
 
     def writes_out(self, op: str) -> bool:
-        """Whether results of `op` are written into buffers the plan preallocates."""
+        """Whether results of `op` are written into buffers the plan preallocates (`plan`'s `writes_out`)."""
 
     def program(self, plan) -> Program:
         """The plan as a callable `Program`."""

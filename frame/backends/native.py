@@ -139,13 +139,10 @@ class KernelSpec:
     num_results: int
 
 
+@functools.lru_cache(maxsize=4096)
 def kernel_spec(body: "FusedBody | str") -> KernelSpec | None:
     """The C kernel of a fused node's body, or None when the body has to stay on numpy (see module doc)."""
-    return _kernel_spec(body_graph(body))
-
-
-@functools.lru_cache(maxsize=4096)
-def _kernel_spec(body: FusedBody) -> KernelSpec | None:
+    body = body_graph(body)
     values = [*body.inputs, *(v for n in body.nodes for v in n.outputs)]
     dtypes = {v.type.dtype for v in values}
     if len(dtypes) != 1 or not body.outputs:

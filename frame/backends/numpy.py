@@ -92,11 +92,6 @@ class Emitter:
                               else f"{result}, = {call}")
 
 
-def writes_out(op: str) -> bool:
-    """Whether the numpy backend writes `op`'s result into a given buffer (its `numpy_out` fact)."""
-    return get(op).numpy_out
-
-
 def _blas_macs(ins: Instr) -> int:
     """Multiply-adds of a matmul-shaped instruction: its three matrices are M x K, K x N and M x N
     in some order (read transposed or not), so M*N*K is the square root of their sizes' product."""
@@ -223,7 +218,7 @@ class NumpyBackend:
         return False
 
     def writes_out(self, op: str) -> bool:
-        return writes_out(op)
+        return get(op).numpy_out   # the fact says whether its emission writes into `e.out`
 
     def program(self, plan: ExecutionPlan) -> Program:
         source, namespace, macs = generate_source(plan)

@@ -1,18 +1,15 @@
 """`fused_elementwise_internal`, the product of the `fuse` pipeline stage.
 
 Its operands are the external inputs of a chain of elementwise ops; its attribute `body` is the
-chain as a `FusedBody`: an immutable graph whose inputs are those operands and whose outputs are
-the node's outputs, hashed and compared by its printed text (so equal chains share one native
-kernel and one cache entry). Types come from the body, so the node verifies like any other.
-The printer shows the body nested in the node and the parser reads it back. (Graphs written
-before bodies were graphs carry the body's text; `body_graph` accepts either.)
+chain as a `FusedBody`, an immutable graph from those operands to the node's outputs, hashed by
+its text (equal chains share one native kernel). Types come from the body, so the node verifies
+like any other; the printer nests the body in the node. (`body_graph` also reads a body's text.)
 
 It deliberately has no gradient rule (ARCH-068): fusion runs after autodiff, so a fused node
 in a graph handed to `build_backward_graph` is a mistake and fails loudly there (ARCH-062).
 
-The numpy backend inlines the body with in-place `out=` buffers (frame/backends/numpy.py) and the
-native backend compiles it to one C loop (frame/backends/native.py); the kernel here, used for
-eager calls and by other executors, runs the body op by op.
+The backends inline the body (frame/backends/numpy.py) or compile it to one C loop
+(frame/backends/native.py); the kernel here, for eager calls, runs the body op by op.
 """
 from __future__ import annotations
 
