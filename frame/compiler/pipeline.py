@@ -5,9 +5,10 @@
 The first eight are `Graph -> Graph` passes; `plan` lowers the optimised graph to an
 `ExecutionPlan`. `run_pipeline` runs the first eight and returns the optimised graph so that it
 can be inspected; `lower` runs all nine. Both take the backend the graph is lowered for
-(frame/backends/): `fuse` gets its `supports` and `plan` its `runs_whole` and `writes_out`, so
-the runtime lowers a source graph once per backend and never undoes a pass. `build_backward_graph` is deliberately
-not a stage (ARCH-060): it runs on request, and its result then goes through this list.
+(frame/backends/): `fuse` gets its `supports`, `plan` its `runs_whole` and `writes_out`, so the
+runtime lowers a source graph once per backend and never undoes a pass. `build_backward_graph`
+is deliberately not a stage (ARCH-060): it runs on request, and its result then goes through
+this list.
 """
 from __future__ import annotations
 

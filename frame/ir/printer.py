@@ -21,6 +21,11 @@ import numpy as np
 from .graph import Graph, Value
 
 
+def _is_graph(value) -> bool:
+    """A graph-valued attribute, told by its shape (so the printer needs Graph for annotations only)."""
+    return hasattr(value, "nodes") and hasattr(value, "outputs")
+
+
 def format_scalar(x) -> str:
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
@@ -42,7 +47,7 @@ def format_attr(value) -> str:
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, np.ndarray):
         return format_dense(value)
-    if isinstance(value, Graph):
+    if _is_graph(value):
         return print_graph(value)
     return format_scalar(value)
 
@@ -86,7 +91,7 @@ def print_graph(graph: Graph, digest_constants: bool = False) -> str:
                 v = node.attrs[k]
                 if isinstance(v, np.ndarray):
                     text = format_dense(v, digest_constants)
-                elif isinstance(v, Graph):
+                elif _is_graph(v):
                     text = print_graph(v, digest_constants).replace("\n", "\n    ")
                 else:
                     text = format_attr(v)
