@@ -62,11 +62,12 @@ class Emitter:
         name = self._bound.get(id(obj))
         if name is not None:
             return name
-        name = _numpy_name(obj)   # (np.add.reduce is a new bound method at each access, equal to the last)
+        name = _numpy_name(obj)
         if name is None or self.namespace.get(name, obj) != obj:
             return self.bind(obj, f"k_{self.op}_" if callable(obj) else "o")
-        self._bound[id(obj)] = name
-        self.namespace[name] = obj
+        if name not in self.namespace:   # ids are recorded only for objects the namespace keeps alive:
+            self._bound[id(obj)] = name  # np.add.reduce is a new, equal, short-lived object at each access
+            self.namespace[name] = obj
         return name
 
     def scalar(self, value) -> str:
