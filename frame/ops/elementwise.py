@@ -138,6 +138,11 @@ unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
       lambda ctx, x, y, gy: bind("relu_grad_internal", x, gy), doc="max(x, 0)",
       numpy=lambda e, x: f"{e.fn(np.maximum)}({x}, {e.scalar(0)}{e.out})", numpy_out=True,
       c="(({0} > 0 || {0} != {0}) ? {0} : ({t})0)", jax="nn.relu", frontend=["relu"])
+# |x|: its derivative is sign(x), 0 at the kink as in JAX, built from relu's gradient helper so that
+# it is differentiable again (d/dx is zero off the kink). fabs clears the sign bit, as numpy does.
+unary("abs", np.absolute, lambda ctx, x, y, gy: prim.relu_grad_internal(x, gy) - prim.relu_grad_internal(-x, gy),
+      operands="numeric", doc="absolute value |x|", numpy="absolute", c="fabs{f}({0})", jax="jnp.abs",
+      jax_imports=["abs"], frontend=["abs", "absolute"], operators=["__abs__"], ufuncs=["absolute"])
 
 
 def _pow_grad(ctx, x, y, gy):

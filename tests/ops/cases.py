@@ -73,6 +73,7 @@ BASE_CASES: list[OpCase] = [
     *_unary("tanh", np.tanh), *_unary("sqrt", np.sqrt, lo=0.2, hi=2.0), *_unary("sigmoid", _sigmoid),
     *[OpCase("relu", _ins(_away_from_zero(*s)), lambda x: np.maximum(x, 0), label=lb, smooth=False)
       for s, lb in [((3, 4), "2d"), ((), "rank0")]],
+    *[OpCase("abs", _ins(_away_from_zero(*s)), np.abs, label=lb, smooth=False) for s, lb in [((3, 4), "2d"), ((), "rank0")]],
     *_unary("pow", lambda x, exponent: x ** exponent, lo=0.3, hi=1.5, attrs={"exponent": 3.0}),
     OpCase("pow", _ins(_u(4, lo=0.3, hi=1.5)), lambda x, exponent: x ** exponent, {"exponent": -1.5},
            label="neg-frac"),
