@@ -50,7 +50,7 @@ def _layer_norm(x, axis=-1, eps=1e-5):
 
 UNARY = {
     "negative": np.negative, "square": np.square, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos,
-    "tanh": np.tanh, "sqrt": np.sqrt, "sigmoid": scipy.special.expit, "relu": lambda x: np.maximum(x, 0),
+    "tanh": np.tanh, "sqrt": np.sqrt, "abs": np.abs, "absolute": np.absolute, "sigmoid": scipy.special.expit, "relu": lambda x: np.maximum(x, 0),
     "softplus": lambda x: np.logaddexp(0.0, x), "gelu": _gelu, "stop_gradient": lambda x: x,
     "sum": np.sum, "mean": np.mean, "softmax": _softmax, "log_softmax": _log_softmax, "layer_norm": _layer_norm,
 }
@@ -61,7 +61,7 @@ BINARY = {
 OPERATORS = {
     "a + b": lambda a, b: a + b, "a - b": lambda a, b: a - b, "a * b": lambda a, b: a * b,
     "a / b": lambda a, b: a / b, "a @ b": lambda a, b: a @ b, "a ** 2": lambda a, b: a ** 2,
-    "-a": lambda a, b: -a, "a[0]": lambda a, b: a[0], "a.T": lambda a, b: a.T, "a.sum()": lambda a, b: a.sum(),
+    "-a": lambda a, b: -a, "abs(a)": lambda a, b: abs(a), "a[0]": lambda a, b: a[0], "a.T": lambda a, b: a.T, "a.sum()": lambda a, b: a.sum(),
 }
 
 
