@@ -28,7 +28,8 @@ import numpy as np
 from .errors import FrameError, GradientError, ShapeError, TraceError
 from .ir.graph import Graph, Value
 from .ir.types import TensorType, canonical_dtype
-from .ops.schema import DecomposeFn, GradientFn, NodeContext, OpSchema, _attrs_key, all_ops, find, get
+from .ir.printer import attrs_key
+from .ops.schema import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
 
 
 class TraceFrame:
@@ -403,7 +404,7 @@ def traced_gradient(rule: Callable) -> GradientFn:
     """
 
     def gradient(ctx: NodeContext):
-        key = (ctx.op, tuple(ctx.input_types), _attrs_key(ctx.attrs))
+        key = (ctx.op, tuple(ctx.input_types), attrs_key(ctx.attrs))
         graph = _GRAD_CACHE.get(key)
         if graph is None:
             graph = _GRAD_CACHE[key] = _trace_gradient(rule, ctx)

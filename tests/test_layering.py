@@ -26,16 +26,8 @@ LAYERS = [
     ("frame", "frame.demo"),                # `frame` itself: the package's __init__ only
 ]
 
-# Known violations whose fix is in files this test's author does not own; each names the fix.
-ALLOWED = {
-    # Graph.__str__ prints through the printer; the printer imports Graph and Value only for
-    # annotations. Fix: frame/ir/printer.py imports them under `if TYPE_CHECKING:`.
-    ("frame.ir.printer", "frame.ir.graph"),
-    # _attrs_key formats attrs with the printer's format_attr. Fix: move `_attrs_key` beside
-    # format_attr in frame/ir/printer.py and import it from there in compiler/passes/decompose.py
-    # and frame/tracing.py.
-    ("frame.ops.schema", "frame.ir.printer"),
-}
+# Known violations, each with the reason it is tolerated (none today).
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .graph import Graph, Value
+if TYPE_CHECKING:  # annotations only: Graph.__str__ prints through this module
+    from .graph import Graph, Value
 
 
 def _is_graph(value) -> bool:
@@ -39,6 +41,11 @@ def format_scalar(x) -> str:
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     return repr(x)
+
+
+def attrs_key(attrs: dict) -> tuple:
+    """A hashable key of a node's attrs (the memo key of rule micro-graphs and decompositions)."""
+    return tuple(sorted((k, format_attr(v)) for k, v in attrs.items()))
 
 
 def format_attr(value) -> str:

@@ -160,12 +160,6 @@ def all_ops() -> list[OpSchema]:
     return list(_REGISTRY.values())
 
 
-def _attrs_key(attrs: dict) -> tuple:
-    """A hashable key of a node's attrs (the memo key of rule micro-graphs and decompositions)."""
-    from ..ir.printer import format_attr
-    return tuple(sorted((k, format_attr(v)) for k, v in attrs.items()))
-
-
 # ---------------------------------------------------------------------------------------------
 # Shared shape helpers
 

@@ -16,7 +16,8 @@ from typing import Callable
 from ...errors import VerifyError
 from ...ir.clone import expand_nodes
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import NodeContext, OpSchema, _attrs_key, get
+from ...ir.printer import attrs_key
+from ...ops.schema import NodeContext, OpSchema, get
 
 
 def check_decomp_outputs(node: Node, outputs: list[Value]) -> None:
@@ -33,7 +34,7 @@ _DECOMP_CACHE: dict[tuple, Graph] = {}
 
 
 def _decomposition(node: Node, schema: OpSchema) -> Graph:
-    key = (node.op, tuple(v.type for v in node.inputs), _attrs_key(node.attrs))
+    key = (node.op, tuple(v.type for v in node.inputs), attrs_key(node.attrs))
     graph = _DECOMP_CACHE.get(key)
     if graph is None:
         graph = _DECOMP_CACHE[key] = schema.decomposition(NodeContext(node.op, [v.type for v in node.inputs],
