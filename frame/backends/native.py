@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..ir.graph import Value
-from ..ops.fused import FusedBody, body_graph
+from ..ops.fused import FusedBody
 from ..ops.schema import get
 from . import Program
 from .numpy import NumpyBackend, generate_source, run_function
@@ -140,9 +140,8 @@ class KernelSpec:
 
 
 @functools.lru_cache(maxsize=4096)
-def kernel_spec(body: "FusedBody | str") -> KernelSpec | None:
+def kernel_spec(body: FusedBody) -> KernelSpec | None:
     """The C kernel of a fused node's body, or None when the body has to stay on numpy (see module doc)."""
-    body = body_graph(body)
     values = [*body.inputs, *(v for n in body.nodes for v in n.outputs)]
     dtypes = {v.type.dtype for v in values}
     if len(dtypes) != 1 or not body.outputs:

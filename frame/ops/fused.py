@@ -3,7 +3,7 @@
 Its operands are the external inputs of a chain of elementwise ops; its attribute `body` is the
 chain as a `FusedBody`, an immutable graph from those operands to the node's outputs, hashed by
 its text (equal chains share one native kernel). Types come from the body, so the node verifies
-like any other; the printer nests the body in the node. (`body_graph` also reads a body's text.)
+like any other; the printer nests the body in the node and the parser reads it back.
 
 It deliberately has no gradient rule (ARCH-068): fusion runs after autodiff, so a fused node
 in a graph handed to `build_backward_graph` is a mistake and fails loudly there (ARCH-062).
@@ -55,23 +55,8 @@ class FusedBody(Graph):
                                  and self._text == other._text)
 
 
-@lru_cache(maxsize=1024)
-def _parsed(text: str) -> FusedBody:
-    from ..ir.parser import ParseError, parse_graph
-
-    try:
-        return FusedBody.of(parse_graph(text))
-    except ParseError as e:
-        raise ShapeError(f"op 'fused_elementwise_internal': its body does not parse: {e}") from None
-
-
-def body_graph(body: "FusedBody | str") -> FusedBody:
-    """The body graph of a fused node's `body` attribute (a `FusedBody`, or its text, parsed once)."""
-    return body if isinstance(body, FusedBody) else _parsed(body)
-
-
 def _shape(ctx: NodeContext):
-    body = body_graph(ctx.attrs["body"])
+    body = ctx.attrs["body"]
     want = [v.type for v in body.inputs]
     if list(ctx.input_types) != want:
         raise ShapeError(f"op '{ctx.op}': operands ({', '.join(map(str, ctx.input_types))}) do not match the body's "
@@ -93,7 +78,7 @@ def _program(body: FusedBody):
 
 
 def _kernel(*operands, body):
-    steps, n_slots, outputs = _program(body_graph(body))
+    steps, n_slots, outputs = _program(body)
     env = list(operands) + [None] * (n_slots - len(operands))
     for kernel, attrs, ins, outs in steps:
         result = kernel(*[env[i] for i in ins], **attrs)
@@ -106,5 +91,5 @@ def _kernel(*operands, body):
     return results[0] if len(results) == 1 else tuple(results)
 
 
-register_op("fused_elementwise_internal", shape=_shape, kernel=_kernel, attrs={"body": ((FusedBody, str), True)},
+register_op("fused_elementwise_internal", shape=_shape, kernel=_kernel, attrs={"body": ((FusedBody,), True)},
             traits=(INTERNAL,), doc="a fused chain of elementwise ops; `body` is the chain's graph (a FusedBody)")

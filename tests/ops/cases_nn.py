@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from frame.ir import parse_graph
+from frame.ops.fused import FusedBody
 from tests.ops.cases import OpCase, _ins, _u
 
 
@@ -65,4 +67,5 @@ def _fused_inputs(rng, dtype):
 
 
 CASES.append(OpCase("fused_elementwise_internal", _fused_inputs,
-                    lambda x, y, body: (np.tanh(x) * y + 1.0, np.tanh(x)), {"body": _FUSED_BODY}, wrt=()))
+                    lambda x, y, body: (np.tanh(x) * y + 1.0, np.tanh(x)),
+                    {"body": FusedBody.of(parse_graph(_FUSED_BODY))}, wrt=()))

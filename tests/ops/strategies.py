@@ -10,11 +10,15 @@ inner dimensions...), so that rejections are exercised too.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from frame.ir import parse_graph
 from frame.ops import all_ops
+from frame.ops.fused import FusedBody
 from frame.ops.fft import num_bins
 from frame.ops.schema import BROADCASTING, ELEMENTWISE
 
@@ -248,7 +252,12 @@ def _fused(draw):
     text = draw(st.sampled_from(_FUSED_BODIES)).format(
         t={"float32": "f32", "float64": "f64"}[dtype], s=", ".join(map(str, shape)), r=", ".join(map(str, row)))
     operand_shapes = mostly_valid(st.just([shape, row]), st.lists(shapes(min_dims=1), min_size=2, max_size=2))
-    return draw(_operands(operand_shapes, dtype)), {"body": text}
+    return draw(_operands(operand_shapes, dtype)), {"body": _body(text)}
+
+
+@functools.lru_cache(maxsize=None)
+def _body(text: str) -> FusedBody:
+    return FusedBody.of(parse_graph(text))
 
 
 # Elementwise ops of one operand and no attributes, and the broadcasting binary ops, get the generic

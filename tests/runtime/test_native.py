@@ -168,12 +168,12 @@ def test_exact_op_gives_numpys_bits_on_every_special_value(op, dtype):
 
 @needs_cc
 def test_stop_gradient_rule_is_the_identity():
-    spec = native.kernel_spec(str(parse_graph("""
+    spec = native.kernel_spec(_body("""
 graph @fused(%0: f64[19], %1: f64[19]) {
   %2: f64[19] = stop_gradient(%0)
   %3: f64[19] = mul(%2, %1)
   return (%2, %3)
-}""")))
+}"""))
     kernel, = native.load_kernels([spec])
     x = special_values("float64")
     y = x[::-1].copy()

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from ...ir.graph import Graph, Node, Value
 from ...ir.types import TensorType
-from ...ops.fused import body_graph
 from ...ops.schema import ELEMENTWISE, VIEW, find, get
 
 FUSED_OP = "fused_elementwise_internal"
@@ -102,7 +101,7 @@ def flatten(graph: Graph, keep_whole=None) -> list[Instr]:
         if node.op != FUSED_OP or (keep_whole is not None and keep_whole(node)):
             instrs.append(Instr(node, list(node.inputs), list(node.outputs)))
             continue
-        body = body_graph(node.attrs["body"])
+        body = node.attrs["body"]
         result_of: dict[Value, Value] = {}
         for v, r in zip(body.outputs, node.outputs):
             result_of.setdefault(v, r)
