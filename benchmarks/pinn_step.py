@@ -209,16 +209,13 @@ def profile_executable(exe, args, repeats: int = 30) -> list[tuple[str, float, i
     namespace.update(_pc=time.perf_counter, _acc=acc)
     exec(compile(source, "<profiled plan>", "exec"), namespace)
     run = namespace["run"]
-    arena = tier.new_arena()
-    blas = exe._blas
+    arena = tier.new_arena()   # (the executable's calls so far already set its BLAS thread count)
     per_kind: dict[str, list[float]] = {}
     counts: dict[str, int] = {}
     for kind in kinds:
         counts[kind] = counts.get(kind, 0) + 1
     for _ in range(repeats):
         acc[:] = [0.0] * len(kinds)
-        if blas is not None:
-            blas.set_num_threads(1)
         run(*args, arena)
         totals: dict[str, float] = {}
         for kind, t in zip(kinds, acc):
@@ -264,7 +261,7 @@ def main(argv=None):
             runners["torch"] = lambda: torch_run(tp, tx, txb, tf)
         diff = check_agreement(step(params, x, xb, f), jax_run(params, x, xb, f))
         # Like jax.jit's compile, frame's native tier is built before timing (it is built in the
-        # background once an executable is hot; see frame/runtime/executable.py).
+        # background once an executable is hot; see frame/runtime/tiers.py).
         step.compiled(params, x, xb, f).wait_native()
         med = interleaved_medians(runners, args.rounds)
         fr, jx, th = med["frame"] * 1e3, med["jax"] * 1e3, med.get("torch")
