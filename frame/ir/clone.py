@@ -45,7 +45,7 @@ def expand_nodes(graph: Graph, expansion: Callable[[Node], "Graph | None"],
                  check: Callable[[Node, list[Value]], None] | None = None) -> Graph:
     """A copy of `graph` in which each node that `expansion` maps to a graph is replaced by that
     graph inlined on the node's operands (`check(node, results)` then runs on its results); other
-    nodes are copied. The expansions of decompose."""
+    nodes are copied (the `decompose` stage)."""
     out = Graph(graph.name)
     value_map: dict[Value, Value] = {v: out.add_input(v.type) for v in graph.inputs}
     for node in graph.nodes:
