@@ -392,7 +392,19 @@ def _apply_ufunc(ufunc, method: str, inputs, kwargs):
 # ---------------------------------------------------------------------------------------------
 # Micro-graphs from Python rules
 
-_GRAD_CACHE: dict[tuple, Graph] = {}
+def _memoised(trace: Callable, rule: Callable) -> Callable:
+    """`ctx -> trace(rule, ctx)`, traced once per (op, input types, attrs) and kept."""
+    graphs: dict[tuple, Graph] = {}
+
+    def micro_graph(ctx: NodeContext):
+        key = (ctx.op, tuple(ctx.input_types), attrs_key(ctx.attrs))
+        graph = graphs.get(key)
+        if graph is None:
+            graph = graphs[key] = trace(rule, ctx)
+        return graph
+
+    micro_graph.rule = rule
+    return micro_graph
 
 
 def traced_gradient(rule: Callable) -> GradientFn:
@@ -402,16 +414,7 @@ def traced_gradient(rule: Callable) -> GradientFn:
     one gradient per forward input; `None` stands for a zero of that input's type. Micro-graphs
     are memoised per (op, input types, attrs): the rule is traced once per signature.
     """
-
-    def gradient(ctx: NodeContext):
-        key = (ctx.op, tuple(ctx.input_types), attrs_key(ctx.attrs))
-        graph = _GRAD_CACHE.get(key)
-        if graph is None:
-            graph = _GRAD_CACHE[key] = _trace_gradient(rule, ctx)
-        return graph
-
-    gradient.rule = rule
-    return gradient
+    return _memoised(_trace_gradient, rule)
 
 
 def _trace_gradient(rule, ctx: NodeContext) -> Graph:
@@ -435,18 +438,18 @@ def _trace_gradient(rule, ctx: NodeContext) -> Graph:
 
 
 def traced_decomposition(rule: Callable) -> DecomposeFn:
-    """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`."""
+    """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`,
+    memoised per (op, input types, attrs) like gradient micro-graphs."""
+    return _memoised(_trace_decomposition, rule)
 
-    def decomposition(ctx: NodeContext):
-        graph = Graph(f"{ctx.op}_decomp")
-        xs = [graph.add_input(t) for t in ctx.input_types]
 
-        def body(xs):
-            out = rule(ctx, *xs)
-            return list(out) if isinstance(out, (list, tuple)) else [out]
+def _trace_decomposition(rule, ctx: NodeContext) -> Graph:
+    graph = Graph(f"{ctx.op}_decomp")
+    xs = [graph.add_input(t) for t in ctx.input_types]
 
-        trace_rule(graph, body, xs)
-        return graph
+    def body(xs):
+        out = rule(ctx, *xs)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
 
-    decomposition.rule = rule
-    return decomposition
+    trace_rule(graph, body, xs)
+    return graph

@@ -1,12 +1,10 @@
 """Neural-network composite ops: `softplus`, `gelu`, `softmax`, `log_softmax`, `layer_norm`.
 
-Each op is one block with a numpy kernel, a decomposition into primitives (Paddle's
-`DecompInterface`, seed 003 §3) and a direct gradient rule (a "custom VJP") that reuses the
-forward output where that is cheaper or more stable than differentiating the decomposition.
-
-The kernels perform exactly the numpy steps of their decompositions, in the same order and
-dtypes, so a graph gives bit-identical results whether the `decompose` stage expands the op or
-not (every pipeline stage must preserve numerics).
+Each op is one block with a decomposition into primitives (Paddle's `DecompInterface`, seed 003
+§3) and a direct gradient rule (a "custom VJP") that reuses the forward output where that is
+cheaper or more stable than differentiating the decomposition. They have no kernel of their own:
+eager calls and constant folding run the decomposition (`schema.decomposition_kernel`), so a
+graph gives bit-identical results whether the `decompose` stage expands the op or not.
 
 `max_shift_internal` is the one helper: the max over some axes (keepdims), used only as the
 stabilising shift of the shift-invariant softmax family. Its derivative is taken as zero, like
@@ -81,20 +79,14 @@ def _shift(x, axis: int):
 
 
 # -- softplus -----------------------------------------------------------------------------------
-def _softplus_kernel(x):
+def _softplus_decomposition(ctx, x):
     # max(x, 0) + log(1 + exp(-|x|)) without overflow. -|x| is -max(-x, 0) - max(x, 0): exact for
     # finite x (one term is zero) and -inf at both infinities, where x - 2 max(x, 0) gave inf - inf.
-    zero, one = np.zeros((), x.dtype), np.asarray(1.0, x.dtype)
-    r = np.maximum(x, zero)
-    return r + np.log(one + np.exp(-np.maximum(-x, zero) - r))
-
-
-def _softplus_decomposition(ctx, x):
     r = prim.relu(x)
     return r + prim.log(1.0 + prim.exp(-prim.relu(-x) - r))
 
 
-register_op("softplus", shape=_float_unary_shape, kernel=_softplus_kernel, num_inputs=1, traits=(ELEMENTWISE,),
+register_op("softplus", shape=_float_unary_shape, num_inputs=1, traits=(ELEMENTWISE,),
             decomposition=traced_decomposition(_softplus_decomposition),
             # d/dx softplus = sigmoid(x): smooth everywhere, unlike the relu inside the decomposition.
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0] * prim.sigmoid(xs[0])]),
@@ -108,12 +100,6 @@ GELU_A = 0.044715
 
 # x^3 as square(x) * x, like the gradient rule: np.power(x, 3.0) took ~15 ns an element in float32
 # (a quarter of an FNO training step in gelus), and the product is exact ops that fuse natively.
-def _gelu_kernel(x):
-    dt = x.dtype
-    inner = np.asarray(GELU_C, dt) * (x + np.asarray(GELU_A, dt) * (np.square(x) * x))
-    return np.asarray(0.5, dt) * x * (np.asarray(1.0, dt) + np.tanh(inner))
-
-
 def _gelu_decomposition(ctx, x):
     inner = GELU_C * (x + GELU_A * (prim.square(x) * x))
     return 0.5 * x * (1.0 + prim.tanh(inner))
@@ -128,18 +114,13 @@ def _gelu_grad(ctx, xs, ys, gys):
     return [gy * dt]
 
 
-register_op("gelu", shape=_float_unary_shape, kernel=_gelu_kernel, num_inputs=1, traits=(ELEMENTWISE,),
+register_op("gelu", shape=_float_unary_shape, num_inputs=1, traits=(ELEMENTWISE,),
             decomposition=traced_decomposition(_gelu_decomposition), gradient=traced_gradient(_gelu_grad),
             doc="0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (the tanh form)",
             jax=lambda J, x: J.nn.gelu(x, approximate=True), frontend=["gelu"])
 
 
 # -- softmax ------------------------------------------------------------------------------------
-def _softmax_kernel(x, axis):
-    e = np.exp(x - max_keepdims(x, axis % x.ndim))
-    return e / np.sum(e, axis=axis % x.ndim, keepdims=True)
-
-
 def _softmax_decomposition(ctx, x):
     axis = ctx.attrs["axis"] % x.ndim
     e = prim.exp(x - _shift(x, axis))
@@ -153,18 +134,13 @@ def _softmax_grad(ctx, xs, ys, gys):
     return [y * (gy - prim.sum(gy * y, axes=(axis,), keepdims=True))]
 
 
-register_op("softmax", shape=_axis_shape, kernel=_softmax_kernel, num_inputs=1, attrs={"axis": ((int,), True)},
+register_op("softmax", shape=_axis_shape, num_inputs=1, attrs={"axis": ((int,), True)},
             decomposition=traced_decomposition(_softmax_decomposition), gradient=traced_gradient(_softmax_grad),
             doc="exp(x) / sum(exp(x)) along `axis`, shifted by the max for stability",
             jax="nn.softmax", frontend=["softmax"])
 
 
 # -- log_softmax --------------------------------------------------------------------------------
-def _log_softmax_kernel(x, axis):
-    d = x - max_keepdims(x, axis % x.ndim)
-    return d - np.log(np.sum(np.exp(d), axis=axis % x.ndim, keepdims=True))
-
-
 def _log_softmax_decomposition(ctx, x):
     axis = ctx.attrs["axis"] % x.ndim
     d = x - _shift(x, axis)
@@ -178,7 +154,7 @@ def _log_softmax_grad(ctx, xs, ys, gys):
     return [gy - prim.exp(y) * prim.sum(gy, axes=(axis,), keepdims=True)]
 
 
-register_op("log_softmax", shape=_axis_shape, kernel=_log_softmax_kernel, num_inputs=1,
+register_op("log_softmax", shape=_axis_shape, num_inputs=1,
             attrs={"axis": ((int,), True)}, decomposition=traced_decomposition(_log_softmax_decomposition),
             gradient=traced_gradient(_log_softmax_grad), doc="x - log(sum(exp(x))) along `axis`, computed stably",
             jax="nn.log_softmax", frontend=["log_softmax"])
@@ -194,12 +170,6 @@ def _layer_norm_shape(ctx: NodeContext):
     if not eps >= 0.0:
         raise ShapeError(f"op '{ctx.op}': eps must be >= 0, got {eps}")
     return [x]
-
-
-def _layer_norm_kernel(x, axes, eps):
-    d = x - np.mean(x, axis=axes, keepdims=True)
-    var = np.mean(d * d, axis=axes, keepdims=True)
-    return d / np.sqrt(var + np.asarray(eps, x.dtype))
 
 
 def _layer_norm_decomposition(ctx, x):
@@ -224,7 +194,7 @@ def _layer_norm_jax(J, x, axes, eps):
     return centred / J.jnp.sqrt(J.jnp.var(x, axis=axes, keepdims=True) + J.jnp.asarray(eps, x.dtype))
 
 
-register_op("layer_norm", shape=_layer_norm_shape, kernel=_layer_norm_kernel, num_inputs=1,
+register_op("layer_norm", shape=_layer_norm_shape, num_inputs=1,
             attrs={"axes": ((tuple,), True), "eps": ((float,), True)},
             decomposition=traced_decomposition(_layer_norm_decomposition), gradient=traced_gradient(_layer_norm_grad),
             doc="(x - mean) / sqrt(var + eps) over `axes` (normalisation only, no affine parameters)",

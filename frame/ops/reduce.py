@@ -81,15 +81,8 @@ def _mean_decomposition(ctx, x):
     return prim.sum(x, axes=axes, keepdims=bool(ctx.attrs.get("keepdims", False))) / float(count)
 
 
-def _mean_kernel(x, axes, keepdims=False):
-    if not axes:   # x / 1, as the decomposition computes it (np.mean would add +0 to -0.0 first)
-        return np.array(x)
-    return np.asarray(np.mean(x, axis=axes, keepdims=keepdims), dtype=x.dtype)
-
-
 register_op(
     "mean", shape=_reduce_shape(True), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,),
-    kernel=_mean_kernel,
     gradient=traced_gradient(_mean_grad), decomposition=traced_decomposition(_mean_decomposition),
     doc="arithmetic mean over `axes`",
     jax=lambda J, x, axes, keepdims=False: J.jnp.mean(x, axis=axes, keepdims=keepdims), frontend=["mean"])

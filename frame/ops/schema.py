@@ -14,6 +14,7 @@ decompositions are small Python functions over tracers, which `frame.tracing.tra
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -118,15 +119,20 @@ class OpSchema:
 _REGISTRY: dict[str, OpSchema] = {}
 
 
-def register_op(name: str, *, shape, kernel, gradient=None, decomposition=None, traits=(), attrs=None,
+def register_op(name: str, *, shape, kernel=None, gradient=None, decomposition=None, traits=(), attrs=None,
                 num_inputs=None, doc: str = "", **facts) -> OpSchema:
     """Register one op; `facts` are the backend and frontend fields of `OpSchema`.
 
+    A composite without a kernel of its own computes with its decomposition (`decomposition_kernel`).
     A gradient on a side-effect op is refused here, at import (ARCH-062).
     """
     traits = frozenset(traits) | ({COMPOSITE} if decomposition is not None else frozenset())
     if name in _REGISTRY:
         raise ValueError(f"op '{name}' is registered twice")
+    if kernel is None:
+        if decomposition is None:
+            raise ValueError(f"op '{name}' needs a kernel or a decomposition")
+        kernel = functools.partial(decomposition_kernel, name)
     if gradient is not None and SIDE_EFFECT in traits:
         raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
     if isinstance(facts.get("numpy"), str):
@@ -138,6 +144,50 @@ def register_op(name: str, *, shape, kernel, gradient=None, decomposition=None, 
                       **facts)
     _REGISTRY[name] = schema
     return schema
+
+
+def decomposition_kernel(op: str, *arrays, **attrs):
+    """The reference kernel of composite `op`: its decomposition (memoised per signature) run with the
+    primitives' kernels, so eager calls and constant folding give the bits of the graphs the
+    `decompose` stage expands."""
+    return run_graph(get(op).decomposition(NodeContext(op, [TensorType.of(a) for a in arrays], attrs)), *arrays)
+
+
+def run_graph(graph, *arrays):
+    """Run a (kept, unchanging) graph node by node with each op's kernel; a result or a tuple of them.
+    Intermediates are dropped after their last use, so numpy reuses their memory."""
+    steps, n_slots, outputs = _program(graph)
+    env = list(arrays) + [None] * (n_slots - len(arrays))
+    for kernel, attrs, ins, outs, dead in steps:
+        result = kernel(*[env[i] for i in ins], **attrs)
+        if len(outs) == 1:
+            env[outs[0]] = result
+        else:
+            for i, r in zip(outs, result):
+                env[i] = r
+        for i in dead:
+            env[i] = None
+    results = [env[i] for i in outputs]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+@functools.lru_cache(maxsize=1024)
+def _program(graph):
+    """`graph` as steps (kernel, attrs, operand slots, result slots, slots read for the last time)
+    over a flat slot list, the graph's inputs first."""
+    slot = {v: i for i, v in enumerate(graph.inputs)}
+    last_use = {}
+    for step, node in enumerate(graph.nodes):
+        for v in node.outputs:
+            slot[v] = len(slot)
+        last_use.update(dict.fromkeys(node.inputs, step))
+    dead = [[] for _ in graph.nodes]
+    for v, step in last_use.items():
+        if v not in graph.outputs and v not in graph.inputs:
+            dead[step].append(slot[v])
+    steps = [(get(node.op).kernel, node.attrs, [slot[v] for v in node.inputs], [slot[v] for v in node.outputs],
+              dead[step]) for step, node in enumerate(graph.nodes)]
+    return steps, len(slot), [slot[v] for v in graph.outputs]
 
 
 def unregister_op(name: str) -> None:

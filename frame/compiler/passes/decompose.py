@@ -16,7 +16,6 @@ from typing import Callable
 from ...errors import VerifyError
 from ...ir.clone import expand_nodes
 from ...ir.graph import Graph, Node, Value
-from ...ir.printer import attrs_key
 from ...ops.schema import NodeContext, OpSchema, get
 
 
@@ -27,19 +26,6 @@ def check_decomp_outputs(node: Node, outputs: list[Value]) -> None:
     if want != got:
         raise VerifyError("decompose", f"decomposition of '{node.op}' gives ({', '.join(map(str, got))}) but the op "
                           f"produces ({', '.join(map(str, want))})")
-
-
-# Decomposition graphs depend only on (op, input types, attrs): trace each signature once.
-_DECOMP_CACHE: dict[tuple, Graph] = {}
-
-
-def _decomposition(node: Node, schema: OpSchema) -> Graph:
-    key = (node.op, tuple(v.type for v in node.inputs), attrs_key(node.attrs))
-    graph = _DECOMP_CACHE.get(key)
-    if graph is None:
-        graph = _DECOMP_CACHE[key] = schema.decomposition(NodeContext(node.op, [v.type for v in node.inputs],
-                                                                      node.attrs))
-    return graph
 
 
 def expand_composites(graph: Graph, select: Callable[[OpSchema], bool]) -> Graph:
@@ -55,7 +41,8 @@ def expand_composites(graph: Graph, select: Callable[[OpSchema], bool]) -> Graph
     def expansion(node: Node) -> Graph | None:
         schema = schema_of[node]
         if schema.decomposition is not None and select(schema):
-            return expand_composites(_decomposition(node, schema), select)
+            ctx = NodeContext(node.op, [v.type for v in node.inputs], node.attrs)
+            return expand_composites(schema.decomposition(ctx), select)
         return None
 
     return expand_nodes(graph, expansion, check_decomp_outputs)

@@ -7,11 +7,13 @@ import frame.numpy as fnp
 from frame import VerifyError
 from frame.compiler import build_backward_graph
 from frame.compiler.passes.decompose import decompose
+from frame.compiler.passes.fold import fold
 from frame.compiler.pipeline import PipelineOptions
 from frame.frontend.tracer import bind
 from frame.ir import Graph, TensorType, verify
 from frame.ops import all_ops, register_op, traced_decomposition, unregister_op
 from frame.ops.elementwise import _unary_shape
+from frame.ops.schema import decomposition_kernel
 from tests.ops.cases import CASES_BY_OP
 
 from .textcheck import expect
@@ -89,3 +91,25 @@ def test_composite_without_gradient_rule_is_differentiated_through_its_decomposi
         np.testing.assert_allclose(second, 6 * x)
     finally:
         unregister_op("test_cube")
+
+
+def test_composite_without_kernel_computes_with_its_decomposition():
+    """A composite registered without a kernel runs its decomposition eagerly and when folded
+    (nn.py's composites and mean have no kernel of their own); an op with neither is refused."""
+    register_op("test_twice_plus_one", shape=_unary_shape(True),
+                decomposition=traced_decomposition(lambda ctx, x: 2.0 * x + 1.0))
+    try:
+        x = np.array([-1.5, 0.0, 4.0], dtype=np.float32)
+        eager = bind("test_twice_plus_one", x)
+        assert eager.dtype == np.float32
+        np.testing.assert_array_equal(eager, np.float32(2.0) * x + np.float32(1.0))
+        folded = fold(frame.trace(lambda: bind("test_twice_plus_one", x)))   # no decompose stage before it
+        assert [n.op for n in folded.nodes] == ["constant"]
+        np.testing.assert_array_equal(folded.nodes[0].attrs["value"], eager)
+    finally:
+        unregister_op("test_twice_plus_one")
+    with pytest.raises(ValueError, match="needs a kernel or a decomposition"):
+        register_op("test_no_kernel", shape=_unary_shape(True))
+    assert frame.ops.find("test_no_kernel") is None
+    for op in ("softplus", "gelu", "softmax", "log_softmax", "layer_norm", "mean"):
+        assert frame.ops.find(op).kernel.func is decomposition_kernel
