@@ -13,12 +13,10 @@ The backends inline the body (frame/backends/numpy.py) or compile it to one C lo
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..errors import ShapeError
 from ..ir.clone import copy_nodes
 from ..ir.graph import Graph
-from .schema import INTERNAL, NodeContext, get, register_op
+from .schema import INTERNAL, NodeContext, register_op, run_graph
 
 
 class FusedBody(Graph):
@@ -64,32 +62,5 @@ def _shape(ctx: NodeContext):
     return [v.type for v in body.outputs]
 
 
-@lru_cache(maxsize=1024)
-def _program(body: FusedBody):
-    """The body as a list of (kernel, attrs, operand slots, result slots) over a flat slot list."""
-    slot = {v: i for i, v in enumerate(body.inputs)}
-    steps = []
-    for node in body.nodes:
-        for v in node.outputs:
-            slot[v] = len(slot)
-        steps.append((get(node.op).kernel, node.attrs, [slot[v] for v in node.inputs],
-                      [slot[v] for v in node.outputs]))
-    return steps, len(slot), [slot[v] for v in body.outputs]
-
-
-def _kernel(*operands, body):
-    steps, n_slots, outputs = _program(body)
-    env = list(operands) + [None] * (n_slots - len(operands))
-    for kernel, attrs, ins, outs in steps:
-        result = kernel(*[env[i] for i in ins], **attrs)
-        if len(outs) == 1:
-            env[outs[0]] = result
-        else:
-            for i, r in zip(outs, result):
-                env[i] = r
-    results = [env[i] for i in outputs]
-    return results[0] if len(results) == 1 else tuple(results)
-
-
-register_op("fused_elementwise_internal", shape=_shape, kernel=_kernel, attrs={"body": ((FusedBody,), True)},
-            traits=(INTERNAL,), doc="a fused chain of elementwise ops; `body` is the chain's graph (a FusedBody)")
+register_op("fused_elementwise_internal", shape=_shape, kernel=lambda *operands, body: run_graph(body, *operands),
+            attrs={"body": ((FusedBody,), True)}, traits=(INTERNAL,), doc="a fused chain of elementwise ops; `body` is the chain's graph (a FusedBody)")
