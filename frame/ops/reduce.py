@@ -1,12 +1,12 @@
-"""Reductions: `sum` and `mean` over axes, and `sum_grad_internal`, their gradient's expansion."""
+"""Reductions: `sum` and `mean` over axes."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import bind, prim, traced_decomposition, traced_gradient
-from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, register_op, require_float
+from ..tracing import prim, traced_decomposition, traced_gradient
+from .schema import LINEAR, NodeContext, arity, register_op, require_float
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
 
@@ -42,7 +42,11 @@ def _reduce_shape(float_only: bool):
 
 
 def _expand(gy, x_shape, axes):
-    return bind("sum_grad_internal", gy, input_shape=tuple(x_shape), axes=tuple(axes))
+    """gy copied along the reduced axes back to x_shape (the gradient of sum): broadcast_to, after a
+    reshape putting the reduced axes back as size 1 unless they are leading or kept (keepdims)."""
+    if gy.ndim != len(x_shape) and tuple(axes) != tuple(range(len(axes))):
+        gy = prim.reshape(gy, shape=reduced_shape(x_shape, axes, True))
+    return prim.broadcast_to(gy, shape=tuple(x_shape))
 
 
 def _sum_kernel(x, axes, keepdims=False):
@@ -74,8 +78,8 @@ def _mean_grad(ctx, xs, ys, gys):
 
 
 def _mean_decomposition(ctx, x):
-    # sum / count, as np.mean computes it: the decomposed graph gives the kernel's bits exactly,
-    # including 0/0 = nan over empty axes (count is not clamped to 1 here).
+    # sum / count, as np.mean computes it, including 0/0 = nan over empty axes (count is not
+    # clamped to 1 here).
     axes = ctx.attrs["axes"]
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     return prim.sum(x, axes=axes, keepdims=bool(ctx.attrs.get("keepdims", False))) / float(count)
@@ -86,42 +90,3 @@ register_op(
     gradient=traced_gradient(_mean_grad), decomposition=traced_decomposition(_mean_decomposition),
     doc="arithmetic mean over `axes`",
     jax=lambda J, x, axes, keepdims=False: J.jnp.mean(x, axis=axes, keepdims=keepdims), frontend=["mean"])
-
-
-def _sum_grad_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 1)
-    (gy,) = ctx.input_types
-    shape, axes = tuple(ctx.attrs["input_shape"]), tuple(ctx.attrs["axes"])
-    _check_axes(ctx.op, axes, len(shape))
-    # keepdims is recovered from gy's rank (ARCH-068): both legal gy shapes are accepted, nothing is guessed.
-    if gy.shape not in (reduced_shape(shape, axes, False), reduced_shape(shape, axes, True)):
-        raise ShapeError(f"op '{ctx.op}': gy {gy.shape} is not sum({shape}, axes={axes}) with or without keepdims")
-    return [TensorType(shape, gy.dtype, gy.device)]
-
-
-def _sum_grad_kernel(gy, input_shape, axes):
-    if gy.ndim != len(input_shape):
-        gy = np.expand_dims(gy, axes)
-    return np.broadcast_to(gy, input_shape)
-
-
-def _sum_grad_grad(ctx, xs, ys, gys):
-    (gy,) = xs
-    keepdims = len(gy.shape) == len(ctx.attrs["input_shape"])
-    return [prim.sum(gys[0], axes=ctx.attrs["axes"], keepdims=keepdims)]
-
-
-def _sum_grad_numpy(e, gy):
-    shape, axes = tuple(e.attrs["input_shape"]), tuple(e.attrs["axes"])
-    if e.in_types[0].rank != len(shape):   # gy came from sum(keepdims=False): put the reduced axes back
-        gy = f"{gy}.reshape({tuple(1 if i in axes else d for i, d in enumerate(shape))!r})"
-    return f"{e.fn(np.broadcast_to)}({gy}, {shape!r})"
-
-
-register_op("sum_grad_internal", shape=_sum_grad_shape, kernel=_sum_grad_kernel, num_inputs=1,
-            attrs={"input_shape": ((tuple,), True), "axes": ((tuple,), True)}, traits=(INTERNAL, LINEAR, VIEW),
-            gradient=traced_gradient(_sum_grad_grad),
-            doc="copies gy along the reduced axes back to input_shape (the gradient of sum)",
-            numpy=_sum_grad_numpy,
-            jax=lambda J, gy, input_shape, axes: J.jnp.broadcast_to(
-                J.jnp.expand_dims(gy, axes) if gy.ndim != len(input_shape) else gy, input_shape))

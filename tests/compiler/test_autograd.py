@@ -200,3 +200,18 @@ def test_third_order_of_a_tanh_mlp_against_differenced_second_order():
     # and the chain is still closed: one more order runs
     fourth = build_backward_graph(contract_last(third, 5), 6, [0])
     assert run(fourth, x)[7].shape == x.shape
+
+
+@pytest.mark.parametrize("axes, keepdims, ops", [((0,), False, ["broadcast_to"]), ((1,), False, ["reshape", "broadcast_to"]),
+                                                 ((1,), True, ["broadcast_to"]), ((0, 1), False, ["broadcast_to"])])
+def test_sum_gradient_is_a_broadcast_of_gy(axes, keepdims, ops):
+    """sum's adjoint is broadcast_to (after a reshape when a reduced axis follows a kept one), not a helper op."""
+    from frame.ops import find
+    from frame.ops.schema import NodeContext
+    ctx = NodeContext("sum", [TensorType((4, 3), "float32")], {"axes": axes, "keepdims": keepdims})
+    micro = find("sum").gradient(ctx)
+    assert [n.op for n in micro.nodes] == ops
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    gy = np.sum(x, axis=axes, keepdims=keepdims) + 1
+    (gx,) = compile_graph(micro)(x, gy - 1, gy)
+    np.testing.assert_array_equal(gx, np.broadcast_to(np.expand_dims(gy, axes) if not keepdims else gy, (4, 3)))

@@ -3,7 +3,7 @@
 A node whose operands are all constants becomes a constant holding the kernel's result, so the
 folded value is exactly what execution would have produced. Two cases:
 - all operands are splats (every element equal) and the op is elementwise or only moves
-  elements (reshape, broadcast, transpose, slice, sum's expansion): the kernel runs on single
+  elements (reshape, broadcast, transpose, slice): the kernel runs on single
   elements and the result is stored as a zero-stride splat, whatever the shape;
 - otherwise the kernel runs on the full constants, when the result is small (`FOLD_MAX_ELEMENTS`),
   so folding never inflates the graph with large literal arrays.

@@ -18,7 +18,7 @@ graph @g(%0: f32[2,3], %1: f32[3]) {
   %11: f32[2,3] = sub(%9, %10)
   %12: f32[3,3] = constant() {value=dense<0.0>}
   %13: f32[2,3] = matmul(%0, %12)
-  %14: f32[2,3] = sum_grad_internal(%2) {axes=(0, 1), input_shape=(2, 3)}
+  %14: f32[2,3] = broadcast_to(%2) {shape=(2, 3)}
   %15: f32[2,3] = add(%11, %14)
   %16: f32[2,3] = add(%15, %13)
   %17: f32[3] = constant() {value=dense<-1.0>}
@@ -49,13 +49,14 @@ graph @g(%0: f32[4,3]) {
   %4: f32[3,4] = transpose(%3) {perm=(1, 0)}
   %5: f32[4] = sum(%4) {axes=(0,), keepdims=False}
   %6: f32[4] = neg(%5)
-  %7: f32[4,3] = sum_grad_internal(%6) {axes=(1,), input_shape=(4, 3)}
-  %8: f32[4,3] = add(%0, %7)
-  %9: f32[] = constant() {value=dense<2.0>}
-  %10: f32[4,3] = broadcast_to(%9) {shape=(4, 3)}
-  %11: f32[4,3] = mul(%8, %10)
-  %12: f32[4,3] = div(%7, %0)
-  return (%11, %12)
+  %7: f32[4,1] = reshape(%6) {shape=(4, 1)}
+  %8: f32[4,3] = broadcast_to(%7) {shape=(4, 3)}
+  %9: f32[4,3] = add(%0, %8)
+  %10: f32[] = constant() {value=dense<2.0>}
+  %11: f32[4,3] = broadcast_to(%10) {shape=(4, 3)}
+  %12: f32[4,3] = mul(%9, %11)
+  %13: f32[4,3] = div(%8, %0)
+  return (%12, %13)
 }""", """
 graph @g(%0: f32[4,3]) {
   %1: f32[4,3] = constant() {value=dense<2.0>}
