@@ -1,8 +1,4 @@
-"""Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting) and its two gradient helpers.
-
-The helpers compute `gy @ b^T` and `a^T @ gy` by reading the operand transposed inside the kernel
-(`swapaxes` is a view): no transpose is materialised (seed v0 list).
-"""
+"""Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting), either operand read transposed."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +7,7 @@ from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import INTERNAL, NodeContext, arity, broadcast_shapes, register_op, same_dtype
+from .schema import NodeContext, arity, broadcast_shapes, register_op, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:
@@ -27,51 +23,48 @@ def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: b
     return TensorType(batch + (m, n), dtype, a.device)
 
 
-def _shape(a_t: bool, b_t: bool):
-    def shape(ctx: NodeContext):
-        arity(ctx.op, ctx, 2)
-        return [matmul_type(ctx.op, *ctx.input_types, a_t=a_t, b_t=b_t)]
-    return shape
+def _shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 2)
+    return [matmul_type(ctx.op, *ctx.input_types, a_t=ctx.attr("transpose_a", False),
+                        b_t=ctx.attr("transpose_b", False))]
 
 
-def _matmul_grad(ctx, xs, ys, gys):
+def _kernel(a, b, transpose_a=False, transpose_b=False):
+    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b)
+
+
+def _numpy(e, a, b):
+    t = ".swapaxes(-1, -2)"
+    return (f"{e.fn(np.matmul)}({a}{t if e.attrs.get('transpose_a') else ''}, "
+            f"{b}{t if e.attrs.get('transpose_b') else ''}{e.out})")
+
+
+def _jax(J, a, b, transpose_a=False, transpose_b=False):
+    return J.jnp.matmul(J.jnp.swapaxes(a, -1, -2) if transpose_a else a, J.jnp.swapaxes(b, -1, -2) if transpose_b else b)
+
+
+def _matmul(x, y, x_t: bool, y_t: bool):
+    """matmul with only the flags that are set (a plain matmul has no attrs, as users bind it)."""
+    return bind("matmul", x, y, **{k: True for k, on in (("transpose_a", x_t), ("transpose_b", y_t)) if on})
+
+
+def _grad(ctx, xs, ys, gys):
+    # C = op(A) op(B), op transposing when the flag says so (ARCH-068: the gradients are matmuls
+    # again, read transposed, so every order of derivative stays in this one op).
     a, b = xs
     gy = gys[0]
-    return [sum_to_shape(bind("matmul_grad_lhs_internal", gy, b), a.shape),
-            sum_to_shape(bind("matmul_grad_rhs_internal", a, gy), b.shape)]
+    a_t, b_t = ctx.attr("transpose_a", False), ctx.attr("transpose_b", False)
+    ga = _matmul(b, gy, b_t, True) if a_t else _matmul(gy, b, False, not b_t)
+    gb = _matmul(gy, a, True, a_t) if b_t else _matmul(a, gy, not a_t, False)
+    return [sum_to_shape(ga, a.shape), sum_to_shape(gb, b.shape)]
 
 
-register_op("matmul", shape=_shape(False, False), kernel=np.matmul, num_inputs=2,
-            gradient=traced_gradient(_matmul_grad), doc="a @ b over the last two axes, batch axes broadcast",
-            numpy="matmul", jax="jnp.matmul", frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],
+# Gradients read their operands transposed inside np.matmul (`swapaxes` is a view): no transpose is
+# materialised (seed v0 list).
+register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2,
+            attrs={"transpose_a": ((bool,), False), "transpose_b": ((bool,), False)},
+            gradient=traced_gradient(_grad),
+            doc="op(a) @ op(b) over the last two axes, op transposing them when transpose_a/transpose_b; "
+                "batch axes broadcast",
+            numpy=_numpy, numpy_out=True, jax=_jax, frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],
             ufuncs=["matmul"], zero_operands=[0, 1])
-
-
-# matmul_grad_lhs_internal(gy, b) = gy @ b^T. ARCH-068: g_gy = gga @ b ; g_b = (gga^T @ gy) = rhs_internal(gga, gy).
-def _lhs_grad(ctx, xs, ys, gys):
-    gy, b = xs
-    gga = gys[0]
-    return [sum_to_shape(bind("matmul", gga, b), gy.shape),
-            sum_to_shape(bind("matmul_grad_rhs_internal", gga, gy), b.shape)]
-
-
-register_op("matmul_grad_lhs_internal", shape=_shape(False, True), num_inputs=2, traits=(INTERNAL,),
-            kernel=lambda gy, b: np.matmul(gy, np.swapaxes(b, -1, -2)),
-            gradient=traced_gradient(_lhs_grad), doc="gy @ b^T (the matmul gradient w.r.t. its left operand)",
-            numpy=lambda e, gy, b: f"{e.fn(np.matmul)}({gy}, {b}.swapaxes(-1, -2){e.out})", numpy_out=True,
-            jax=lambda J, gy, b: J.jnp.matmul(gy, J.jnp.swapaxes(b, -1, -2)), zero_operands=[0, 1])
-
-
-# matmul_grad_rhs_internal(a, gy) = a^T @ gy. ARCH-068: g_a = gy @ ggb^T = lhs_internal(gy, ggb) ; g_gy = a @ ggb.
-def _rhs_grad(ctx, xs, ys, gys):
-    a, gy = xs
-    ggb = gys[0]
-    return [sum_to_shape(bind("matmul_grad_lhs_internal", gy, ggb), a.shape),
-            sum_to_shape(bind("matmul", a, ggb), gy.shape)]
-
-
-register_op("matmul_grad_rhs_internal", shape=_shape(True, False), num_inputs=2, traits=(INTERNAL,),
-            kernel=lambda a, gy: np.matmul(np.swapaxes(a, -1, -2), gy),
-            gradient=traced_gradient(_rhs_grad), doc="a^T @ gy (the matmul gradient w.r.t. its right operand)",
-            numpy=lambda e, a, gy: f"{e.fn(np.matmul)}({a}.swapaxes(-1, -2), {gy}{e.out})", numpy_out=True,
-            jax=lambda J, a, gy: J.jnp.matmul(J.jnp.swapaxes(a, -1, -2), gy), zero_operands=[0, 1])

@@ -102,7 +102,8 @@ def _matmul(a_t=False, b_t=False):
         lhs, rhs = batch.input_shapes[0] + a, batch.input_shapes[1] + b
         if draw(st.integers(0, 9)) == 0:                    # rank 1 is refused
             lhs = lhs[-1:]
-        return draw(_operands(st.just([lhs, rhs]))), {}
+        flags = {k: True for k, on in (("transpose_a", a_t), ("transpose_b", b_t)) if on}
+        return draw(_operands(st.just([lhs, rhs]))), flags
     return draw_example()
 
 
@@ -259,7 +260,7 @@ EXAMPLES = {
     "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),
     "sum": _reduction(), "mean": _reduction(),
     "max_shift_internal": _max_shift(),
-    "matmul": _matmul(), "matmul_grad_lhs_internal": _matmul(b_t=True), "matmul_grad_rhs_internal": _matmul(a_t=True),
+    "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
     "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
     "slice": _slice(), "slice_grad_internal": _slice_grad(),
     "relu_grad_internal": _same_shapes(),   # x and gy of one shape, no broadcasting

@@ -37,8 +37,7 @@ UNOPTIMISED = PipelineOptions(stages=())
 # Why: `canonicalize` turns a matmul-family op whose contracted dimension is 1 into a broadcast `mul`
 # (see frame/compiler/passes/canonicalize.py); BLAS accumulates that one product from +0, so its
 # (-1) @ 0 is +0.0 where the product is -0.0. Equal values, a documented pipeline choice.
-ZERO_SIGN_FREE = {"matmul": "outer product as mul", "matmul_grad_lhs_internal": "outer product as mul",
-                  "matmul_grad_rhs_internal": "outer product as mul"}
+ZERO_SIGN_FREE = {"matmul": "outer product as mul"}
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -7,7 +7,7 @@ Rewrites (all exact: they never change a single bit of any result):
   identity permutation, `sum` over no axes, a `slice` that keeps everything, `pow` by 1, and
   `stop_gradient` (an identity at run time: the pipeline's product is executed, not differentiated);
 - chains composed: `reshape(reshape(x))`, `transpose(transpose(x))`, `broadcast_to(broadcast_to(x))`;
-- an outer product is a broadcast `mul`: a matmul (or its gradient helpers) whose contracted
+- an outer product is a broadcast `mul`: a matmul (either operand read transposed) whose contracted
   dimension is 1 computes one product per element and sums nothing, so `(N,1) @ (1,M)` is
   `mul((N,1), (1,M))`; as an elementwise op it then fuses with its neighbours (the input layer
   of an MLP, `tanh(x*W1 + b1)`, becomes one chain). A transposed operand with a size-1 dimension
@@ -43,24 +43,19 @@ def _is_constant(v: Value) -> bool:
     return v.node is not None and v.node.op == "constant"
 
 
-def _outer_product(rw: Rewriter, op: str, a: Value, b: Value, ordered) -> list[Value] | None:
-    """`mul` for a matmul-family op whose contracted dimension is 1 (rank >= 2 operands), else None."""
+def _outer_product(rw: Rewriter, attrs: dict, a: Value, b: Value, ordered) -> list[Value] | None:
+    """`mul` for a matmul whose contracted dimension is 1 (rank >= 2 operands), else None."""
     if a.type.rank < 2 or b.type.rank < 2 or a.type.dtype != b.type.dtype:
         return None
-    if op == "matmul_grad_lhs_internal":    # a @ b^T, contracting b's last axis
-        if b.type.shape[-1] != 1:
-            return None
-        b = rw.emit("reshape", [b], {"shape": (*b.type.shape[:-2], 1, b.type.shape[-2])})[0]
-    elif op == "matmul_grad_rhs_internal":  # a^T @ b, contracting a's second-to-last axis
+    if attrs.get("transpose_a"):   # a^T: contracting a's second-to-last axis
         if a.type.shape[-2] != 1:
             return None
         a = rw.emit("reshape", [a], {"shape": (*a.type.shape[:-2], a.type.shape[-1], 1)})[0]
     elif a.type.shape[-1] != 1:
         return None
+    if attrs.get("transpose_b"):   # b^T: contracting b's last axis
+        b = rw.emit("reshape", [b], {"shape": (*b.type.shape[:-2], 1, b.type.shape[-2])})[0]
     return rw.emit("mul", ordered(rw, a, b))
-
-
-MATMUL_FAMILY = ("matmul", "matmul_grad_lhs_internal", "matmul_grad_rhs_internal")
 
 
 def canonicalize(graph: Graph, options=None) -> Graph:
@@ -107,8 +102,8 @@ def canonicalize(graph: Graph, options=None) -> Graph:
             return [xs[0]]
         if op == "stop_gradient":
             return [xs[0]]
-        if op in MATMUL_FAMILY:
-            return _outer_product(rw, op, *xs, ordered)
+        if op == "matmul":
+            return _outer_product(rw, attrs, *xs, ordered)
         return None
 
     return rewrite(graph, rule)

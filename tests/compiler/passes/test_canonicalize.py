@@ -83,11 +83,11 @@ graph @g(%0: f32[5,1], %1: f32[1,3]) {
     assert_same_results(text, canonicalize)
 
 
-def test_outer_product_lhs_gradient_reshapes_its_transposed_operand():
+def test_outer_product_with_b_transposed_reshapes_b():
     # gy @ b^T with gy (5,1), b (3,1): b^T is b reshaped to (1,3)
     text = """
 graph @g(%0: f32[5,1], %1: f32[3,1]) {
-  %2: f32[5,3] = matmul_grad_lhs_internal(%0, %1)
+  %2: f32[5,3] = matmul(%0, %1) {transpose_b=True}
   return (%2)
 }"""
     expect(canonicalize, text, """
@@ -99,12 +99,12 @@ graph @g(%0: f32[5,1], %1: f32[3,1]) {
     assert_same_results(text, canonicalize)
 
 
-def test_outer_product_rhs_gradient_reshapes_its_transposed_operand():
+def test_outer_product_with_a_transposed_reshapes_a():
     # a^T @ gy with a (1,5), gy (1,3): a^T is a reshaped to (5,1). The product's operands are in
     # canonical order (the input before the reshape defined after it), as for any other `mul`.
     text = """
 graph @g(%0: f32[1,5], %1: f32[1,3]) {
-  %2: f32[5,3] = matmul_grad_rhs_internal(%0, %1)
+  %2: f32[5,3] = matmul(%0, %1) {transpose_a=True}
   return (%2)
 }"""
     expect(canonicalize, text, """
@@ -120,8 +120,8 @@ def test_batched_outer_products_become_broadcast_muls():
     text = """
 graph @g(%0: f64[2,5,1], %1: f64[1,3], %2: f64[2,1,5], %3: f64[2,1,3], %4: f64[3,1]) {
   %5: f64[2,5,3] = matmul(%0, %1)
-  %6: f64[2,5,3] = matmul_grad_rhs_internal(%2, %3)
-  %7: f64[2,5,3] = matmul_grad_lhs_internal(%0, %4)
+  %6: f64[2,5,3] = matmul(%2, %3) {transpose_a=True}
+  %7: f64[2,5,3] = matmul(%0, %4) {transpose_b=True}
   return (%5, %6, %7)
 }"""
     expect(lambda g, o: dne(canonicalize(g, o)), text, """
@@ -140,10 +140,10 @@ def test_matmuls_contracting_more_than_one_element_stay():
     text = """
 graph @g(%0: f32[5,2], %1: f32[2,3], %2: f32[3,2], %3: f32[2,5], %4: f32[2,1], %5: f32[2,2,1], %6: f32[2,2,3]) {
   %7: f32[5,3] = matmul(%0, %1)
-  %8: f32[5,3] = matmul_grad_lhs_internal(%0, %2)
-  %9: f32[5,3] = matmul_grad_rhs_internal(%3, %1)
+  %8: f32[5,3] = matmul(%0, %2) {transpose_b=True}
+  %9: f32[5,3] = matmul(%3, %1) {transpose_a=True}
   %10: f32[5,1] = matmul(%0, %4)
-  %11: f32[2,1,3] = matmul_grad_rhs_internal(%5, %6)
+  %11: f32[2,1,3] = matmul(%5, %6) {transpose_a=True}
   return (%7, %8, %9, %10, %11)
 }"""
     expect(canonicalize, text, text)
@@ -161,7 +161,7 @@ def test_outer_products_keep_every_bit_but_the_sign_of_a_zero_product():
     text = """
 graph @g(%0: f64[4,1], %1: f64[1,3], %2: f64[3,1]) {
   %3: f64[4,3] = matmul(%0, %1)
-  %4: f64[4,3] = matmul_grad_lhs_internal(%0, %2)
+  %4: f64[4,3] = matmul(%0, %2) {transpose_b=True}
   return (%3, %4)
 }"""
     graph = parse_graph(text)
