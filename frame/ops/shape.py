@@ -1,13 +1,13 @@
-"""Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice`, and `slice_grad_internal`."""
+"""Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice` and its adjoint `pad`."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import bind, prim, traced_gradient
+from ..tracing import prim, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import INTERNAL, LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
+from .schema import LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
 
 
 def _with_shape(t: TensorType, shape) -> TensorType:
@@ -139,34 +139,58 @@ def _index(starts, stops, steps):
 
 register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, traits=(LINEAR, VIEW),
             kernel=lambda x, starts, stops, steps: x[_index(starts, stops, steps)],
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [
-                bind("slice_grad_internal", gys[0], input_shape=tuple(xs[0].shape), **ctx.attrs)]),
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [_slice_adjoint(gys[0], xs[0].shape, **ctx.attrs)]),
             doc="basic slicing x[starts:stops:steps] per axis (positive steps)",
             numpy=lambda e, x: f"{x}[{e.fn(_index(**e.attrs))}]",
             jax=lambda J, x, starts, stops, steps: x[_index(starts, stops, steps)],
             frontend=["slice_axes", "getitem"], operators=["__getitem__"])
 
 
-def _slice_grad_shape(ctx: NodeContext):
+# -- pad (lax.pad with zeros): `lo` zeros before, `hi` after, `interior` between elements, per axis
+_PAD_ATTRS = {"lo": ((tuple,), True), "hi": ((tuple,), True), "interior": ((tuple,), True)}
+
+
+def _padded(d: int, lo: int, hi: int, interior: int) -> int:
+    return lo + hi + d + max(d - 1, 0) * interior
+
+
+def _pad_shape(ctx: NodeContext):
     arity(ctx.op, ctx, 1)
-    (gy,) = ctx.input_types
-    a = ctx.attrs
-    shape = tuple(a["input_shape"])
-    if _slice_out_shape(ctx.op, shape, a["starts"], a["stops"], a["steps"]) != gy.shape:
-        raise ShapeError(f"op '{ctx.op}': gy {gy.shape} is not a slice of {shape}")
-    return [_with_shape(gy, shape)]
+    (x,) = ctx.input_types
+    lo, hi, interior = (ctx.attrs[k] for k in ("lo", "hi", "interior"))
+    if not (len(lo) == len(hi) == len(interior) == x.rank) or any(
+            not isinstance(p, int) or p < 0 for p in (*lo, *hi, *interior)):
+        raise ShapeError(f"op 'pad': lo/hi/interior {lo}/{hi}/{interior} must be {x.rank} non-negative ints each "
+                         f"for shape {x.shape}")
+    return [_with_shape(x, tuple(_padded(*t) for t in zip(x.shape, lo, hi, interior)))]
 
 
-def _slice_grad_kernel(gy, input_shape, starts, stops, steps):
-    out = np.zeros(input_shape, dtype=gy.dtype)
-    out[_index(starts, stops, steps)] = gy
+def _pad_index(shape, lo, interior):
+    """Where `x` sits in its padded result: per axis lo, lo + (interior + 1), ..."""
+    return tuple(slice(a, a + max(d - 1, 0) * (i + 1) + 1 if d else a, i + 1) for d, a, i in zip(shape, lo, interior))
+
+
+def _pad_kernel(x, lo, hi, interior):
+    out = np.zeros(tuple(_padded(*t) for t in zip(x.shape, lo, hi, interior)), dtype=x.dtype)
+    out[_pad_index(x.shape, lo, interior)] = x
     return out
 
 
-register_op("slice_grad_internal", shape=_slice_grad_shape, kernel=_slice_grad_kernel, num_inputs=1,
-            attrs={"input_shape": ((tuple,), True), **_SLICE_ATTRS}, traits=(INTERNAL, LINEAR),
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [
-                bind("slice", gys[0], starts=ctx.attrs["starts"], stops=ctx.attrs["stops"], steps=ctx.attrs["steps"])]),
-            doc="zeros of input_shape with gy written into the slice (the gradient of slice)",
-            jax=lambda J, gy, input_shape, starts, stops, steps:
-                J.jnp.zeros(input_shape, gy.dtype).at[_index(starts, stops, steps)].set(gy))
+def _pad_adjoint(ctx, xs, ys, gys):
+    index = _pad_index(xs[0].shape, ctx.attrs["lo"], ctx.attrs["interior"])
+    return [prim.slice(gys[0], starts=tuple(s.start for s in index), stops=tuple(s.stop for s in index),
+                       steps=tuple(s.step for s in index))]
+
+
+def _slice_adjoint(gy, shape, starts, stops, steps):
+    """slice's gradient: gy padded back into zeros of the input's shape."""
+    counts = gy.shape
+    hi = tuple(d - (a + max(n - 1, 0) * s + (1 if n else 0)) for d, a, n, s in zip(shape, starts, counts, steps))
+    return prim.pad(gy, lo=tuple(starts), hi=hi, interior=tuple(s - 1 for s in steps))
+
+
+register_op("pad", shape=_pad_shape, kernel=_pad_kernel, num_inputs=1, attrs=_PAD_ATTRS, traits=(LINEAR,),
+            gradient=traced_gradient(_pad_adjoint),
+            doc="zeros around and between the elements: `lo`/`hi` before/after and `interior` between, per axis "
+                "(lax.pad with zero); the adjoint of slice",
+            jax=lambda J, x, lo, hi, interior: J.lax.pad(x, J.jnp.zeros((), x.dtype), list(zip(lo, hi, interior))))

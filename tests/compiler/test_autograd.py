@@ -215,3 +215,16 @@ def test_sum_gradient_is_a_broadcast_of_gy(axes, keepdims, ops):
     gy = np.sum(x, axis=axes, keepdims=keepdims) + 1
     (gx,) = compile_graph(micro)(x, gy - 1, gy)
     np.testing.assert_array_equal(gx, np.broadcast_to(np.expand_dims(gy, axes) if not keepdims else gy, (4, 3)))
+
+
+@pytest.mark.parametrize("index", [np.s_[1:4, ::2], np.s_[2:2, :], np.s_[::3, 1:], np.s_[0, 5:]])
+def test_slice_gradient_is_a_pad_of_the_cotangent(index):
+    # slice's adjoint is the general `pad` op (lax.pad with zeros), not a gradient-only helper.
+    x = np.arange(30.0).reshape(5, 6)
+    weights = np.random.default_rng(0).standard_normal(x[index].shape)
+    g = frame.grad(lambda v: fnp.sum(v[index] * weights))(x)
+    want = np.zeros_like(x)
+    want[index] = weights
+    np.testing.assert_array_equal(g, want)
+    derived = build_backward_graph(frame.trace(lambda v: fnp.sum(v[index] * weights), x), 0, [0])
+    assert "pad" in {n.op for n in derived.nodes} and "slice_grad_internal" not in {n.op for n in derived.nodes}

@@ -58,10 +58,11 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _slice_grad_reference(gy, input_shape, starts, stops, steps):
-    out = np.zeros(input_shape, gy.dtype)
-    out[tuple(slice(a, b, c) for a, b, c in zip(starts, stops, steps))] = gy
-    return out
+def _pad_reference(x, lo, hi, interior):
+    """lax.pad with zeros, built with np.pad (edges) after spreading the elements (interior)."""
+    spread = np.zeros([d + max(d - 1, 0) * i for d, i in zip(x.shape, interior)], x.dtype)
+    spread[tuple(slice(None, None, i + 1) for i in interior)] = x
+    return np.pad(spread, list(zip(lo, hi)))
 
 
 BASE_CASES: list[OpCase] = [
@@ -115,8 +116,9 @@ BASE_CASES: list[OpCase] = [
     OpCase("mse_loss", _ins(_u(3, 4), _u(3, 4)), lambda p, t: np.mean((p - t) ** 2), wrt=(0, 1)),
     OpCase("relu_grad_internal", _ins(_away_from_zero(3, 4), _u(3, 4)), lambda x, gy: np.where(x > 0, gy, 0),
            wrt=(0, 1), smooth=False),
-    OpCase("slice_grad_internal", _ins(_u(3, 3)), _slice_grad_reference,
-           {"input_shape": (5, 6), "starts": (1, 0), "stops": (4, 6), "steps": (1, 2)}),
+    OpCase("pad", _ins(_u(3, 3)), _pad_reference, {"lo": (1, 0), "hi": (1, 1), "interior": (0, 1)}),
+    OpCase("pad", _ins(_u(2, 1, 3)), _pad_reference, {"lo": (0, 2, 1), "hi": (1, 0, 0), "interior": (2, 1, 0)},
+           label="3d"),
     OpCase("mse_loss_grad_internal", _ins(_u(3, 4), _u(3, 4), _u()), lambda p, t, gy: 2 * (p - t) / p.size * gy,
            wrt=(0, 1, 2)),
 ]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -165,16 +164,12 @@ def _slice(draw):
 
 
 @st.composite
-def _slice_grad(draw):
-    input_shape = draw(shapes())
-    attrs = draw(_slice_attrs(input_shape))
-    try:
-        sliced = np.empty(input_shape)[tuple(slice(*t) for t in zip(attrs["starts"], attrs["stops"],
-                                                                    attrs["steps"]))].shape
-    except (ValueError, IndexError, TypeError):
-        sliced = input_shape
-    (gy,) = draw(_operands(st.just([sliced])))
-    return [gy], {"input_shape": input_shape, **attrs}
+def _pad(draw):
+    (x,) = draw(_operands(shapes().map(lambda s: [s])))
+    widths = st.lists(st.integers(0, 2), min_size=x.ndim, max_size=x.ndim).map(tuple)
+    bad = st.lists(st.integers(-1, 2), max_size=3).map(tuple)   # wrong length or a negative width
+    attrs = {k: draw(mostly_valid(widths, bad)) for k in ("lo", "hi", "interior")}
+    return [x], attrs
 
 
 def _same_shapes(extra_scalar=False):
@@ -262,7 +257,7 @@ EXAMPLES = {
     "max_shift_internal": _max_shift(),
     "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
     "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
-    "slice": _slice(), "slice_grad_internal": _slice_grad(),
+    "slice": _slice(), "pad": _pad(),
     "relu_grad_internal": _same_shapes(),   # x and gy of one shape, no broadcasting
     "mse_loss": _same_shapes(), "mse_loss_grad_internal": _same_shapes(extra_scalar=True),
     "softmax": _softmax(), "log_softmax": _softmax(), "layer_norm": _layer_norm(),
