@@ -306,6 +306,14 @@ def _slice(imp, eqn, x):
     return imp.node("slice", [x], starts=starts, stops=stops, steps=steps)
 
 
+def _pad(imp, eqn, x, fill):
+    value = imp.known(fill)
+    if value is None or np.any(value != 0):
+        raise FrameError("frame's 'pad' fills with zeros; this lax.pad's padding value is not a constant zero")
+    lo, hi, interior = zip(*((int(a), int(b), int(c)) for a, b, c in eqn.params["padding_config"])) or ((), (), ())
+    return imp.node("pad", [x], lo=tuple(lo), hi=tuple(hi), interior=tuple(interior))
+
+
 def _iota(imp, eqn):
     shape, axis = tuple(int(d) for d in eqn.params["shape"]), int(eqn.params["dimension"])
     ramp = np.arange(shape[axis], dtype=np.dtype(eqn.params["dtype"]))
@@ -323,7 +331,7 @@ TRANSLATIONS: dict[str, Callable] = {
     "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
-    "concatenate": _concatenate, "slice": _slice, "convert_element_type": _identity, "copy": _identity, "iota": _iota,
+    "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _identity, "copy": _identity, "iota": _iota,
 }
 PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
 
@@ -429,6 +437,8 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
     "concatenate": {"dimension": implemented("frame's concat along the same axis")},
     "slice": {"start_indices": implemented("frame's slice starts"), "limit_indices": implemented("its stops"),
               "strides": implemented("its steps (None: all 1)")},
+    "pad": {"padding_config": checked("frame's pad lo/hi/interior; negative lo or hi (cropping) is refused",
+                                      lambda value, eqn: all(int(a) >= 0 and int(b) >= 0 for a, b, _ in value))},
     "convert_element_type": {
         "new_dtype": checked("it changes the dtype; frame has no cast op, so only same-dtype conversions "
                              "(the identity) import", _operand_dtype),

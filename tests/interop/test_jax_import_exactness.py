@@ -185,3 +185,17 @@ def test_calls_are_inlined_exactly():
         value, grad = jax.value_and_grad(fn)(x)
     np.testing.assert_allclose(frame.runtime.compile(graph)(x)[0], value, rtol=1e-14)
     np.testing.assert_allclose(grad_at(graph, x)[0], grad, rtol=1e-14)
+
+
+def test_lax_pad_imports_as_frames_pad_and_refuses_what_it_cannot_do():
+    x = np.arange(6.0).reshape(2, 3)
+    config = [(1, 0, 1), (0, 2, 0)]
+    graph = from_jax(lambda v: lax.pad(v, 0.0, config) * 2.0, x)
+    assert "pad" in [n.op for n in graph.nodes]
+    with jax.enable_x64(True):
+        want = np.asarray(lax.pad(x, 0.0, config) * 2.0)
+    np.testing.assert_array_equal(frame.runtime.compile(graph)(x)[0], want)
+    with pytest.raises(TraceError, match="padding value is not a constant zero"):
+        from_jax(lambda v: lax.pad(v, 1.0, config), x)
+    with pytest.raises(TraceError, match="negative lo or hi"):
+        from_jax(lambda v: lax.pad(v, 0.0, [(-1, 0, 0), (0, 0, 0)]), x)
