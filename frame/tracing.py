@@ -29,7 +29,7 @@ from .errors import FrameError, GradientError, ShapeError, TraceError
 from .ir.graph import Graph, Value
 from .ir.types import TensorType, canonical_dtype
 from .ir.printer import attrs_key
-from .ops.schema import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
+from .ir.registry import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
 
 
 class TraceFrame:

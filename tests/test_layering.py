@@ -13,9 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "frame"
 # Lowest first; a module may import its own layer and the layers below. The same list is in README.
 LAYERS = [
     ("frame.errors",),
-    ("frame.ir.types",),
-    ("frame.ops.schema",),                  # the registry: data only
-    ("frame.ir",),                          # graph, clone, verify, printer, parser
+    ("frame.ir",),                          # types, the op registry (data only), graph, clone, verify, text form
     ("frame.tracing",),                     # Tracer, trace stack, bind, rule tracing
     ("frame.ops",),                         # the op families
     ("frame.compiler",),

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ops.fused import FusedBody
-from ..ops.schema import get
+from ..ir.registry import get
 from . import Program
 from .numpy import NumpyBackend, generate_source, run_function
 

@@ -2,7 +2,7 @@
 
 As torch.fx's codegen does: one line per instruction, constants and kernels bound once at compile
 time, no per-node dictionary lookups at run time. Each op is emitted from its registry facts
-(frame/ops/schema.py): a `numpy` function name is called with the operands and the plan's buffer
+(frame/ir/registry.py): a `numpy` function name is called with the operands and the plan's buffer
 (`out=`), an `emit(e, *operands)` fact writes its own expression over this module's emitter, and
 an op without either calls its kernel. Fresh results are `del`eted right after their last use.
 Fused bodies are inlined op by op (the plan flattens them), every op still writing in place.
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..compiler.passes.plan import ExecutionPlan, Instr, is_view
 from ..ir.graph import Value
-from ..ops.schema import get
+from ..ir.registry import get
 from . import Program
 
 

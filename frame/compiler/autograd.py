@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import GradientError
 from ..ir.clone import clone_graph, inline_graph
 from ..ir.graph import Graph, Node, Value
-from ..ops.schema import NodeContext, get
+from ..ir.registry import NodeContext, get
 from .collector import collector_paused
 from .passes.decompose import expand_composites
 

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import ShapeError
+from .registry import NodeContext, get
 from .types import TensorType
 
 
@@ -91,10 +92,6 @@ class Graph:
 
     def add_node(self, op: str, inputs: Sequence[Value], attrs: dict[str, Any] | None = None) -> Node:
         """Append a node; its output types come from the op's shape rule (which also validates operands)."""
-        # Imported here, not at load: importing frame.ops.schema runs frame/ops/__init__, whose op
-        # families need this module loaded first.
-        from ..ops.schema import NodeContext, get
-
         schema = get(op)
         inputs = list(inputs)
         for i, v in enumerate(inputs):

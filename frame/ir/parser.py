@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import FrameError
 from .graph import Graph, Value
+from .registry import find
 from .types import SHORT_TO_DTYPE, TensorType
 
 _TYPE = re.compile(r"^(f32|f64|i64|i32|bool)\[([0-9,\s]*)\](?:@(\S+))?$")
@@ -70,7 +71,6 @@ def _split_top(text: str) -> list[str]:
 
 def _graph_attr_type(op: str, key: str):
     """The Graph subclass (with an `of(graph)` constructor) that op `op` declares for attribute `key`."""
-    from ..ops.schema import find
 
     schema = find(op)
     kinds = schema.attrs.get(key, ((),))[0] if schema is not None else ()

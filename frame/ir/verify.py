@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import FrameError, VerifyError
 from .graph import Graph, Value
+from .registry import NodeContext, find
 
 
 def _where(node, i: int) -> str:
@@ -11,7 +12,6 @@ def _where(node, i: int) -> str:
 
 def verify(graph: Graph) -> Graph:
     """Check V1..V7 and return the graph unchanged; raise `VerifyError(rule, ...)` on the first violation."""
-    from ..ops.schema import NodeContext, find  # at call time, as in Graph.add_node
 
     defined: set[Value] = set()
     for v in graph.inputs:

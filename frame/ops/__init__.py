@@ -1,5 +1,5 @@
 """The op registry (`find`, `all_ops`) and the op families that fill it."""
-from .schema import (COMPOSITE, ELEMENTWISE, INTERNAL, LINEAR, SIDE_EFFECT, NodeContext, OpSchema, all_ops, find,
+from ..ir.registry import (COMPOSITE, ELEMENTWISE, INTERNAL, LINEAR, SIDE_EFFECT, NodeContext, OpSchema, all_ops, find,
                      get, register_op, unregister_op)
 from ..tracing import install_operators, traced_decomposition, traced_gradient
 from . import core, elementwise, reduce, linalg, shape, loss, nn, fft, fused  # noqa: E402,F401  (registration order)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from .schema import SIDE_EFFECT, NodeContext, arity, register_op
+from ..ir.registry import SIDE_EFFECT, NodeContext, arity, register_op
 
 
 def _constant_shape(ctx: NodeContext):

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
-from .schema import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, INTERNAL, LINEAR, VIEW, NodeContext, arity,
+from ..ir.registry import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, INTERNAL, LINEAR, VIEW, NodeContext, arity,
                      broadcast_shapes, register_op, require_float, same_dtype)
 
 

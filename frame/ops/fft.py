@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, traced_gradient
-from .schema import LINEAR, NodeContext, arity, register_op, require_float
+from ..ir.registry import LINEAR, NodeContext, arity, register_op, require_float
 
 _COMPLEX = {"float32": np.complex64, "float64": np.complex128}
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..errors import ShapeError
 from ..ir.clone import copy_nodes
 from ..ir.graph import Graph
-from .schema import INTERNAL, NodeContext, register_op, run_graph
+from ..ir.registry import INTERNAL, NodeContext, register_op, run_graph
 
 
 class FusedBody(Graph):

@@ -7,7 +7,7 @@ from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import NodeContext, arity, broadcast_shapes, register_op, same_dtype
+from ..ir.registry import NodeContext, arity, broadcast_shapes, register_op, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:

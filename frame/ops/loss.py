@@ -6,7 +6,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
-from .schema import INTERNAL, NodeContext, arity, register_op, require_float, same_dtype
+from ..ir.registry import INTERNAL, NodeContext, arity, register_op, require_float, same_dtype
 
 
 def _mse_shape(ctx: NodeContext):

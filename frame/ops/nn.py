@@ -21,7 +21,7 @@ from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_decomposition, traced_gradient
 from .reduce import reduced_shape
-from .schema import ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float
+from ..ir.registry import ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float
 
 
 def _float_unary_shape(ctx: NodeContext):

@@ -6,7 +6,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_decomposition, traced_gradient
-from .schema import LINEAR, NodeContext, arity, register_op, require_float
+from ..ir.registry import LINEAR, NodeContext, arity, register_op, require_float
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
 

@@ -7,7 +7,7 @@ from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_gradient
 from .elementwise import sum_to_shape
-from .schema import LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
+from ..ir.registry import LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
 
 
 def _with_shape(t: TensorType, shape) -> TensorType:

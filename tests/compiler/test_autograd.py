@@ -207,7 +207,7 @@ def test_third_order_of_a_tanh_mlp_against_differenced_second_order():
 def test_sum_gradient_is_a_broadcast_of_gy(axes, keepdims, ops):
     """sum's adjoint is broadcast_to (after a reshape when a reduced axis follows a kept one), not a helper op."""
     from frame.ops import find
-    from frame.ops.schema import NodeContext
+    from frame.ir.registry import NodeContext
     ctx = NodeContext("sum", [TensorType((4, 3), "float32")], {"axes": axes, "keepdims": keepdims})
     micro = find("sum").gradient(ctx)
     assert [n.op for n in micro.nodes] == ops

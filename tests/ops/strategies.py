@@ -19,7 +19,7 @@ from frame.ir import parse_graph
 from frame.ops import all_ops
 from frame.ops.fused import FusedBody
 from frame.ops.fft import num_bins
-from frame.ops.schema import BROADCASTING, ELEMENTWISE
+from frame.ir.registry import BROADCASTING, ELEMENTWISE
 
 MAX_SIDE = 4
 DTYPES = st.sampled_from(["float32", "float64"])

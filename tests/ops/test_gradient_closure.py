@@ -11,7 +11,7 @@ import pytest
 from frame.ir import TensorType, verify
 from frame.ir.printer import format_attr
 from frame.ops import SIDE_EFFECT, all_ops, find
-from frame.ops.schema import NodeContext
+from frame.ir.registry import NodeContext
 from tests.ops.cases import CASES_BY_OP
 
 # Not differentiable by design: side-effect ops (ARCH-062) and the pipeline's fusion product (ARCH-068).

@@ -8,7 +8,7 @@ import frame.numpy as fnp
 from frame import GradientError, ShapeError
 from frame.ir import TensorType
 from frame.ops import SIDE_EFFECT, all_ops, find, register_op, unregister_op
-from frame.ops.schema import NodeContext
+from frame.ir.registry import NodeContext
 from frame.tracing import Tracer, bind, install_operators
 from tests.ops.cases import ALL_CASES, CASES_BY_OP, NO_CASES_NEEDED
 

@@ -18,7 +18,7 @@ from frame.ir import Graph
 from frame.ir.printer import fingerprint
 from frame.ir.types import TensorType
 from frame.ops.fused import FusedBody
-from frame.ops.schema import all_ops
+from frame.ir.registry import all_ops
 from tests.ops.strategies import EXAMPLES
 
 NUMPY_OPS = sorted(s.name for s in all_ops() if s.numpy is not None)

@@ -17,7 +17,7 @@ import frame
 import frame.numpy as fnp
 from frame.ir import parse_graph
 from frame.ops.fused import FusedBody
-from frame.ops.schema import ELEMENTWISE, all_ops, get
+from frame.ir.registry import ELEMENTWISE, all_ops, get
 from frame.backends import native
 from frame.runtime import clear_cache, compile as compile_graph, set_native, tiers
 from tests.workloads import pinn_problem, pinn_step_fn

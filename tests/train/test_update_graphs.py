@@ -9,7 +9,7 @@ from frame.compiler.pipeline import UNOPTIMIZED
 from frame.errors import ShapeError
 from frame.ir import TensorType
 from frame.ir.verify import verify
-from frame.ops.schema import INTERNAL
+from frame.ir.registry import INTERNAL
 from frame.train import build_adam_update_graph, build_sgd_update_graph
 
 # The ops the builders may use: plain user-facing arithmetic that existed before training did.

@@ -18,7 +18,7 @@ Rewrites (all exact: they never change a single bit of any result):
 from __future__ import annotations
 
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import COMMUTATIVE, get
+from ...ir.registry import COMMUTATIVE, get
 from .rewrite import Rewriter, rewrite
 
 

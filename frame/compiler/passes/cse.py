@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.graph import Graph, Node, Value
 from ...ir.printer import format_attr
-from ...ops.schema import SIDE_EFFECT, get
+from ...ir.registry import SIDE_EFFECT, get
 from .rewrite import splat_value
 
 

@@ -16,7 +16,7 @@ from typing import Callable
 from ...errors import VerifyError
 from ...ir.clone import expand_nodes
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import NodeContext, OpSchema, get
+from ...ir.registry import NodeContext, OpSchema, get
 
 
 def check_decomp_outputs(node: Node, outputs: list[Value]) -> None:

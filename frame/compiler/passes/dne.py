@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...ir.clone import copy_nodes
 from ...ir.graph import Graph, Value
-from ...ops.schema import SIDE_EFFECT, get
+from ...ir.registry import SIDE_EFFECT, get
 
 
 def dne(graph: Graph, options=None) -> Graph:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, VIEW, get
+from ...ir.registry import ELEMENTWISE, SIDE_EFFECT, VIEW, get
 from .rewrite import Rewriter, constant_value, rewrite, splat_value
 
 FOLD_MAX_ELEMENTS = 4096

@@ -22,7 +22,7 @@ import itertools
 from ...ir.clone import copy_nodes
 from ...ir.graph import Graph, Node, Value
 from ...ops.fused import FusedBody
-from ...ops.schema import ELEMENTWISE, SIDE_EFFECT, get
+from ...ir.registry import ELEMENTWISE, SIDE_EFFECT, get
 from .dne import dne
 from .rewrite import splat_value
 

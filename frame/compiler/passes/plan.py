@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ...ir.graph import Graph, Node, Value
 from ...ir.types import TensorType
-from ...ops.schema import ELEMENTWISE, VIEW, find, get
+from ...ir.registry import ELEMENTWISE, VIEW, find, get
 
 FUSED_OP = "fused_elementwise_internal"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
-from ...ops.schema import BROADCASTING, LINEAR, get
+from ...ir.registry import BROADCASTING, LINEAR, get
 from .fold import fold_node
 from .rewrite import Rewriter, is_splat, rewrite
 

@@ -13,7 +13,7 @@ from frame.frontend.tracer import bind
 from frame.ir import Graph, TensorType, verify
 from frame.ops import all_ops, register_op, traced_decomposition, unregister_op
 from frame.ops.elementwise import _unary_shape
-from frame.ops.schema import decomposition_kernel
+from frame.ir.registry import decomposition_kernel
 from tests.ops.cases import CASES_BY_OP
 
 from .textcheck import expect

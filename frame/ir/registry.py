@@ -5,10 +5,11 @@ rule, reference kernel, gradient rule, decomposition (for composites), traits, a
 backend and the frontend meet it: the numpy tier's emission, the native tier's C expression, the
 JAX lowering and the JAX primitives it imports from, the `frame.numpy` names, `Tracer` operators
 and numpy ufuncs it backs. There is no second registry: every other table in frame is derived
-from these fields, and tests/ops/test_registry_coverage.py fails when a backend or the frontend
-lacks what an op claims.
+from these fields, and coverage tests (tests/ops/test_registry.py, tests/interop/test_registry_coverage.py,
+tests/runtime/test_backends.py) fail when a backend or the frontend lacks what an op claims.
 
-The registry is data: this module imports only errors and `ir.types`. Gradient rules and
+The registry is data the IR reads (it lives in `frame.ir`, below the op families that fill it):
+this module imports only errors and `ir.types`. Gradient rules and
 decompositions are small Python functions over tracers, which `frame.tracing.traced_gradient` /
 `traced_decomposition` trace into the standalone micro-graphs the contract asks for.
 """
@@ -21,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import GradientError, ShapeError
-from ..ir.types import TensorType
+from .types import TensorType
 
 # Traits (SPEC §4).
 SIDE_EFFECT = "side_effect"   # must not be removed or reordered; never differentiable
