@@ -58,8 +58,13 @@ def assert_same_numbers(got, expected, context: str) -> None:
         np.testing.assert_array_equal(got, expected, err_msg=context)
 
 
-def check_against_reference(context: str, frame_fn, reference_fn, names=()) -> None:
-    """The contract: frame agrees with the reference, or raises a clear FrameError.
+#: What a call under the contract may end in: the reference's numbers, or a clear refusal.
+OUTCOMES = {"agrees", "refused"}
+
+
+def check_against_reference(context: str, frame_fn, reference_fn, names=()) -> str:
+    """The contract: frame agrees with the reference, or raises a clear FrameError; returns which
+    ("agrees" or "refused"), failing the test otherwise.
 
     Where the reference raises (numpy refuses the input), frame must raise a FrameError too.
     """
@@ -67,7 +72,7 @@ def check_against_reference(context: str, frame_fn, reference_fn, names=()) -> N
     kind, got = call(frame_fn)
     if kind == "error":
         assert_clear_error(got, context, names)
-        return
+        return "refused"
     if ref_kind == "error":
         pytest.fail(f"{context}: numpy raises {type(expected).__name__}({expected}) but frame returned {got!r}")
     if isinstance(expected, (tuple, list)):
@@ -76,3 +81,4 @@ def check_against_reference(context: str, frame_fn, reference_fn, names=()) -> N
             assert_same_numbers(g, e, f"{context}[{i}]")
     else:
         assert_same_numbers(got, expected, context)
+    return "agrees"

@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 import frame
 import frame.numpy as fnp
 
-from .checks import check_against_reference, property_settings
+from .checks import OUTCOMES, check_against_reference, property_settings
 from .strategies import arrays, axis_args, describe, operands
 
 SETTINGS = property_settings(30)
@@ -74,16 +74,18 @@ def _run_both(name, frame_fn, numpy_fn, inputs, names):
     """Eager on any operands; compiled when every operand is an array (others cannot be graph inputs).
 
     The reference gets lists as arrays (numpy's functions convert them) and Python numbers as they
-    are, so numpy applies its weak-scalar rule (NEP 50) to them.
+    are, so numpy applies its weak-scalar rule (NEP 50) to them. Returns each call's outcome.
     """
     context = f"fnp.{name}({', '.join(describe(x) for x in inputs)})"
+
     def reference():
         return numpy_fn(*(np.asarray(x) if isinstance(x, list) else x for x in inputs))
 
-    check_against_reference(context, lambda: frame_fn(*inputs), reference, names)
+    outcomes = [check_against_reference(context, lambda: frame_fn(*inputs), reference, names)]
     if all(isinstance(x, np.ndarray) for x in inputs):
-        check_against_reference("compiled " + context, lambda: _compiled(frame_fn, list(inputs)),
-                                lambda: numpy_fn(*inputs), names)
+        outcomes.append(check_against_reference("compiled " + context, lambda: _compiled(frame_fn, list(inputs)),
+                                                lambda: numpy_fn(*inputs), names))
+    return outcomes
 
 
 def _names(name, inputs):
@@ -99,7 +101,7 @@ def _names(name, inputs):
 @SETTINGS
 @given(x=operands())
 def test_unary_functions_agree_with_numpy(name, x):
-    _run_both(name, getattr(fnp, name), UNARY[name], [x], _names(name, [x]))
+    assert set(_run_both(name, getattr(fnp, name), UNARY[name], [x], _names(name, [x]))) <= OUTCOMES
 
 
 def _operand_pairs():
@@ -112,7 +114,7 @@ def _operand_pairs():
 @SETTINGS
 @given(pair=_operand_pairs())
 def test_binary_functions_agree_with_numpy(name, pair):
-    _run_both(name, getattr(fnp, name), BINARY[name], list(pair), _names(name, pair))
+    assert set(_run_both(name, getattr(fnp, name), BINARY[name], list(pair), _names(name, pair))) <= OUTCOMES
 
 
 @pytest.mark.parametrize("expr", sorted(OPERATORS))
@@ -131,9 +133,11 @@ def test_tracer_operators_agree_with_numpy(expr, pair):
 @SETTINGS
 @given(x=arrays(), axis=axis_args(), keepdims=st.booleans())
 def test_reductions_with_axes_agree_with_numpy(name, x, axis, keepdims):
-    _run_both(f"{name}(axis={axis!r}, keepdims={keepdims})",
-              lambda v: getattr(fnp, name)(v, axis=axis, keepdims=keepdims),
-              lambda v: getattr(np, name)(v, axis=axis, keepdims=keepdims), [x], _names(name, [x]) + ["axis"])
+    outcomes = _run_both(f"{name}(axis={axis!r}, keepdims={keepdims})",
+                         lambda v: getattr(fnp, name)(v, axis=axis, keepdims=keepdims),
+                         lambda v: getattr(np, name)(v, axis=axis, keepdims=keepdims), [x],
+                         _names(name, [x]) + ["axis"])
+    assert set(outcomes) <= OUTCOMES
 
 
 def _int_axis(axis):
@@ -148,9 +152,10 @@ def _int_axis(axis):
 @given(x=arrays(), axis=st.integers(-4, 3) | st.sampled_from([None, "1", 0.5]))
 def test_softmax_axes_agree_with_numpy(name, x, axis):
     ref = {"softmax": _softmax, "log_softmax": _log_softmax}[name]
-    _run_both(f"{name}(axis={axis!r})", lambda v: getattr(fnp, name)(v, axis=axis),
-              lambda v: ref(v, axis=_int_axis(axis)), [x],
-              _names(name, [x]) + ["axis"])
+    outcomes = _run_both(f"{name}(axis={axis!r})", lambda v: getattr(fnp, name)(v, axis=axis),
+                         lambda v: ref(v, axis=_int_axis(axis)), [x],
+                         _names(name, [x]) + ["axis"])
+    assert set(outcomes) <= OUTCOMES
 
 
 def _shape_args():
@@ -180,8 +185,9 @@ def test_shape_functions_agree_with_numpy(name, data):
     frame_fn, numpy_fn, arg_st = SHAPE_FUNCTIONS[name]
     x = data.draw(arrays(dtypes=("float32", "float64", "int64", "bool", "complex128")), label="x")
     a = data.draw(arg_st, label="arg")
-    _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: numpy_fn(v, a), [x],
-              _names(name, [x]) + ["axis", "axes", "perm", "reshape", "index"])
+    outcomes = _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: numpy_fn(v, a), [x],
+                         _names(name, [x]) + ["axis", "axes", "perm", "reshape", "index"])
+    assert set(outcomes) <= OUTCOMES
 
 
 def _indices():
@@ -266,8 +272,10 @@ def test_other_functions_agree_with_numpy(name, data):
         reference = lambda v, n: numpy_fn(v, n) if _irfft_ok(v, n) else _refuse()  # noqa: E731
     if name == "fft.rfft" and isinstance(x, np.ndarray) and x.dtype.kind != "f":
         reference = lambda v, _: _refuse()  # noqa: E731  (numpy promotes ints to float64)
-    _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: reference(v, a), [x],
-              _names(name.split(".")[-1], [x]) + ["exponent", "axis", "slice", "start", "stop", "bins", "n", "fft"])
+    outcomes = _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: reference(v, a), [x],
+                         _names(name.split(".")[-1], [x])
+                         + ["exponent", "axis", "slice", "start", "stop", "bins", "n", "fft"])
+    assert set(outcomes) <= OUTCOMES
 
 
 def _refuse():

@@ -74,8 +74,9 @@ def _with_meta(path, meta):
     _rewrite(path, members)
 
 
-def _restore_fails(path, match, load_fails=True):
-    with pytest.raises(CheckpointError, match=match) as info:
+def _refusal(path, load_fails=True) -> str:
+    """The CheckpointError message restoring `path` gives (it must name the path, never pickle)."""
+    with pytest.raises(CheckpointError) as info:
         Trainer.restore(path, loss_fn, progress=False)
     message = str(info.value)
     assert str(path) in message and "pickle" not in message.lower()
@@ -139,7 +140,7 @@ def test_truncated_checkpoints(saved):
     data = saved.read_bytes()
     for size in (len(data) // 2, len(data) - 10, 30):
         saved.write_bytes(data[:size])
-        _restore_fails(saved, "cannot read checkpoint")
+        assert "cannot read checkpoint" in _refusal(saved)
 
 
 def test_bit_flipped_checkpoints(saved):
@@ -168,20 +169,20 @@ def test_bit_flipped_checkpoints(saved):
         flipped = bytearray(data)
         flipped[offset] ^= 0x10
         saved.write_bytes(bytes(flipped))
-        _restore_fails(saved, "cannot read checkpoint")
+        assert "cannot read checkpoint" in _refusal(saved)
 
 
 def test_empty_and_garbage_files(saved):
     saved.write_bytes(b"")
-    _restore_fails(saved, "empty")
+    assert "empty" in _refusal(saved)
     saved.write_bytes(b"\x80\x04garbage that numpy would try to unpickle" * 10)
-    _restore_fails(saved, "not a zip archive")
+    assert "not a zip archive" in _refusal(saved)
     saved.write_bytes(b"\x93NUMPY this is not an archive")
-    _restore_fails(saved, "not a zip archive")
+    assert "not a zip archive" in _refusal(saved)
 
 
 def test_missing_file_and_directory_paths(tmp_path):
-    _restore_fails(tmp_path / "nothing.npz", "does not exist")
+    assert "does not exist" in _refusal(tmp_path / "nothing.npz")
     with pytest.raises(CheckpointError, match="directory"):
         Trainer.restore(tmp_path, loss_fn, progress=False)
 
@@ -189,14 +190,14 @@ def test_missing_file_and_directory_paths(tmp_path):
 def test_bad_and_missing_metadata(saved):
     good = _meta(saved)
     _with_meta(saved, "{not json")
-    _restore_fails(saved, "metadata")
+    assert "metadata" in _refusal(saved)
     members = _members(saved)
     del members["__meta__.npy"]
     _rewrite(saved, members)
-    _restore_fails(saved, "no metadata")
+    assert "no metadata" in _refusal(saved)
     _with_meta(saved, good)
     _with_meta(saved, {**good, "optimizer": {"type": "Adam", "lr": "fast"}})
-    _restore_fails(saved, "optimizer", load_fails=False)
+    assert "optimizer" in _refusal(saved, load_fails=False)
     for meta, match in [([1, 2], "metadata"),
                         ({k: v for k, v in good.items() if k != "treedef"}, "treedef"),
                         ({**good, "step_count": "3"}, "step_count"),
@@ -207,7 +208,7 @@ def test_bad_and_missing_metadata(saved):
                         ({**good, "optimizer": "Adam"}, "optimizer"),
                         ({**good, "format": "other/9"}, "format")]:
         _with_meta(saved, meta)
-        _restore_fails(saved, match)
+        assert match in _refusal(saved)
 
 
 def test_arrays_that_do_not_fit_the_metadata(saved):
@@ -221,7 +222,7 @@ def test_arrays_that_do_not_fit_the_metadata(saved):
     ]
     for members, match in cases:
         _rewrite(saved, members)
-        _restore_fails(saved, match)
+        assert match in _refusal(saved)
 
 
 # -- saving ------------------------------------------------------------------------------------------
