@@ -62,11 +62,6 @@ class TraceFrame:
 _TRACE_STACK: ContextVar[tuple[TraceFrame, ...]] = ContextVar("frame_trace_stack", default=())
 
 
-def trace_stack() -> tuple[TraceFrame, ...]:
-    """The traces active in the calling thread, outermost first."""
-    return _TRACE_STACK.get()
-
-
 def current_frame() -> TraceFrame | None:
     stack = _TRACE_STACK.get()
     return stack[-1] if stack else None

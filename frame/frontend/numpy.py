@@ -277,19 +277,17 @@ def asarray(x, dtype=None):
     return a
 
 
-def _like_dtype(x, op: str) -> str:
-    try:
-        return x.type.dtype if isinstance(x, Tracer) else canonical_dtype(_np.asarray(x).dtype)
-    except ValueError:  # a ragged list
-        raise TraceError(f"{op}: cannot use a ragged {type(x).__name__} as an array") from None
+def _like_dtype(x) -> str:
+    # callers take _shape(x) first, which already refuses ragged lists
+    return x.type.dtype if isinstance(x, Tracer) else canonical_dtype(_np.asarray(x).dtype)
 
 
 def zeros_like(x):
-    return _np.zeros(_shape(x), dtype=_like_dtype(x, "zeros_like"))
+    return _np.zeros(_shape(x), dtype=_like_dtype(x))
 
 
 def ones_like(x):
-    return _np.ones(_shape(x), dtype=_like_dtype(x, "ones_like"))
+    return _np.ones(_shape(x), dtype=_like_dtype(x))
 
 
 # -- fft -----------------------------------------------------------------------------------------
