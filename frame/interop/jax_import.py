@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-from typing import Callable, NamedTuple
+from typing import Callable
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from ..ir.types import TensorType, canonical_dtype
 from ..ir.verify import verify
 from ..ops import all_ops
 from ._jax import require_jax
+from .jax_audit import (_CUSTOM_RULE, _PLACEMENT, _SHARDING, _UNARY_FLOAT, Decision, _increasing, _is_none,
+                        _operand_dtype, _precision_level, checked, implemented, irrelevant)
+from . import jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape
 
 jax = require_jax()
 from jax.extend.core import ClosedJaxpr, Literal  # noqa: E402
@@ -333,6 +336,9 @@ TRANSLATIONS: dict[str, Callable] = {
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _identity, "copy": _identity, "iota": _iota,
 }
+RULE_FAMILIES = (jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape)
+for _family in RULE_FAMILIES:
+    TRANSLATIONS.update(_family.TRANSLATIONS)
 PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
 
 # Calls whose body is inlined, and the parameter holding the body.
@@ -357,56 +363,6 @@ REFUSED: dict[str, str] = {
            "frame has no such op (its relu takes 0 there); use jax.nn.relu, imported exactly as frame's relu",
 }
 
-
-# -- the parameter audit ---------------------------------------------------------------------------
-class Decision(NamedTuple):
-    """What frame does with one parameter of a JAX primitive, and why that is exact.
-
-    kind: "implemented" (the rule reads it and reproduces its meaning), "irrelevant" (it does
-    not change any value or derivative), or "checked" (`accepts(value, eqn)` says whether frame
-    reproduces the value; other values are refused, `why` saying what is not supported).
-    """
-    kind: str
-    why: str
-    accepts: Callable | None = None
-
-
-def implemented(why: str) -> Decision:
-    return Decision("implemented", why)
-
-
-def irrelevant(why: str) -> Decision:
-    return Decision("irrelevant", why)
-
-
-def checked(why: str, accepts: Callable) -> Decision:
-    return Decision("checked", why, accepts)
-
-
-def _is_none(value, eqn) -> bool:
-    return value is None
-
-
-def _operand_dtype(value, eqn) -> bool:
-    return value is None or all(np.dtype(value) == np.dtype(v.aval.dtype) for v in eqn.invars)
-
-
-def _precision_level(value, eqn) -> bool:
-    levels = value if isinstance(value, tuple) else (value,)
-    return all(p is None or isinstance(p, jax.lax.Precision) for p in levels)
-
-
-def _increasing(value, eqn) -> bool:
-    return all(a < b for a, b in zip(value, value[1:]))
-
-
-_ACCURACY = checked("an accuracy request: frame computes with numpy/libm and promises no requested tolerance, "
-                    "so only JAX's default accuracy=None imports", _is_none)
-_SHARDING = irrelevant("device placement; values do not depend on it and frame runs on one device")
-_PLACEMENT = irrelevant("placement, layout, buffer donation or compiler options of the call; not values")
-_CUSTOM_RULE = implemented("the custom rule: refused unless inline_custom_derivatives=True drops it knowingly, "
-                           "or the function is jax.nn.relu, whose rule is frame's relu rule")
-_UNARY_FLOAT = {"accuracy": _ACCURACY}
 
 # Every accepted primitive, each parameter decided; a one-to-one primitive not named below has no parameters.
 PARAMETERS: dict[str, dict[str, Decision]] = {
@@ -466,6 +422,8 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
               "symbolic_zeros": irrelevant("how the custom rule receives zero cotangents")}
        for name, body in (("custom_vjp_call", "call_jaxpr"), ("custom_vjp_call_jaxpr", "fun_jaxpr"))},
 }
+for _family in RULE_FAMILIES:
+    PARAMETERS.update(_family.PARAMETERS)
 
 
 def from_jax(fn: Callable, *example_args, name: str | None = None,
