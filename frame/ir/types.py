@@ -8,9 +8,11 @@ import numpy as np
 from ..errors import ShapeError
 
 #: dtypes the IR knows, with their short names in the text form.
-DTYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}
+DTYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "float16": "f16",
+          "complex64": "c64", "complex128": "c128"}
 SHORT_TO_DTYPE = {v: k for k, v in DTYPES.items()}
-FLOAT_DTYPES = ("float32", "float64")
+FLOAT_DTYPES = ("float32", "float64", "float16")
+COMPLEX_DTYPES = ("complex64", "complex128")
 
 
 def canonical_dtype(dtype) -> str:
@@ -51,6 +53,15 @@ class TensorType:
     @property
     def is_float(self) -> bool:
         return self.dtype in FLOAT_DTYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX_DTYPES
+
+    @property
+    def is_inexact(self) -> bool:
+        """Float or complex: the dtypes that have derivatives."""
+        return self.dtype in FLOAT_DTYPES or self.dtype in COMPLEX_DTYPES
 
     @property
     def nbytes(self) -> int:
