@@ -1,4 +1,10 @@
-"""frame.numpy's shape functions and basic indexing (`getitem`, behind `x[...]`)."""
+"""frame.numpy's shape functions, indexing (`getitem`, behind `x[...]`) and functional updates (`x.at[...]`).
+
+Indexing follows numpy: ints, slices (any step), `None`, `...`, integer arrays (numpy constants or
+traced ints; numpy's advanced-indexing shape rules, negative indices count from the end) and
+boolean masks given as numpy arrays (their `nonzero` positions, so the result shape is static).
+Basic indices become `slice`/`rev`/`reshape`; array indices a `gather`.
+"""
 from __future__ import annotations
 
 import builtins
@@ -10,7 +16,10 @@ from ..errors import ShapeError, TraceError
 from ..tracing import Tracer, bind
 from .args import _axes, _axis, _int, _ints, _ndim, _shape
 
-__all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'expand_dims', 'squeeze', 'slice_axes', 'getitem']
+__all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'concat', 'expand_dims', 'squeeze',
+           'slice_axes', 'getitem', 'stack', 'hstack', 'vstack', 'column_stack', 'split', 'array_split', 'tile',
+           'repeat', 'flip', 'roll', 'pad', 'take', 'take_along_axis', 'ravel', 'flatten', 'moveaxis', 'tril',
+           'triu', 'diag', 'diagonal', 'meshgrid', 'at']
 
 
 def reshape(x, shape):
@@ -78,30 +87,364 @@ def squeeze(x, axis=None):
     return reshape(x, [d for i, d in enumerate(shape) if i not in axes])
 
 
+concat = concatenate   # numpy 2's name
+
+
+def _sequence(xs, op: str) -> list:
+    if isinstance(xs, (Tracer, _np.ndarray)) or not hasattr(xs, "__iter__"):
+        raise ShapeError(f"op '{op}': needs a sequence of arrays, got {type(xs).__name__}")
+    xs = list(xs)
+    if not xs:
+        raise ShapeError(f"op '{op}': needs at least one array")
+    return xs
+
+
+def stack(arrays, axis: int = 0):
+    """numpy's `stack`: arrays of one shape joined along a new axis `axis`."""
+    xs = _sequence(arrays, "stack")
+    shapes = {_shape(x) for x in xs}
+    if len(shapes) > 1:
+        raise ShapeError(f"op 'stack': all input arrays must have the same shape, got {', '.join(map(str, shapes))}")
+    axis = _axis(axis, _ndim(xs[0]) + 1, "stack")
+    return bind("concat", *(expand_dims(x, axis) for x in xs), axis=axis)
+
+
+def _at_least(x, rank: int):
+    """numpy's atleast_1d/atleast_2d: (n,) -> (1, n), () -> (1,) or (1, 1)."""
+    shape = _shape(x)
+    return x if len(shape) >= rank else reshape(x, (1,) * (rank - len(shape)) + shape)
+
+
+def hstack(tup):
+    xs = [_at_least(x, 1) for x in _sequence(tup, "hstack")]
+    return concatenate(xs, axis=0 if _ndim(xs[0]) == 1 else 1)
+
+
+def vstack(tup):
+    return concatenate([_at_least(x, 2) for x in _sequence(tup, "vstack")], axis=0)
+
+
+def column_stack(tup):
+    """1-d (and 0-d) arrays become columns, 2-d ones are joined as they are."""
+    xs = [reshape(x, (-1, 1)) if _ndim(x) < 2 else x for x in _sequence(tup, "column_stack")]
+    return concatenate(xs, axis=1)
+
+
+def _along(axis: int, index):
+    return (slice(None),) * axis + (index,)
+
+
+def array_split(ary, indices_or_sections, axis: int = 0):
+    """numpy's `array_split`: `n` pieces (the first `len % n` one longer) or pieces between the given indices."""
+    axis = _axis(axis, _ndim(ary), "array_split")
+    length = _shape(ary)[axis]
+    if isinstance(indices_or_sections, (list, tuple, _np.ndarray)):
+        bounds = [0, *_ints(list(_np.asarray(indices_or_sections).tolist()), "array_split", "a split index"), length]
+    else:
+        n = _int(indices_or_sections, "array_split", "the number of sections")
+        if n <= 0:
+            raise ShapeError(f"op 'array_split': the number of sections must be larger than 0, got {n}")
+        each, extra = divmod(length, n)
+        bounds = _np.cumsum([0] + extra * [each + 1] + (n - extra) * [each]).tolist()
+    return [getitem(ary, _along(axis, slice(a, b))) for a, b in zip(bounds, bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis: int = 0):
+    """numpy's `split`: as `array_split`, but `n` sections must divide the axis evenly."""
+    if not isinstance(indices_or_sections, (list, tuple, _np.ndarray)):
+        n, length = _int(indices_or_sections, "split", "the number of sections"), _shape(ary)[_axis(axis, _ndim(ary), "split")]
+        if n <= 0 or length % n:
+            raise ShapeError(f"op 'split': an axis of length {length} does not split into {n} equal sections")
+    return array_split(ary, indices_or_sections, axis)
+
+
+def tile(A, reps):
+    """numpy's `tile`: `A` repeated `reps[i]` times along axis i (`reps` and `A.shape` aligned at the right)."""
+    reps, shape = _ints(reps, "tile", "reps"), _shape(A)
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"op 'tile': reps {reps} must be non-negative")
+    n = builtins.max(len(reps), len(shape))
+    reps, shape = (1,) * (n - len(reps)) + reps, (1,) * (n - len(shape)) + shape
+    spread = reshape(A, [k for d in shape for k in (1, d)])    # a size-1 axis before each axis: the copies
+    tiled = broadcast_to(spread, [k for r, d in zip(reps, shape) for k in (r, d)])
+    return reshape(tiled, [r * d for r, d in zip(reps, shape)])
+
+
+def repeat(a, repeats, axis=None):
+    """numpy's `repeat`: each element `repeats` times (an int, or one count per element) along `axis`
+    (None: of the flattened array)."""
+    if isinstance(repeats, Tracer):
+        raise TraceError("op 'repeat': the repeat counts fix the result shape, so they must be concrete, not traced")
+    if axis is None:
+        a, axis = ravel(a), 0
+    shape = _shape(a)
+    axis = _axis(axis, len(shape), "repeat")
+    counts = _np.asarray(repeats)
+    if counts.dtype.kind not in "iub" or (counts.ndim and counts.shape != (1,) and counts.shape != (shape[axis],)) \
+            or _np.any(counts < 0):
+        raise ShapeError(f"op 'repeat': repeats {repeats!r} must be non-negative ints, one or {shape[axis]} of them")
+    if counts.size != 1:
+        return take(a, _np.repeat(_np.arange(shape[axis]), counts), axis)
+    r = int(counts.reshape(()))
+    spread = broadcast_to(reshape(a, shape[:axis + 1] + (1,) + shape[axis + 1:]),
+                          shape[:axis + 1] + (r,) + shape[axis + 1:])
+    return reshape(spread, shape[:axis] + (shape[axis] * r,) + shape[axis + 1:])
+
+
+def flip(m, axis=None):
+    """numpy's `flip`: the elements in reverse order along `axis` (None: every axis; an int or a tuple)."""
+    return bind("rev", m, axes=_axes(axis, _ndim(m), "flip"))
+
+
+def roll(a, shift, axis=None):
+    """numpy's `roll`: elements shifted by `shift` along `axis` (ints or matching tuples; None: flattened),
+    those leaving one end coming back at the other."""
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), _shape(a))
+    shape = _shape(a)
+    shifts, axes = _ints(shift, "roll", "shift"), [_axis(ax, len(shape), "roll") for ax in _ints(axis, "roll", "axis")]
+    try:
+        pairs = _np.broadcast(_np.array(shifts), _np.array(axes))
+    except ValueError:
+        raise ShapeError(f"op 'roll': shift {shift} and axis {axis} do not broadcast") from None
+    total = dict.fromkeys(range(len(shape)), 0)
+    for s, ax in pairs:
+        total[int(ax)] += int(s)
+    y = a
+    for ax, s in total.items():
+        if shape[ax] and s % shape[ax]:
+            s %= shape[ax]
+            y = bind("concat", getitem(y, _along(ax, slice(-s, None))), getitem(y, _along(ax, slice(None, -s))), axis=ax)
+    return y
+
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """numpy's `pad` in modes constant (any `constant_values`), edge, reflect, symmetric and wrap.
+
+    Constant mode is frame's zero `pad` plus numpy's own padding of zeros with the constants; the
+    other modes take, per axis, the positions numpy's padding of `arange(n)` names.
+    """
+    shape = _shape(array)
+    widths = _np.asarray(pad_width)
+    try:
+        if widths.dtype.kind not in "iu" or _np.any(widths < 0):
+            raise ValueError
+        widths = _np.broadcast_to(widths, (len(shape), 2)).tolist()
+    except ValueError:
+        raise ShapeError(f"op 'pad': pad_width {pad_width!r} must be non-negative ints broadcastable to "
+                         f"({len(shape)}, 2) for shape {shape}") from None
+    if mode not in _PAD_MODES:
+        raise ShapeError(f"op 'pad': mode {mode!r} is not supported (frame supports {', '.join(_PAD_MODES)})")
+    if mode == "constant":
+        dtype = array.dtype if isinstance(array, (Tracer, _np.ndarray)) else _np.asarray(array).dtype
+        y = array if not _np.any(widths) else bind("pad", array, lo=tuple(w[0] for w in widths),
+                                                  hi=tuple(w[1] for w in widths), interior=(0,) * len(shape))
+        fill = _np.pad(_np.zeros(shape, dtype), widths, constant_values=constant_values)
+        return y + fill if _np.any(fill) else y
+    y = array
+    for axis, (d, (lo, hi)) in enumerate(zip(shape, widths)):
+        if lo or hi:
+            try:
+                positions = _np.pad(_np.arange(d), (lo, hi), mode=mode)
+            except ValueError as e:   # an empty axis cannot be extended
+                raise ShapeError(f"op 'pad': mode {mode!r} on axis {axis} of shape {shape}: {e}") from None
+            y = take(y, positions, axis)
+    return y
+
+
+def _index_array(i, op: str):
+    """An index array as numpy int64 or an integer tracer; traced masks are refused."""
+    if isinstance(i, Tracer):
+        if i.dtype == _np.bool_:
+            raise TraceError(f"op '{op}': a traced boolean mask gives a result whose shape depends on traced values; "
+                             "use fnp.where(mask, x, other) to select elementwise instead")
+        if i.dtype.kind not in "iu":
+            raise ShapeError(f"op '{op}': index arrays must be integers, got a traced {i.type}")
+        return i
+    arr = _np.asarray(i)
+    if arr.dtype.kind not in "iu" and not (arr.size == 0 and arr.dtype.kind == "f"):   # [] is an empty int index
+        raise ShapeError(f"op '{op}': arrays used as indices must be of integer (or boolean) type, got {arr.dtype}")
+    return arr.astype(_np.int64)
+
+
+def _gather(x, arrays, op: str):
+    """`x[arrays...]` for index arrays of the leading axes: broadcast to one shape, bounds-checked when constant."""
+    shape = _shape(x)
+    try:
+        batch = tuple(_np.broadcast_shapes(*(_shape(i) for i in arrays)))
+    except ValueError:
+        raise ShapeError(f"op '{op}': index arrays of shapes {', '.join(str(_shape(i)) for i in arrays)} "
+                         "do not broadcast") from None
+    out = []
+    for axis, i in enumerate(arrays):
+        if isinstance(i, _np.ndarray):
+            bad = i[(i < -shape[axis]) | (i >= shape[axis])]
+            if bad.size:
+                raise ShapeError(f"op '{op}': index {bad.flat[0]} is out of bounds for axis {axis} with size {shape[axis]}")
+            out.append(_np.array(_np.broadcast_to(i, batch)))
+        else:
+            out.append(i if i.shape == batch else broadcast_to(i, batch))
+    return bind("gather", x, *out)
+
+
+def take(a, indices, axis=None):
+    """numpy's `take`: the elements at `indices` (an int, an int array or an int tracer) along `axis`
+    (None: of the flattened array); the index dimensions replace the axis."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    rank = _ndim(a)
+    axis = _axis(axis, rank, "take")
+    index = _index_array(indices, "take")
+    y = _gather(moveaxis(a, axis, 0), [index], "take")
+    n = len(_shape(index))
+    return _permute(y, [*range(n, n + axis), *range(n), *range(n + axis, rank - 1 + n)])
+
+
+def take_along_axis(arr, indices, axis):
+    """numpy's `take_along_axis`: `indices` (of arr's rank) pick along `axis`; the other axes broadcast."""
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    shape = _shape(arr)
+    axis = _axis(axis, len(shape), "take_along_axis")
+    index = _index_array(indices, "take_along_axis")
+    if len(_shape(index)) != len(shape):
+        raise ShapeError(f"op 'take_along_axis': indices {_shape(index)} and arr {shape} must have the same rank")
+    grids = [index if k == axis else _np.arange(d).reshape([-1 if j == k else 1 for j in range(len(shape))])
+             for k, d in enumerate(shape)]
+    return _gather(arr, grids, "take_along_axis")
+
+
+def ravel(a):
+    """The elements as one axis, in row-major order."""
+    return reshape(a, (-1,))
+
+
+def flatten(a):
+    """`a.flatten()`: the elements as one axis, in row-major order."""
+    return ravel(a)
+
+
+def moveaxis(a, source, destination):
+    """numpy's `moveaxis`: axes `source` moved to positions `destination`, the others keeping their order."""
+    rank = _ndim(a)
+    src = [_axis(s, rank, "moveaxis") for s in _ints(source, "moveaxis", "source")]
+    dst = [_axis(d, rank, "moveaxis") for d in _ints(destination, "moveaxis", "destination")]
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ShapeError(f"op 'moveaxis': source {source} and destination {destination} must be distinct axes, "
+                         "as many of each")
+    order = [k for k in range(rank) if k not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _permute(a, order)
+
+
+def _permute(x, perm):
+    """`transpose(x, perm)`, or `x` itself for the identity."""
+    return x if list(perm) == list(range(len(perm))) else transpose(x, perm)
+
+
+def _triangle(m, k, op: str, lower: bool):
+    shape = _shape(m)
+    if not shape:
+        raise ShapeError(f"op '{op}': needs an array of rank >= 1, got shape ()")
+    keep = _np.tri(*shape[-2:], k=_int(k, op, "k"), dtype=bool)
+    keep = keep if lower else ~_np.tri(*shape[-2:], k=_int(k, op, "k") - 1, dtype=bool)
+    dtype = m.dtype if isinstance(m, (Tracer, _np.ndarray)) else _np.asarray(m).dtype
+    return bind("where", keep, m, _np.zeros((), dtype))
+
+
+def tril(m, k: int = 0):
+    """numpy's `tril`: zeros above the k-th diagonal of the last two axes."""
+    return _triangle(m, k, "tril", lower=True)
+
+
+def triu(m, k: int = 0):
+    """numpy's `triu`: zeros below the k-th diagonal of the last two axes."""
+    return _triangle(m, k, "triu", lower=False)
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """numpy's `diagonal`: the `offset` diagonal of axes `axis1`/`axis2`, as the last axis."""
+    rank = _ndim(a)
+    if rank < 2:
+        raise ShapeError(f"op 'diagonal': needs an array of rank >= 2, got shape {_shape(a)}")
+    a1, a2, k = _axis(axis1, rank, "diagonal"), _axis(axis2, rank, "diagonal"), _int(offset, "diagonal", "offset")
+    if a1 == a2:
+        raise ShapeError(f"op 'diagonal': axis1 and axis2 cannot be the same ({a1})")
+    y = moveaxis(a, (a1, a2), (-2, -1))
+    *batch, n, m = _shape(y)
+    length = builtins.max(0, builtins.min(n, m - k) if k >= 0 else builtins.min(n + k, m))
+    start = k if k >= 0 else -k * m     # the diagonal, flattened: every (m + 1)-th element from `start`
+    flat = reshape(y, (*batch, n * m))
+    return getitem(flat, (Ellipsis, slice(start, start + (length - 1) * (m + 1) + 1 if length else start, m + 1)))
+
+
+def diag(v, k: int = 0):
+    """numpy's `diag`: the k-th diagonal of a 2-d array, or a 2-d array with 1-d `v` on its k-th diagonal."""
+    shape, k = _shape(v), _int(k, "diag", "k")
+    if len(shape) == 2:
+        return diagonal(v, k)
+    if len(shape) != 1:
+        raise ShapeError(f"op 'diag': input must be 1-d or 2-d, got shape {shape}")
+    n = shape[0]
+    size = n + abs(k)
+    start = k if k >= 0 else -k * size
+    # v spread with `size` zeros between elements lands on the diagonal of the flattened square.
+    lo = start if n else size * size
+    spread = bind("pad", v, lo=(lo,), hi=(size * size - lo - (n - 1) * (size + 1) - 1 if n else 0,),
+                  interior=(size,))
+    return reshape(spread, (size, size))
+
+
+def meshgrid(*xi, indexing: str = "xy", sparse: bool = False, copy: bool = True):
+    """numpy's `meshgrid`: coordinate arrays of the (flattened) vectors `xi`; 'xy' swaps the first two axes."""
+    if indexing not in ("xy", "ij"):
+        raise ShapeError(f"op 'meshgrid': indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(xi)
+    out = [reshape(x, [-1 if j == i else 1 for j in range(n)]) for i, x in enumerate(xi)]
+    if indexing == "xy" and n > 1:
+        out[0], out[1] = (reshape(x, [_shape(x)[1 - j] if j < 2 else 1 for j in range(n)]) for x in out[:2])
+    if sparse:
+        return tuple(out)
+    full = tuple(_np.broadcast_shapes(*(_shape(x) for x in out)))
+    return tuple(broadcast_to(x, full) for x in out)
+
+
 def slice_axes(x, starts, stops, steps=None):
     """Basic slicing: `x[starts[i]:stops[i]:steps[i]]` along every axis (steps positive)."""
     steps = tuple(steps) if steps is not None else (1,) * len(starts)
     return bind("slice", x, starts=tuple(starts), stops=tuple(stops), steps=steps)
 
 
-def getitem(x, index):
-    """`x[index]` for basic indices: ints, slices with positive steps, `None` and `...`."""
-    shape = _shape(x)
-    index = index if isinstance(index, tuple) else (index,)
-    if any(isinstance(i, (Tracer, _np.ndarray, list)) for i in index):
-        raise TraceError("only basic indexing (ints, slices, None, ...) is supported on traced values")
+def _is_array_index(i) -> bool:
+    return isinstance(i, Tracer) or (isinstance(i, _np.ndarray) and (i.ndim > 0 or i.dtype == _np.bool_))
+
+
+def _expand(index, rank: int):
+    """`index` as a tuple (lists as arrays) with `...` spelled out and a slice for every unindexed trailing axis."""
+    index = tuple(_np.asarray(i) if isinstance(i, list) else i for i in (index if isinstance(index, tuple) else (index,)))
+    if builtins.any(isinstance(i, (bool, _np.bool_)) or isinstance(i, _np.ndarray) and i.dtype == _np.bool_ and
+                    i.ndim == 0 for i in index):
+        raise ShapeError(f"scalar boolean indices are not supported, got {index}")
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
         raise ShapeError(f"an index can only have a single ellipsis, got {index}")
-    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > len(shape):
-        raise ShapeError(f"too many indices ({n_real}) for a value of shape {shape}")
-    if Ellipsis in index:
-        k = index.index(Ellipsis)
-        index = index[:k] + (slice(None),) * (len(shape) - n_real) + index[k + 1:]
-    else:
-        index = index + (slice(None),) * (len(shape) - n_real)
-    starts, stops, steps, out_shape = [], [], [], []
-    axis = 0
+    n_real = builtins.sum(_np.ndim(i) if isinstance(i, _np.ndarray) and i.dtype == _np.bool_ else 1
+                          for i in index if i is not None and i is not Ellipsis)
+    if n_real > rank:
+        raise ShapeError(f"too many indices ({n_real}) for a value of rank {rank}")
+    k = next((n for n, i in enumerate(index) if i is Ellipsis), None)
+    if k is not None:
+        return index[:k] + (slice(None),) * (rank - n_real) + index[k + 1:]
+    return index + (slice(None),) * (rank - n_real)
+
+
+def _basic(x, index):
+    """`x[index]` for ints, slices (any step) and None, as rev + slice + reshape."""
+    shape = _shape(x)
+    starts, stops, steps, flipped, out_shape, axis = [], [], [], [], [], 0
     for i in index:
         if i is None:
             out_shape.append(1)
@@ -113,25 +456,132 @@ def getitem(x, index):
                                             for v in (i.start, i.stop, i.step))).indices(dim)
             except ValueError:  # a zero step
                 raise ShapeError(f"slice {i} has step 0") from None
-            if step <= 0:
-                raise TraceError(f"slice {i} has a non-positive step; only positive steps are supported")
             n = len(range(start, stop, step))
-            starts.append(start), stops.append(max(stop, start)), steps.append(step)
+            if step < 0:   # the same elements of the reversed axis, in its (positive) order
+                flipped.append(axis)
+                start, step = dim - 1 - start if n else 0, -step
+            starts.append(start), stops.append(start + (n - 1) * step + 1 if n else start), steps.append(step)
             out_shape.append(n)
         else:
             try:
                 k = operator.index(i)
             except TypeError:
-                raise ShapeError(f"only integers, slices, None and ... are valid indices, got "
-                                 f"{type(i).__name__} {i!r}") from None
+                raise ShapeError(f"only integers, slices, None, ..., integer arrays and boolean masks are valid "
+                                 f"indices, got {type(i).__name__} {i!r}") from None
             if not -dim <= k < dim:
                 raise ShapeError(f"index {k} is out of bounds for axis {axis} with size {dim}")
             k %= dim
             starts.append(k), stops.append(k + 1), steps.append(1)
         axis += 1
-    y = x
+    y = bind("rev", x, axes=tuple(flipped)) if flipped else x
     if (tuple(starts), tuple(steps)) != ((0,) * len(shape), (1,) * len(shape)) or tuple(stops) != tuple(shape):
-        y = slice_axes(x, starts, stops, steps)
+        y = slice_axes(y, starts, stops, steps)
     if tuple(out_shape) != tuple(_shape(y)):
         y = reshape(y, out_shape)
     return y
+
+
+def getitem(x, index):
+    """`x[index]`: numpy's basic and advanced indexing (see the module docstring)."""
+    shape = _shape(x)
+    index = _expand(index, len(shape))
+    if not builtins.any(_is_array_index(i) for i in index):
+        return _basic(x, index)
+    # Advanced: slices and None first, keeping an axis for every array (ints count as 0-d arrays here),
+    # then one gather over those axes, moved to the front.
+    basic, arrays, axis, y_axis = [], [], 0, 0
+    for i in index:
+        if i is None or isinstance(i, slice):
+            basic.append(i)
+            y_axis += 1
+            axis += i is not None
+            continue
+        if isinstance(i, _np.ndarray) and i.dtype == _np.bool_:
+            if i.shape != shape[axis:axis + i.ndim]:
+                raise ShapeError(f"boolean index of shape {i.shape} does not match the indexed axes "
+                                 f"{shape[axis:axis + i.ndim]} of shape {shape}")
+            parts = list(_np.nonzero(i))
+        else:
+            parts = [_index_array(i, "getitem")]
+        for part in parts:
+            arrays.append((y_axis, part))
+            basic.append(slice(None))
+            y_axis, axis = y_axis + 1, axis + 1
+    y = _basic(x, basic)
+    adv = [a for a, _ in arrays]
+    rest = [a for a in range(len(_shape(y))) if a not in adv]
+    g = _gather(_permute(y, adv + rest), [i for _, i in arrays], "getitem")
+    nb = len(_shape(g)) - len(rest)
+    if adv != list(range(adv[0], adv[0] + len(adv))) or adv[0] == 0:   # not adjacent: the index axes lead
+        return g
+    first = len([a for a in rest if a < adv[0]])
+    return _permute(g, [*range(nb, nb + first), *range(nb), *range(nb + first, len(_shape(g)))])
+
+
+# -- functional updates: x.at[index].set(v) and friends (JAX's API) -----------------------------
+class _Updates:
+    """`x.at[index]`: `get()`, and `set/add/multiply/min/max(values)` returning the updated copy of `x`.
+
+    `values` broadcast to the shape of `x[index]`. With duplicate positions `add` accumulates,
+    `multiply`/`min`/`max` combine every duplicate, and `set` writes the last one (JAX leaves that
+    choice unspecified; frame's derivative, like JAX's, reaches only the value written).
+    """
+
+    def __init__(self, x, index):
+        self.x, rank = x, _ndim(x)
+        if rank == 0:
+            raise ShapeError("x.at[...] needs an array of rank >= 1, got a scalar")
+        # The coordinates of x[index]: numpy's own indexing applied to each axis's grid of positions.
+        self.coordinates = [getitem(g, index) for g in _np.indices(_shape(x), dtype=_np.int64)]
+
+    def _values(self, values):
+        dtype = self.x.dtype if isinstance(self.x, (Tracer, _np.ndarray)) else _np.asarray(self.x).dtype
+        values = values if isinstance(values, Tracer) else _np.asarray(values, dtype=dtype)
+        target = _shape(self.coordinates[0])
+        return values if _shape(values) == target else broadcast_to(values, target)
+
+    def _unique(self) -> bool:
+        """Whether the positions are known to be distinct (all constant, no duplicates)."""
+        if any(isinstance(c, Tracer) for c in self.coordinates):
+            return False
+        flat = _np.ravel_multi_index(self.coordinates, _shape(self.x))
+        return _np.unique(flat).size == flat.size
+
+    def get(self):
+        return bind("gather", self.x, *self.coordinates)
+
+    def add(self, values):
+        return bind("scatter_add", self.x, self._values(values), *self.coordinates)
+
+    def _scatter(self, values, mode):
+        return bind("scatter", self.x, self._values(values), *self.coordinates, mode=mode, unique=self._unique())
+
+    def set(self, values):
+        return self._scatter(values, "set")
+
+    def multiply(self, values):
+        return self._scatter(values, "mul")
+
+    def min(self, values):
+        return self._scatter(values, "min")
+
+    def max(self, values):
+        return self._scatter(values, "max")
+
+
+class _At:
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, index):
+        return _Updates(self.x, index)
+
+
+def at(x):
+    """JAX's `x.at` for any array: `fnp.at(x)[index].set(v)`; tracers have it as `x.at[index]`."""
+    return _At(x)
+
+
+Tracer.at = property(at)

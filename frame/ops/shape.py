@@ -1,4 +1,4 @@
-"""Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice` and its adjoint `pad`."""
+"""Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice` and its adjoint `pad`, `rev`."""
 from __future__ import annotations
 
 import numpy as np
@@ -107,7 +107,8 @@ def _concat_grad(ctx, xs, ys, gys):
 register_op("concat", shape=_concat_shape, attrs={"axis": ((int,), True)}, traits=(LINEAR,),
             kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
             gradient=traced_gradient(_concat_grad), doc="join operands along `axis`",
-            jax=lambda J, *xs, axis: J.jnp.concatenate(xs, axis=axis), frontend=["concatenate"])
+            jax=lambda J, *xs, axis: J.jnp.concatenate(xs, axis=axis),
+            frontend=["concatenate", "concat", "stack", "hstack", "vstack", "column_stack"])
 
 
 # -- slice --------------------------------------------------------------------------------------
@@ -193,4 +194,27 @@ register_op("pad", shape=_pad_shape, kernel=_pad_kernel, num_inputs=1, attrs=_PA
             gradient=traced_gradient(_pad_adjoint),
             doc="zeros around and between the elements: `lo`/`hi` before/after and `interior` between, per axis "
                 "(lax.pad with zero); the adjoint of slice",
-            jax=lambda J, x, lo, hi, interior: J.lax.pad(x, J.jnp.zeros((), x.dtype), list(zip(lo, hi, interior))))
+            jax=lambda J, x, lo, hi, interior: J.lax.pad(x, J.jnp.zeros((), x.dtype), list(zip(lo, hi, interior))),
+            frontend=["pad"])
+
+
+# -- rev (lax.rev): reverse the order of the elements along `axes` ------------------------------
+def _rev_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    axes = ctx.attrs["axes"]
+    if any(not isinstance(a, int) or not 0 <= a < x.rank for a in axes) or len(set(axes)) != len(axes):
+        raise ShapeError(f"op 'rev': axes {axes} must be distinct axes in [0, {x.rank}) of shape {x.shape}")
+    return [x]
+
+
+def _rev_index(rank, axes):
+    return tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(rank))
+
+
+register_op("rev", shape=_rev_shape, num_inputs=1, attrs={"axes": ((tuple,), True)}, traits=(LINEAR, VIEW),
+            kernel=lambda x, axes: x[_rev_index(x.ndim, axes)],
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [prim.rev(gys[0], axes=ctx.attrs["axes"])]),
+            doc="the elements in reverse order along `axes` (lax.rev); its own adjoint",
+            numpy=lambda e, x: f"{x}[{e.fn(_rev_index(e.in_types[0].rank, e.attrs['axes']))}]",
+            jax=lambda J, x, axes: J.lax.rev(x, axes), frontend=["flip"])
