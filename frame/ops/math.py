@@ -1,3 +1,181 @@
 """Elementwise math beyond arithmetic: trigonometric, hyperbolic, exponential and logarithmic
-functions, rounding, division with remainder, special functions (issue 14 item 3)."""
+functions, rounding, division with remainder, special functions (issue 14 item 3).
+
+Each op is one `unary(...)`/`binary(...)` block (frame/ops/elementwise.py). Gradient rules are
+JAX's (the oracle), written with ops that have rules themselves, so they differentiate again.
+Ops that claim a numpy ufunc take its dtype rule (`np.tan` of ints computes in float64, `np.floor`
+of ints stays int). C expressions only where C computes numpy's bits for every input: rounding,
+fmod, 1/x and |x| are exact in IEEE arithmetic; the transcendental functions are not correctly
+rounded in every libm, so they stay numpy calls between native kernels.
+"""
 from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..tracing import prim
+from .elementwise import binary, unary
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+
+def _real(schema):
+    """`schema` refusing complex operands, as numpy's rounding and remainder ufuncs do (the helpers'
+    "any"/"numeric" operand kinds let them through)."""
+    infer = schema.shape_infer
+
+    def shape(ctx):
+        for t in ctx.input_types:
+            if t.is_complex:
+                raise ShapeError(f"op '{ctx.op}' does not take complex operands (numpy refuses them too), got {t}")
+        return infer(ctx)
+    schema.shape_infer = shape
+    return schema
+
+
+def _zero(ctx, x, y, gy):
+    """The derivative of a step function: zero (JAX's rounding rules give zero too)."""
+    return None
+
+
+def _zeros(a, b, y, gy):
+    return None, None
+
+
+# -- trigonometric and hyperbolic ------------------------------------------------------------------
+def _float_unary(name, rule, doc, lax=None, aliases=(), c=None):
+    """A float op that is numpy's ufunc `name`: numpy kernel and emission, jnp lowering, `lax` import."""
+    unary(name, getattr(np, name), rule, doc=doc, numpy=name, c=c, jax=f"jnp.{name}",
+          jax_imports=[lax] if lax else [], frontend=[name, *aliases], ufuncs=[name])
+
+
+_float_unary("tan", lambda ctx, x, y, gy: gy * (1.0 + prim.square(y)), "tangent", "tan")
+_float_unary("arcsin", lambda ctx, x, y, gy: gy / prim.sqrt(1.0 - prim.square(x)), "inverse sine", "asin", ["asin"])
+_float_unary("arccos", lambda ctx, x, y, gy: -gy / prim.sqrt(1.0 - prim.square(x)), "inverse cosine", "acos",
+             ["acos"])
+_float_unary("arctan", lambda ctx, x, y, gy: gy / (1.0 + prim.square(x)), "inverse tangent", "atan", ["atan"])
+_float_unary("sinh", lambda ctx, x, y, gy: gy * prim.cosh(x), "hyperbolic sine", "sinh")
+_float_unary("cosh", lambda ctx, x, y, gy: gy * prim.sinh(x), "hyperbolic cosine", "cosh")
+_float_unary("arcsinh", lambda ctx, x, y, gy: gy / prim.sqrt(prim.square(x) + 1.0), "inverse hyperbolic sine",
+             "asinh", ["asinh"])
+# (x - 1)(x + 1) and (1 - x)(1 + x), not x^2 -+ 1: accurate near the branch points, as JAX writes them.
+_float_unary("arccosh", lambda ctx, x, y, gy: gy / prim.sqrt((x - 1.0) * (x + 1.0)), "inverse hyperbolic cosine",
+             "acosh", ["acosh"])
+_float_unary("arctanh", lambda ctx, x, y, gy: gy / ((1.0 - x) * (1.0 + x)), "inverse hyperbolic tangent", "atanh",
+             ["atanh"])
+
+# -- exponentials and logarithms -------------------------------------------------------------------
+_float_unary("log1p", lambda ctx, x, y, gy: gy / (1.0 + x), "log(1 + x), accurate for small x", "log1p")
+_float_unary("expm1", lambda ctx, x, y, gy: gy * (y + 1.0), "exp(x) - 1, accurate for small x", "expm1")
+_float_unary("exp2", lambda ctx, x, y, gy: gy * (y * LN2), "2 ** x", "exp2")
+_float_unary("log2", lambda ctx, x, y, gy: gy / (x * LN2), "base-2 logarithm")
+_float_unary("log10", lambda ctx, x, y, gy: gy / (x * LN10), "base-10 logarithm")
+# IEEE division is correctly rounded, in C as in numpy.
+_float_unary("reciprocal", lambda ctx, x, y, gy: -(gy * prim.square(y)), "1 / x", c="(({t})1 / {0})")
+# fabs is float |x| (ints compute in float64, as numpy's fabs); clearing the sign bit is exact.
+_float_unary("fabs", lambda ctx, x, y, gy: gy * prim.sign(x), "absolute value |x| of a float", c="fabs{f}({0})")
+
+
+# -- special functions: scipy's kernels, loaded on first use (frame imports without scipy loaded) ------
+def _special(name):
+    def kernel(x, out=None):
+        from scipy import special
+        return getattr(special, name)(x, out=out)
+    kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
+    return kernel
+
+
+def _special_unary(name, rule, doc):
+    kernel = _special(name)
+    unary(name, kernel, rule, doc=doc, numpy=lambda e, x: f"{e.fn(kernel)}({x}{e.out})", numpy_out=True,
+          jax=f"lax.{name}", jax_imports=[name], frontend=[name])
+
+
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_special_unary("erf", lambda ctx, x, y, gy: gy * (TWO_OVER_SQRT_PI * prim.exp(-prim.square(x))), "error function")
+_special_unary("erfc", lambda ctx, x, y, gy: -(gy * (TWO_OVER_SQRT_PI * prim.exp(-prim.square(x)))),
+               "complementary error function 1 - erf(x)")
+
+
+def _sinc_grad(ctx, x, y, gy):
+    # sinc'(x) = (cos(pi x) - sinc(x)) / x, which cancels catastrophically near 0; there (|x| < 0.01) its
+    # Maclaurin series -pi^2 x / 3 + pi^4 x^3 / 30 - pi^6 x^5 / 840, accurate to 1e-13 and exact at 0 with
+    # its own derivatives to the fifth (JAX's sinc rule is exact at 0 too).
+    near = prim.less(prim.abs(x), 0.01)
+    x2 = prim.square(x)
+    series = x * (-math.pi ** 2 / 3.0 + x2 * (math.pi ** 4 / 30.0 - x2 * (math.pi ** 6 / 840.0)))
+    return gy * prim.where(near, series, (prim.cos(math.pi * x) - y) / prim.where(near, 1.0, x))
+
+
+unary("sinc", np.sinc, _sinc_grad, doc="normalised sinc sin(pi x) / (pi x), 1 at 0", jax="jnp.sinc",
+      frontend=["sinc"])
+
+# -- rounding: exact in C; numpy keeps ints and bools as they are (rint computes them in float) --------
+for _name, _doc, _lax, _aliases in [("floor", "largest integer <= x", "floor", ()),
+                                    ("ceil", "smallest integer >= x", "ceil", ()),
+                                    ("trunc", "x rounded toward zero", None, ("fix",))]:
+    _real(unary(_name, getattr(np, _name), _zero, operands="any", doc=_doc, numpy=_name, c=f"{_name}{{f}}({{0}})",
+          jax=f"jnp.{_name}", jax_imports=[_lax] if _lax else [], frontend=[_name, *_aliases], ufuncs=[_name]))
+# rint rounds half to even, in C (default rounding mode) as in numpy; fnp.round builds on it.
+unary("rint", np.rint, _zero, doc="x rounded to the nearest integer, half to even", numpy="rint",
+      c="rint{f}({0})", jax="jnp.rint", frontend=["rint"], ufuncs=["rint"])
+
+
+# -- binary ------------------------------------------------------------------------------------------
+def _atan2_grad(a, b, y, gy):
+    r = prim.square(a) + prim.square(b)
+    return gy * (b / r), -(gy * (a / r))
+
+
+binary("arctan2", np.arctan2, _atan2_grad, operands="float", doc="angle of the point (x2, x1): arctan(x1 / x2) "
+       "in the right quadrant", numpy="arctan2", jax="jnp.arctan2", jax_imports=["atan2"],
+       frontend=["arctan2", "atan2"], ufuncs=["arctan2"])
+binary("hypot", np.hypot, lambda a, b, y, gy: (gy * (a / y), gy * (b / y)), operands="float",
+       doc="sqrt(x1^2 + x2^2) without overflow", numpy="hypot", jax="jnp.hypot", frontend=["hypot"],
+       ufuncs=["hypot"])
+# exp(a - y) <= 1 with y = logaddexp(a, b): the stable form of e^a / (e^a + e^b).
+binary("logaddexp", np.logaddexp, lambda a, b, y, gy: (gy * prim.exp(a - y), gy * prim.exp(b - y)),
+       operands="float", doc="log(exp(x1) + exp(x2)), computed stably", numpy="logaddexp", jax="jnp.logaddexp",
+       frontend=["logaddexp"], ufuncs=["logaddexp"])
+binary("logaddexp2", np.logaddexp2, lambda a, b, y, gy: (gy * prim.exp2(a - y), gy * prim.exp2(b - y)),
+       operands="float", doc="log2(2**x1 + 2**x2), computed stably", numpy="logaddexp2", jax="jnp.logaddexp2",
+       frontend=["logaddexp2"], ufuncs=["logaddexp2"])
+
+
+# Division with remainder. Integers as numpy: a zero divisor gives 0 (numpy warns); floats: nan/inf.
+def _remainder_grad(quotient):
+    """d/da = 1, d/db = -quotient(a, b): JAX's rules of rem (quotient trunc(a / b)) and remainder (floor)."""
+    def rule(a, b, y, gy):
+        if not y.type.is_float:
+            return None, None
+        return gy, -(gy * quotient(a, b))
+    return rule
+
+
+_real(binary("floor_divide", np.floor_divide, _zeros, operands="numeric", doc="floor(x1 / x2), as numpy's //",
+       numpy="floor_divide", jax="jnp.floor_divide", frontend=["floor_divide"],
+       operators=["__floordiv__", "__rfloordiv__"], ufuncs=["floor_divide"]))
+_real(binary("mod", np.remainder, _remainder_grad(lambda a, b: prim.floor_divide(a, b)), operands="numeric",
+       doc="remainder of floor division, with the sign of the divisor (numpy's mod / remainder)", numpy="remainder",
+       jax="jnp.remainder", frontend=["mod", "remainder"], operators=["__mod__", "__rmod__"], ufuncs=["remainder"]))
+# C's fmod is exact (the remainder of truncated division is representable); lax.rem imports as it
+# (jax_rules_math: integer rem is refused, XLA gives the dividend for a zero divisor where numpy gives 0).
+_real(binary("fmod", np.fmod, _remainder_grad(lambda a, b: prim.trunc(a / b)), operands="numeric",
+       doc="remainder of truncated division, with the sign of the dividend (C's fmod)", numpy="fmod",
+       c="fmod{f}({0}, {1})", jax="jnp.fmod", frontend=["fmod"], ufuncs=["fmod"]))
+
+
+def _power_grad(a, b, y, gy):
+    # JAX's rules of lax.pow: d/da = b a^(b-1), taken as 0 where b == 0 (0 * 0^-1 would be nan);
+    # d/db = log(a) a^b, with log(1) where a == 0 (so 0 there, as 0^b is flat or undefined).
+    da = prim.where(prim.equal(b, 0.0), 0.0, b * prim.power(a, b - 1.0))
+    db = prim.log(prim.where(prim.equal(a, 0.0), 1.0, a)) * y
+    return gy * da, gy * db
+
+
+# fnp.power, `**` and np.power dispatch here for an array or traced exponent (a Python number: `pow`).
+binary("power", np.power, _power_grad, operands="float", promote=(0, 1),
+       doc="x1 ** x2 with an array exponent, broadcasting", numpy="power", jax="jnp.power",
+       frontend=["power", "pow"])
