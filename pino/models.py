@@ -84,7 +84,7 @@ class SpectralConv1d:
         block = fnp.concatenate([fnp.concatenate([w_re, w_im], axis=2),
                                  fnp.concatenate([-w_im, w_re], axis=2)], axis=1)   # [modes, 2 in, 2 out]
 
-        spectrum = fnp.fft.rfft(x)[:, :, :modes, :]                      # [batch, in, modes, 2]
+        spectrum = fnp.fft.rfft_packed(x)[:, :, :modes, :]                      # [batch, in, modes, 2]
         packed = fnp.reshape(fnp.transpose(spectrum, (2, 0, 3, 1)), (modes, batch, 2 * c_in))
         mixed = fnp.matmul(packed, block)                                # [modes, batch, 2 out]
         mixed = fnp.transpose(fnp.reshape(mixed, (modes, batch, 2, c_out)), (1, 3, 0, 2))  # [batch, out, modes, 2]
@@ -92,7 +92,7 @@ class SpectralConv1d:
         if bins > modes:
             zeros = np.zeros((batch, c_out, bins - modes, 2), dtype=np.dtype(x.dtype))
             mixed = fnp.concatenate([mixed, zeros], axis=2)
-        return fnp.fft.irfft(mixed, n)
+        return fnp.fft.irfft_packed(mixed, n)
 
 
 class FNO1d:

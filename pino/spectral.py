@@ -64,11 +64,11 @@ def spectral_derivative(u, order: int = 1, length: float = 2 * math.pi):
     if order == 0:
         return u
     dtype = np.dtype(u.dtype)
-    spectrum = fnp.fft.rfft(u)
+    spectrum = fnp.fft.rfft_packed(u)
     if unit.imag != 0:  # odd order: multiply by +-i first
         spectrum = fnp.matmul(spectrum, _TIMES_I.astype(dtype))
         sign = unit.imag
     else:
         sign = unit.real
     spectrum = spectrum * (sign * magnitude).astype(dtype).reshape(-1, 1)
-    return fnp.fft.irfft(spectrum, n)
+    return fnp.fft.irfft_packed(spectrum, n)
