@@ -51,6 +51,13 @@ def _cast(x, dtype, op: str):
     return x if dtype is None else _convert(x, canonical_dtype(dtype), op)
 
 
+def _accumulate(op: str, x, dtype, **attrs):
+    """`op` accumulating in numpy's `dtype=`: the operand converted to it, and the result too where frame
+    widens (int32 sums in int64: the int32 result wraps alike)."""
+    y = bind(op, _cast(x, dtype, op), **attrs)
+    return y if dtype is None else _cast(y, dtype, op)
+
+
 def _inexact(x, dtype, op: str):
     """The operand of a function whose result is float (mean, var, logsumexp): bool and integers as
     float64, as numpy computes them; `dtype=` when given."""
@@ -66,7 +73,7 @@ def _reduce(op: str, x, axis, keepdims):
 def sum(x, axis=None, keepdims: bool = False, *, dtype=None, out=None):  # noqa: A001 - numpy name
     """Sum over `axis` (None: all); bool and int32 add up in int64, as numpy's."""
     _refuse("sum", out=out)
-    return _reduce("sum", _cast(x, dtype, "sum"), axis, keepdims)
+    return _accumulate("sum", x, dtype, axes=_axes(axis, _ndim(x), "sum"), keepdims=bool(keepdims))
 
 
 def mean(x, axis=None, keepdims: bool = False, *, dtype=None, out=None):
@@ -79,7 +86,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False):
     """Product over `axis` (1 over empty axes); bool and int32 multiply in int64. The derivative is
     the product of the other elements, exact when some are zero."""
     _refuse("prod", out=out)
-    return _reduce("prod", _cast(a, dtype, "prod"), axis, keepdims)
+    return _accumulate("prod", a, dtype, axes=_axes(axis, _ndim(a), "prod"), keepdims=bool(keepdims))
 
 
 def max(a, axis=None, out=None, keepdims: bool = False):  # noqa: A001 - numpy name
@@ -122,12 +129,11 @@ def argmin(a, axis=None, out=None, *, keepdims: bool = False):
 
 def _cumulative(op: str, a, axis, dtype, out):
     _refuse(op, out=out)
-    a = _cast(a, dtype, op)
     if axis is None or _ndim(a) == 0:    # numpy: None runs over the flattened array; a scalar becomes (1,)
         if axis is not None:
             _axis(axis, 1, op)
         a, axis = _flat(a), 0
-    return bind(op, a, axis=_axis(axis, _ndim(a), op))
+    return _accumulate(op, a, dtype, axis=_axis(axis, _ndim(a), op))
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
