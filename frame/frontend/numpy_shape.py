@@ -232,7 +232,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     try:
         if widths.dtype.kind not in "iu" or _np.any(widths < 0):
             raise ValueError
-        widths = _np.broadcast_to(widths, (len(shape), 2)).tolist()
+        widths = _np.broadcast_to(widths, (len(shape), 2)).astype(_np.int64)
     except ValueError:
         raise ShapeError(f"op 'pad': pad_width {pad_width!r} must be non-negative ints broadcastable to "
                          f"({len(shape)}, 2) for shape {shape}") from None
@@ -240,12 +240,12 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         raise ShapeError(f"op 'pad': mode {mode!r} is not supported (frame supports {', '.join(_PAD_MODES)})")
     if mode == "constant":
         dtype = array.dtype if isinstance(array, (Tracer, _np.ndarray)) else _np.asarray(array).dtype
-        y = array if not _np.any(widths) else bind("pad", array, lo=tuple(w[0] for w in widths),
-                                                  hi=tuple(w[1] for w in widths), interior=(0,) * len(shape))
+        y = array if not _np.any(widths) else bind("pad", array, lo=tuple(widths[:, 0].tolist()),
+                                                  hi=tuple(widths[:, 1].tolist()), interior=(0,) * len(shape))
         fill = _np.pad(_np.zeros(shape, dtype), widths, constant_values=constant_values)
         return y + fill if _np.any(fill) else y
     y = array
-    for axis, (d, (lo, hi)) in enumerate(zip(shape, widths)):
+    for axis, (d, (lo, hi)) in enumerate(zip(shape, widths.tolist())):
         if lo or hi:
             try:
                 positions = _np.pad(_np.arange(d), (lo, hi), mode=mode)

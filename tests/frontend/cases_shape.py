@@ -1,0 +1,125 @@
+"""numpy-agreement cases for frame.numpy's shape and indexing functions (issue 14 item 5).
+
+Functions of several arrays take them as a list (numpy's signature), which the table's derivative
+check does not differentiate (it takes array arguments): their derivatives are checked against JAX
+in tests/frontend/test_numpy_shape.py, and the op behind them is concat (tests/ops). Functions returning lists (split) are compared on pieces
+of one shape (numpy's list and frame's stack to the same array); ragged splits are checked in
+tests/frontend/test_numpy_shape.py.
+"""
+import numpy as np
+
+from tests.frontend.numpy_cases import NumpyCase, uniform
+
+DTYPES = ["float32", "int32", "int64", "bool", "complex128"]
+
+
+def _x(*shape, dtype="float64"):
+    return lambda rng: (uniform(rng, shape, dtype),)
+
+
+def _xs(*shapes, dtype="float64"):
+    return lambda rng: ([uniform(rng, s, dtype) for s in shapes],)
+
+
+def _with(*shape, extra=(), dtype="float64"):
+    return lambda rng: (uniform(rng, shape, dtype), *extra)
+
+
+def _cases(name, table, wrt=(0,)):
+    """NumpyCases of `name` from (make_args, kwargs, label) rows; float64 rows differentiate `wrt`."""
+    return [NumpyCase(name, make, kwargs, label=label, wrt=() if label.startswith("dtype") else wrt)
+            for make, kwargs, label in table]
+
+
+def _dtype_rows(make):
+    return [(make(d), {}, f"dtype-{d}") for d in DTYPES]
+
+
+CASES = [
+    *_cases("reshape", [(_with(3, 4, extra=((2, -1),)), {}, "infer"), (_with(0, 3, extra=((3, 0),)), {}, "empty"),
+                        (_with(extra=((1, 1),)), {}, "rank0"), (_with(1, 3, 1, extra=((3,),)), {}, "size1")]
+            + [(_with(2, 3, extra=((3, 2),), dtype=d), {}, f"dtype-{d}") for d in DTYPES]),
+    *_cases("transpose", [(_x(2, 3, 4), {}, "reverse"), (_x(2, 3, 4), {"axes": (1, -1, 0)}, "neg-axis"),
+                          (_x(0, 3), {}, "empty"), (_x(), {}, "rank0")] + _dtype_rows(lambda d: _x(2, 3, dtype=d))),
+    *_cases("swapaxes", [(_with(2, 3, 4, extra=(0, -1)), {}, "neg-axis"), (_with(1, 0, extra=(0, 1)), {}, "empty")]
+            + _dtype_rows(lambda d: _with(2, 3, extra=(0, 1), dtype=d))),
+    *_cases("broadcast_to", [(_with(3, 1, extra=((2, 3, 4),)), {}, "bcast"), (_with(extra=((0, 2),)), {}, "empty"),
+                             (_with(1, extra=((1, 1),)), {}, "size1")]
+            + _dtype_rows(lambda d: _with(3, extra=((2, 3),), dtype=d))),
+    *[NumpyCase(name, _xs((2, 3), (1, 3), (0, 3)), {"axis": 0}, label="axis0") for name in ("concatenate", "concat")],
+    NumpyCase("concatenate", _xs((2, 3), (2, 1)), {"axis": -1}, label="neg-axis"),
+    NumpyCase("concatenate", _xs((2, 3), (4,)), {"axis": None}, label="flat"),
+    *[NumpyCase("concatenate", _xs((2,), (3,), dtype=d), label=f"dtype-{d}") for d in DTYPES],
+    *_cases("expand_dims", [(_with(2, 3, extra=(-1,)), {}, "neg-axis"), (_with(extra=(0,)), {}, "rank0"),
+                            (_with(0, 2, extra=(1,)), {}, "empty")] + _dtype_rows(lambda d: _with(2, extra=(0,), dtype=d))),
+    *_cases("squeeze", [(_x(1, 3, 1), {}, "all"), (_x(1, 3, 1), {"axis": -1}, "neg-axis"), (_x(0, 1), {"axis": 1}, "empty"),
+                        (_x(), {}, "rank0")] + _dtype_rows(lambda d: _x(1, 2, dtype=d))),
+    *_cases("stack", [(_xs((2, 3), (2, 3)), {}, "axis0"), (_xs((2, 3), (2, 3), (2, 3)), {"axis": -1}, "neg-axis"),
+                      (_xs((0, 2), (0, 2)), {"axis": 1}, "empty"), (_xs((), ()), {}, "rank0")]
+            + _dtype_rows(lambda d: _xs((2,), (2,), dtype=d)), wrt=()),
+    *[NumpyCase(name, make, label=label) for name in ("hstack", "vstack", "column_stack")
+      for make, label in [(_xs((2, 3), (2, 3)), "2d"), (_xs((3,), (3,)), "1d"), (_xs((), ()), "rank0")]],
+    NumpyCase("hstack", _xs((2, 0), (2, 3)), label="empty"), NumpyCase("vstack", _xs((0, 3), (1, 3)), label="empty"),
+    NumpyCase("column_stack", _xs((3,), (3, 2)), label="mixed"),
+    *[NumpyCase(name, _xs((2,), (2,), dtype=d), label=f"dtype-{d}") for name in ("hstack", "vstack", "column_stack")
+      for d in DTYPES],
+    *[NumpyCase(name, _with(6, 2, extra=(3,)), kwargs, label=label, wrt=(0,)) for name in ("split", "array_split")
+      for kwargs, label in [({}, "sections"), ({"axis": 0}, "axis0")]],
+    NumpyCase("split", _with(2, 6, extra=([2, 4],)), {"axis": -1}, label="indices", wrt=(0,)),
+    NumpyCase("array_split", _with(3, 4, extra=([1, 2],)), {"axis": 0}, label="indices", wrt=(0,)),
+    NumpyCase("split", _with(0, 4, extra=(2,)), {"axis": 1}, label="empty"),
+    *[NumpyCase("split", _with(4, extra=(2,), dtype=d), label=f"dtype-{d}") for d in DTYPES],
+    *_cases("tile", [(_with(2, 3, extra=(2,)), {}, "int"), (_with(2, 3, extra=((2, 1, 3),)), {}, "longer-reps"),
+                     (_with(2, 1, 3, extra=((2, 1),)), {}, "shorter-reps"), (_with(extra=(3,)), {}, "rank0"),
+                     (_with(0, 2, extra=(2,)), {}, "empty"), (_with(2, extra=(0,)), {}, "zero")]
+            + _dtype_rows(lambda d: _with(2, extra=((2, 2),), dtype=d))),
+    *_cases("repeat", [(_with(2, 3, extra=(2,)), {}, "flat"), (_with(2, 3, extra=(2,)), {"axis": -1}, "neg-axis"),
+                       (_with(2, 3, extra=([1, 0, 2],)), {"axis": 1}, "per-element"), (_with(extra=(3,)), {}, "rank0"),
+                       (_with(0, 2, extra=(2,)), {"axis": 0}, "empty")] + _dtype_rows(lambda d: _with(3, extra=(2,), dtype=d))),
+    *_cases("flip", [(_x(2, 3), {}, "all"), (_x(2, 3, 4), {"axis": -1}, "neg-axis"), (_x(2, 3, 4), {"axis": (0, 2)}, "tuple"),
+                     (_x(0, 3), {"axis": 1}, "empty"), (_x(), {}, "rank0")] + _dtype_rows(lambda d: _x(3, dtype=d))),
+    *_cases("roll", [(_with(5, extra=(2,)), {}, "1d"), (_with(2, 3, extra=(-4,)), {}, "flat"),
+                     (_with(2, 3, extra=(1,)), {"axis": -1}, "neg-axis"), (_with(3, 4, extra=((1, 2),)), {"axis": (0, 1)}, "tuple"),
+                     (_with(3, 4, extra=((1, 2),)), {"axis": (1, 1)}, "same-axis"), (_with(0, 3, extra=(1,)), {"axis": 0}, "empty")]
+            + _dtype_rows(lambda d: _with(4, extra=(1,), dtype=d))),
+    *_cases("pad", [(_with(2, 3, extra=(1,)), {}, "zero"), (_with(2, 3, extra=(((1, 0), (2, 1)),)), {"constant_values": 1.5}, "value"),
+                    (_with(2, 3, extra=((1, 2),)), {"constant_values": ((1.0, 2.0), (3.0, 4.0))}, "values"),
+                    (_with(3, 4, extra=(((2, 1), (1, 3)),)), {"mode": "reflect"}, "reflect"),
+                    (_with(2, 3, extra=(((3, 4), (1, 0)),)), {"mode": "reflect"}, "reflect-wide"),
+                    (_with(3, 4, extra=((2, 5),)), {"mode": "symmetric"}, "symmetric"),
+                    (_with(3, 4, extra=(((1, 4), (2, 0)),)), {"mode": "wrap"}, "wrap"),
+                    (_with(3, 4, extra=(2,)), {"mode": "edge"}, "edge"),
+                    (_with(0, 2, extra=(1,)), {}, "empty"), (_with(1, extra=(0,)), {}, "size1")]
+            + [(_with(3, extra=((1, 2),), dtype=d), {"mode": m}, f"dtype-{d}-{m}") for d in DTYPES for m in ("edge", "wrap")]
+            + [(_with(3, extra=(1,), dtype=d), {}, f"dtype-{d}") for d in ("float32", "int32", "int64", "complex128")]),
+    *_cases("take", [(_with(3, 4, extra=(np.array([2, 0, -1]),)), {}, "flat"),
+                     (_with(3, 4, extra=(np.array([[2, 0], [1, -1]]),)), {"axis": 1}, "2d-index"),
+                     (_with(3, 4, extra=(2,)), {"axis": -2}, "scalar"), (_with(3, 4, extra=(np.zeros(0, np.int64),)), {"axis": 0}, "empty"),
+                     (_with(2, 3, 4, extra=(np.array([3, 3]),)), {"axis": 2}, "repeat")]
+            + _dtype_rows(lambda d: _with(3, extra=(np.array([2, 0]),), dtype=d))),
+    *_cases("take_along_axis", [(_with(3, 4, extra=(np.array([[0], [3], [-1]]), 1)), {}, "rows"),
+                                (_with(3, 4, extra=(np.array([[2, 0, 1, 1]]), 0)), {}, "bcast"),
+                                (_with(2, 3, 4, extra=(np.zeros((2, 0, 4), np.int64), -2)), {}, "empty"),
+                                (_with(5, extra=(np.array([4, 0, 0]), None)), {}, "flat")]
+            + _dtype_rows(lambda d: _with(3, extra=(np.array([2, 0]), 0), dtype=d))),
+    *[NumpyCase(name, _x(*s), label=lb, reference=lambda x: np.ravel(x), wrt=(0,)) for name in ("ravel", "flatten")
+      for s, lb in [((2, 3), "2d"), ((), "rank0"), ((0, 2), "empty")]],
+    *[NumpyCase(name, _x(2, dtype=d), label=f"dtype-{d}", reference=np.ravel) for name in ("ravel", "flatten") for d in DTYPES],
+    *_cases("moveaxis", [(_with(2, 3, 4, extra=(0, -1)), {}, "one"), (_with(2, 3, 4, extra=((0, 1), (2, 0))), {}, "two"),
+                         (_with(0, 3, extra=(1, 0)), {}, "empty")] + _dtype_rows(lambda d: _with(2, 3, extra=(0, 1), dtype=d))),
+    *[row for name in ("tril", "triu") for row in _cases(name, [
+        (_x(3, 4), {}, "2d"), (_x(2, 3, 3), {"k": 1}, "batched"), (_x(4, 3), {"k": -2}, "below"), (_x(3), {}, "1d"),
+        (_x(0, 3), {}, "empty")] + _dtype_rows(lambda d: _x(2, 2, dtype=d)))],
+    *_cases("diagonal", [(_x(3, 4), {}, "2d"), (_x(3, 4), {"offset": 2}, "above"), (_x(4, 3), {"offset": -1}, "below"),
+                         (_x(2, 3, 4), {"axis1": -1, "axis2": 0}, "neg-axis"), (_x(3, 3), {"offset": 5}, "empty"),
+                         (_x(0, 2), {}, "empty-axis")] + _dtype_rows(lambda d: _x(2, 2, dtype=d))),
+    *_cases("diag", [(_x(3), {}, "vector"), (_x(3), {"k": 2}, "above"), (_x(2), {"k": -1}, "below"), (_x(0), {"k": 1}, "empty"),
+                     (_x(3, 4), {"k": 1}, "matrix")] + _dtype_rows(lambda d: _x(3, dtype=d))),
+    *_cases("meshgrid", [(lambda rng: (uniform(rng, (3,)), uniform(rng, (2,))), {}, "xy"),
+                         (lambda rng: (uniform(rng, (3,)), uniform(rng, (2,)), uniform(rng, (4,))), {"indexing": "ij"}, "ij"),
+                         (lambda rng: (uniform(rng, (3,)), uniform(rng, (2, 1))), {"sparse": True}, "sparse"),
+                         ], wrt=(0, 1)),
+    NumpyCase("meshgrid", lambda rng: (uniform(rng, (0,)), uniform(rng, ())), label="empty"),
+    *[NumpyCase("meshgrid", lambda rng, d=d: (uniform(rng, (2,), d), uniform(rng, (3,), d)), label=f"dtype-{d}")
+      for d in DTYPES],
+]
