@@ -1,0 +1,37 @@
+"""numpy-agreement cases for frame.numpy.fft (frame/frontend/numpy_fft.py): fft, ifft, rfft, irfft with
+`n` (crop and zero-pad), `axis` (last, first, negative), every `norm`, float32/float64/complex/int
+operands, size-1 and batch axes; fftfreq/rfftfreq.
+
+Derivatives are checked here where the function is real to real (irfft of a real spectrum); the
+complex ones are checked against jax.grad in tests/frontend/test_complex.py.
+"""
+import numpy as np
+
+from tests.frontend.numpy_cases import NumpyCase, uniform
+
+KWARGS = [({}, "default"), ({"n": 5}, "crop"), ({"n": 11}, "pad"), ({"axis": 0}, "axis0"), ({"axis": -2}, "axis-2"),
+          ({"norm": "ortho"}, "ortho"), ({"norm": "forward", "n": 9, "axis": 0}, "forward")]
+OPERANDS = [((3, 8), "float64"), ((4, 7), "float32"), ((3, 6), "complex128"), ((2, 5), "complex64"), ((3, 4), "int64")]
+
+
+def _irfft_kwargs(kw):
+    return {k: v for k, v in kw.items()} if kw.get("n") != 11 else {"n": 12}
+
+
+CASES = [
+    *[NumpyCase(f"fft.{name}", lambda rng, s=s, dt=dt: (uniform(rng, s, dt),), kw, label=f"{lb}-{dt}",
+                rtol=1e-10, atol=1e-12)
+      for name in ("fft", "ifft") for kw, lb in KWARGS for s, dt in OPERANDS],
+    *[NumpyCase("fft.rfft", lambda rng, s=s, dt=dt: (uniform(rng, s, dt),), kw, label=f"{lb}-{dt}", rtol=1e-10, atol=1e-12)
+      for kw, lb in KWARGS for s, dt in OPERANDS if not dt.startswith("complex")],
+    *[NumpyCase("fft.irfft", lambda rng, s=s, dt=dt: (uniform(rng, s, dt),), _irfft_kwargs(kw), label=f"{lb}-{dt}",
+                rtol=1e-10, atol=1e-12, wrt=(0,) if dt == "float64" else ())
+      for kw, lb in KWARGS for s, dt in OPERANDS],
+    *[NumpyCase(f"fft.{name}", lambda rng: (uniform(rng, (1, 3, 1)),), {"axis": 0}, label="size1", rtol=1e-10, atol=1e-12)
+      for name in ("fft", "ifft", "rfft")],
+    NumpyCase("fft.irfft", lambda rng: (uniform(rng, (2, 1)),), {"n": 1}, label="n1", wrt=(0,)),
+    NumpyCase("fft.irfft", lambda rng: (uniform(rng, (2, 0, 3), "complex128"),), {"axis": -1}, label="empty-batch"),
+    NumpyCase("fft.fft", lambda rng: (uniform(rng, (0, 4), "complex128"),), label="empty-batch"),
+    *[NumpyCase(f"fft.{name}", lambda rng, n=n: (n,), kw, label=f"{n}-{kw}") for name in ("fftfreq", "rfftfreq")
+      for n, kw in [(1, {}), (8, {}), (7, {"d": 0.1}), (6, {"d": 2})]],
+]
