@@ -3,10 +3,162 @@
 `TRANSLATIONS`: primitive -> rule(importer, eqn, *operands) -> Value or [Value] (see jax_import);
 `PARAMETERS`: primitive -> the audit of each of its parameters (jax_audit's vocabulary). Both are
 merged into jax_import's tables.
+
+gather and the scatters import in the forms jnp's indexing produces (`x[idx]`, `x[:, idx]`,
+`x[i, j]`, `take_along_axis`, `x.at[idx].set/add/multiply/min/max`): every indexed operand axis
+is collapsed (a window of size 1; batching axes, as take_along_axis makes, index with a ramp) and
+every other axis is taken whole. That is frame's `gather(x, i0, ...)` over the indexed axes moved
+to the front; windowed gathers (a slice of size > 1 at a computed start) are refused by name.
+Indices out of range: JAX clamps, fills or drops them by `mode`, frame's kernels raise; in-range
+indices (all jnp produces for in-range numpy indices) give the same values in every mode.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-TRANSLATIONS: dict[str, Callable] = {}
-PARAMETERS: dict[str, dict] = {}
+import numpy as np
+
+from ..errors import FrameError
+from .jax_audit import checked, implemented, irrelevant
+
+_MODE = implemented("in-range indices read and write the same values in every mode; frame's kernels raise for "
+                    "an index out of range where JAX clamps, fills or drops it")
+_HINTS = irrelevant("a promise about the indices (sorted, unique) that lets XLA choose a faster algorithm")
+
+
+def _index_operands(imp, indices, batching_pairs):
+    """The index operands of frame's gather/scatter: each column of `indices` (index vector last),
+    then for each (operand axis, index batch axis) pair a ramp along that batch axis."""
+    batch, k = indices.type.shape[:-1], indices.type.shape[-1]
+    columns = []
+    for c in range(k):
+        starts, stops = [0] * len(batch) + [c], list(batch) + [c + 1]
+        column = imp.node("slice", [indices], starts=tuple(starts), stops=tuple(stops), steps=(1,) * (len(batch) + 1))
+        columns.append(imp.reshape(column, batch))
+    dtype = np.dtype(indices.type.dtype)
+    for _, axis in batching_pairs:
+        ramp = np.arange(batch[axis], dtype=dtype).reshape([-1 if a == axis else 1 for a in range(len(batch))])
+        columns.append(imp.constant(np.broadcast_to(ramp, batch)))
+    return columns
+
+
+def _front(imp, x, axes):
+    """`x` with `axes` moved to the front (the others keep their order); the permutation."""
+    perm = tuple(axes) + tuple(a for a in range(x.type.rank) if a not in axes)
+    return (x if perm == tuple(range(len(perm))) else imp.node("transpose", [x], perm=perm)), perm
+
+
+def _whole_windows(x, axes, sizes, indexed, what):
+    """Refuse a windowed access: indexed axes need windows of size 1, the others the whole axis."""
+    for a in range(x.type.rank):
+        want = 1 if a in indexed else x.type.shape[a]
+        if int(sizes[a]) != want:
+            raise FrameError(f"{what} reads a window of size {sizes[a]} along operand axis {a} (of size "
+                             f"{x.type.shape[a]}); frame imports gathers and scatters that index single positions "
+                             "and take the other axes whole (jnp indexing), not windows at computed starts")
+    if sorted(axes) != sorted(indexed):
+        raise FrameError(f"{what} indexes operand axes {sorted(indexed)} but collapses {sorted(axes)}")
+
+
+def _gather(imp, eqn, x, indices):
+    dn = eqn.params["dimension_numbers"]
+    pairs = list(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+    indexed = [int(a) for a in dn.start_index_map] + [int(a) for a, _ in pairs]
+    _whole_windows(x, [*dn.collapsed_slice_dims, *dn.operand_batching_dims], eqn.params["slice_sizes"], indexed,
+                   "this gather")
+    front, _ = _front(imp, x, indexed)
+    y = imp.node("gather", [front, *_index_operands(imp, indices, pairs)])
+    # JAX's output: the window (whole, uncollapsed) axes at offset_dims, the index batch axes elsewhere.
+    n_batch, offset = indices.type.rank - 1, [int(d) for d in dn.offset_dims]
+    batch_axes, window_axes = iter(range(n_batch)), iter(range(n_batch, y.type.rank))
+    perm = tuple(next(window_axes) if p in offset else next(batch_axes) for p in range(y.type.rank))
+    return y if perm == tuple(range(len(perm))) else imp.node("transpose", [y], perm=perm)
+
+
+def _scatter(mode: str | None):
+    def rule(imp, eqn, x, indices, updates):
+        dn = eqn.params["dimension_numbers"]
+        pairs = list(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims))
+        indexed = [int(a) for a in dn.scatter_dims_to_operand_dims] + [int(a) for a, _ in pairs]
+        window = [int(d) for d in dn.update_window_dims]
+        sizes = [1 if a in indexed else None for a in range(x.type.rank)]
+        for a, d in zip([a for a in range(x.type.rank) if a not in indexed], window):
+            sizes[a] = updates.type.shape[d]
+        _whole_windows(x, [*dn.inserted_window_dims, *dn.operand_batching_dims], sizes, indexed, "this scatter")
+        front, perm = _front(imp, x, indexed)
+        order = tuple(d for d in range(updates.type.rank) if d not in window) + tuple(window)
+        values = updates if order == tuple(range(len(order))) else imp.node("transpose", [updates], perm=order)
+        operands = [front, values, *_index_operands(imp, indices, pairs)]
+        if mode is None:
+            y = imp.node("scatter_add", operands)
+        else:
+            y = imp.node("scatter", operands, mode=mode, unique=bool(eqn.params["unique_indices"]))
+        back = tuple(int(i) for i in np.argsort(perm))
+        return y if back == tuple(range(len(back))) else imp.node("transpose", [y], perm=back)
+    return rule
+
+
+def _rev(imp, eqn, x):
+    return imp.node("rev", [x], axes=tuple(sorted(int(a) for a in eqn.params["dimensions"])))
+
+
+def _dynamic_slice(imp, eqn, x, *starts):
+    known = [imp.known(s) for s in starts]
+    if any(k is None for k in known):
+        raise FrameError("frame's slice needs constant starts; this dynamic_slice's starts are computed")
+    sizes = [int(s) for s in eqn.params["slice_sizes"]]
+    # JAX clamps each start into [0, dim - size] so that the slice stays inside the operand.
+    lo = [int(np.clip(int(k), 0, d - n)) for k, d, n in zip(known, x.type.shape, sizes)]
+    return imp.node("slice", [x], starts=tuple(lo), stops=tuple(a + n for a, n in zip(lo, sizes)),
+                    steps=(1,) * len(sizes))
+
+
+def _split(imp, eqn, x):
+    axis, out, start = int(eqn.params["axis"]), [], 0
+    for size in (int(s) for s in eqn.params["sizes"]):
+        starts, stops = [0] * x.type.rank, list(x.type.shape)
+        starts[axis], stops[axis] = start, start + size
+        out.append(imp.node("slice", [x], starts=tuple(starts), stops=tuple(stops), steps=(1,) * x.type.rank))
+        start += size
+    return out
+
+
+def _scatter_combiner(expected: str | None):
+    """update_jaxpr: the combining function JAX records; frame reproduces add/mul/min/max/set by the primitive."""
+    def accepts(value, eqn):
+        if value is None:
+            return True
+        body = getattr(value, "jaxpr", value)
+        return expected is not None and [e.primitive.name for e in body.eqns] == [expected]
+    return checked("the function combining an update with the operand: the primitive's own (add, mul, min, "
+                   "max, or none for set)", accepts)
+
+
+def _scatter_audit(combiner: str | None) -> dict:
+    return {"dimension_numbers": implemented("ScatterDimensionNumbers, read by the rule: single positions on the "
+                                             "indexed axes and batching axes, the other axes whole (else refused)"),
+            "indices_are_sorted": _HINTS, "unique_indices": implemented("mul's derivative to the updates needs it, "
+                                                                        "as in JAX; a hint otherwise"),
+            "mode": _MODE, "update_jaxpr": _scatter_combiner(combiner),
+            "update_consts": checked("constants of the combining function; the built-in combiners have none",
+                                     lambda value, eqn: not value)}
+
+
+TRANSLATIONS: dict[str, Callable] = {
+    "gather": _gather, "scatter-add": _scatter(None), "scatter": _scatter("set"), "scatter-mul": _scatter("mul"),
+    "scatter-min": _scatter("min"), "scatter-max": _scatter("max"), "rev": _rev, "dynamic_slice": _dynamic_slice,
+    "split": _split,
+}
+PARAMETERS: dict[str, dict] = {
+    "gather": {"dimension_numbers": implemented("GatherDimensionNumbers (offset_dims, collapsed_slice_dims, "
+                                                "start_index_map, batching dims), read by the rule, which refuses "
+                                                "windows"),
+               "slice_sizes": implemented("checked by the rule: 1 on indexed axes, the whole axis elsewhere"),
+               "indices_are_sorted": _HINTS, "unique_indices": _HINTS, "mode": _MODE,
+               "fill_value": irrelevant("the value read at out-of-range indices, which frame refuses")},
+    "scatter-add": _scatter_audit("add"), "scatter": _scatter_audit(None), "scatter-mul": _scatter_audit("mul"),
+    "scatter-min": _scatter_audit("min"), "scatter-max": _scatter_audit("max"),
+    "rev": {"dimensions": implemented("frame's rev over the same axes")},
+    "dynamic_slice": {"slice_sizes": implemented("frame's slice of that size at the (constant, clamped) starts")},
+    "split": {"axis": implemented("the axis cut"), "sizes": implemented("the pieces' sizes, in order")},
+}
