@@ -32,9 +32,9 @@ def _cast(x, dtype: str | None):
 
 def _static(name: str, **values) -> None:
     for what, v in values.items():
-        if isinstance(v, Tracer):
-            raise TraceError(f"fnp.{name}: {what} must be a static number, not a traced {v.type}: the result's "
-                             "shape would depend on it")
+        if _has_tracer(v):
+            raise TraceError(f"fnp.{name}: {what} must be static numbers, not traced values: the result's "
+                             "shape would depend on them")
 
 
 def _shape_arg(shape, name: str) -> tuple[int, ...]:
@@ -190,8 +190,9 @@ def asarray(a, dtype=None):
         if isinstance(a, (list, tuple)) and not a:
             return _np.asarray(a, dtype or "float64")
         leaves = _leaves(a)
-        # numpy's promotion over the elements: tracers by dtype, Python numbers weakly (NEP 50)
-        promoted = _np.result_type(*[l.dtype if isinstance(l, Tracer) else l for l in leaves]).name
+        # numpy's array coercion: the result type of the elements' dtypes, Python numbers as their
+        # default dtype (not weakly: np.asarray([np.float32(1), 1.0]) is float64)
+        promoted = _np.result_type(*[l.dtype if isinstance(l, Tracer) else _np.asarray(l).dtype for l in leaves]).name
         return _stack(a, dtype or canonical_dtype(promoted))
     try:
         out = _np.asarray(a, dtype=dtype)
