@@ -270,8 +270,9 @@ def _index_array(i, op: str):
     return arr.astype(_np.int64)
 
 
-def _gather(x, arrays, op: str):
-    """`x[arrays...]` for index arrays of the leading axes: broadcast to one shape, bounds-checked when constant."""
+def _gather(x, arrays, op: str, names=None):
+    """`x[arrays...]` for index arrays of the leading axes: broadcast to one shape, bounds-checked when
+    constant (errors call the axes `names`, the caller's axis numbers)."""
     shape = _shape(x)
     try:
         batch = tuple(_np.broadcast_shapes(*(_shape(i) for i in arrays)))
@@ -283,7 +284,8 @@ def _gather(x, arrays, op: str):
         if isinstance(i, _np.ndarray):
             bad = i[(i < -shape[axis]) | (i >= shape[axis])]
             if bad.size:
-                raise ShapeError(f"op '{op}': index {bad.flat[0]} is out of bounds for axis {axis} with size {shape[axis]}")
+                raise ShapeError(f"op '{op}': index {bad.flat[0]} is out of bounds for axis "
+                                 f"{axis if names is None else names[axis]} with size {shape[axis]}")
             out.append(_np.array(_np.broadcast_to(i, batch)))
         else:
             out.append(i if i.shape == batch else broadcast_to(i, batch))
@@ -298,7 +300,7 @@ def take(a, indices, axis=None):
     rank = _ndim(a)
     axis = _axis(axis, rank, "take")
     index = _index_array(indices, "take")
-    y = _gather(moveaxis(a, axis, 0), [index], "take")
+    y = _gather(moveaxis(a, axis, 0), [index], "take", [axis])
     n = len(_shape(index))
     return _permute(y, [*range(n, n + axis), *range(n), *range(n + axis, rank - 1 + n)])
 
@@ -504,13 +506,13 @@ def getitem(x, index):
         else:
             parts = [_index_array(i, "getitem")]
         for part in parts:
-            arrays.append((y_axis, part))
+            arrays.append((y_axis, axis, part))
             basic.append(slice(None))
             y_axis, axis = y_axis + 1, axis + 1
     y = _basic(x, basic)
-    adv = [a for a, _ in arrays]
+    adv = [a for a, _, _ in arrays]
     rest = [a for a in range(len(_shape(y))) if a not in adv]
-    g = _gather(_permute(y, adv + rest), [i for _, i in arrays], "getitem")
+    g = _gather(_permute(y, adv + rest), [i for _, _, i in arrays], "getitem", [a for _, a, _ in arrays])
     nb = len(_shape(g)) - len(rest)
     if adv != list(range(adv[0], adv[0] + len(adv))) or adv[0] == 0:   # not adjacent: the index axes lead
         return g
