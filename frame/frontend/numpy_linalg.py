@@ -1,9 +1,492 @@
-"""`frame.numpy.linalg`: linear algebra under numpy's names."""
+"""frame.numpy's linear algebra: products (`dot`, `vdot`, `inner`, `outer`, `matmul`, `tensordot`,
+`einsum`, `trace`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`, `cholesky`,
+`eigh`, `svd`, `qr`, `lstsq`, `matrix_rank`).
+
+Every product is lowered to transpose, reshape, one (batched) `matmul` per pair of operands (reading an
+operand transposed instead of moving its axes when that is enough), `sum`, and `diagonal` (a reshape and
+a strided slice); so they are differentiable to any order like those ops. The `linalg`
+functions normalise numpy's arguments (vector right-hand sides, `upper`, `UPLO`, `compute_uv`, `rcond`)
+around the ops of frame/ops/linalg.py and return numpy's named result tuples.
+
+As in frame generally, operands of different dtypes are not promoted, and numpy.linalg's conversion of
+integer matrices to float64 is not made: the ops refuse non-float matrices by name.
+"""
 from __future__ import annotations
 
+import builtins
+import math
+from collections import namedtuple
 from types import SimpleNamespace
 
-__all__: list[str] = []  # 'linalg' joins once it holds functions
+import numpy as _np
+
+from ..errors import ShapeError, TraceError
+from ..tracing import Tracer, bind, prim
+from .args import _axis, _int, _ints, _shape
+from .numpy_shape import diagonal as _diagonal
+
+__all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace"]
+
+# numpy.linalg's result types (same names and fields): tuples, so they unpack and flatten as pytrees.
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+LstsqResult = tuple   # numpy returns a plain 4-tuple (x, residuals, rank, s)
 
 
-linalg = SimpleNamespace()
+def _reshape(x, shape):
+    shape = tuple(shape)
+    return x if _shape(x) == shape else bind("reshape", x, shape=shape)
+
+
+def _permute(x, perm):
+    perm = tuple(perm)
+    return x if perm == tuple(range(len(perm))) else bind("transpose", x, perm=perm)
+
+
+def _sum(x, axes, keepdims=False):
+    return bind("sum", x, axes=tuple(sorted(axes)), keepdims=keepdims) if axes or keepdims else x
+
+
+def _size(shape) -> int:
+    return int(_np.prod(shape, dtype=_np.int64))
+
+
+def _matmul2(a, b, transpose_a=False, transpose_b=False):
+    flags = {k: True for k, on in (("transpose_a", transpose_a), ("transpose_b", transpose_b)) if on}
+    return bind("matmul", a, b, **flags)
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """Sum along a diagonal (numpy's `trace`): the diagonal `offset` of the `axis1`/`axis2` planes."""
+    return _sum(_diagonal(a, _int(offset, "trace", "offset"), axis1, axis2), (len(_shape(a)) - 2,))
+
+
+# -- products ------------------------------------------------------------------------------------
+def _contract(a, b, ca, cb, batch=((), ())):
+    """sum over the paired axes ca of a and cb of b; `batch` pairs axes kept once (leading in the
+    result); the result's other axes are a's free axes then b's. One matmul, reading an operand
+    transposed when its contracted axes already lie on the side matmul wants them.
+    """
+    sa, sb = _shape(a), _shape(b)
+    ba, bb = batch
+    fa = [i for i in range(len(sa)) if i not in ca and i not in ba]
+    fb = [i for i in range(len(sb)) if i not in cb and i not in bb]
+    for i, j in zip(ca, cb):
+        if sa[i] != sb[j]:
+            raise ShapeError(f"shape-mismatch for sum: axis {i} of {sa} has size {sa[i]}, axis {j} of {sb} {sb[j]}")
+    bsa, bsb = tuple(sa[i] for i in ba), tuple(sb[j] for j in bb)
+    k = _size([sa[i] for i in ca])
+    m, n = _size([sa[i] for i in fa]), _size([sb[j] for j in fb])
+    ta = list(ba) + list(ca) + fa == list(range(len(sa))) and bool(fa) and bool(ca)
+    tb = list(bb) + fb + list(cb) == list(range(len(sb))) and bool(fb) and bool(cb)
+    a2 = _reshape(_permute(a, list(ba) + (list(ca) + fa if ta else fa + list(ca))), bsa + ((k, m) if ta else (m, k)))
+    b2 = _reshape(_permute(b, list(bb) + (fb + list(cb) if tb else list(cb) + fb)), bsb + ((n, k) if tb else (k, n)))
+    y = _matmul2(a2, b2, ta, tb)
+    batch_shape = tuple(_np.broadcast_shapes(bsa, bsb))
+    return _reshape(y, batch_shape + tuple(sa[i] for i in fa) + tuple(sb[j] for j in fb))
+
+
+def tensordot(a, b, axes=2):
+    """numpy's `tensordot`: `axes` an int N (a's last N axes with b's first N) or a pair of axis
+    sequences (or ints) contracted pairwise."""
+    ra, rb = len(_shape(a)), len(_shape(b))
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ShapeError(f"tensordot: axes must be an int or a pair of axis sequences, got {axes!r}")
+        ca, cb = (_ints(v, "tensordot", "axes") for v in axes)
+        if len(ca) != len(cb):
+            raise ShapeError(f"tensordot: shape-mismatch for sum: {len(ca)} axes of a paired with {len(cb)} of b")
+    else:
+        n = _int(axes, "tensordot", "axes")
+        if not 0 <= n <= builtins.min(ra, rb):
+            raise ShapeError(f"tensordot: axes={n} does not fit operands of ranks {ra} and {rb}")
+        ca, cb = tuple(range(ra - n, ra)), tuple(range(n))
+    ca = tuple(_axis(i, ra, "tensordot") for i in ca)
+    cb = tuple(_axis(i, rb, "tensordot") for i in cb)
+    if len(set(ca)) != len(ca) or len(set(cb)) != len(cb):
+        raise ShapeError(f"tensordot: repeated axis in {axes!r}")
+    return _contract(a, b, ca, cb)
+
+
+def matmul(x1, x2):
+    """numpy's `matmul` (`@`): a 1-D operand is a row (left) or column (right) whose axis is removed
+    from the result; stacks of matrices broadcast over their leading axes."""
+    s1, s2 = _shape(x1), _shape(x2)
+    for i, s in enumerate((s1, s2)):
+        if not s:
+            raise ShapeError(f"op 'matmul': input operand {i} does not have enough dimensions (shape {s}); "
+                             "use multiply for scalars")
+    a = _reshape(x1, (1,) + s1) if len(s1) == 1 else x1
+    b = _reshape(x2, s2 + (1,)) if len(s2) == 1 else x2
+    y = bind("matmul", a, b)
+    shape = _shape(y)
+    if len(s1) == 1 or len(s2) == 1:
+        y = _reshape(y, shape[:-2] + (() if len(s1) == 1 else shape[-2:-1]) + (() if len(s2) == 1 else shape[-1:]))
+    return y
+
+
+def dot(a, b):
+    """numpy's `dot`: products of scalars; a's last axis against b's only (1-D b) or second-to-last axis."""
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        return bind("mul", a, b)
+    return _contract(a, b, (len(sa) - 1,), (builtins.max(len(sb) - 2, 0),))
+
+
+def inner(a, b):
+    """numpy's `inner`: products of scalars, else the sum over both last axes."""
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        return bind("mul", a, b)
+    return _contract(a, b, (len(sa) - 1,), (len(sb) - 1,))
+
+
+def outer(a, b):
+    """numpy's `outer`: both operands flattened, out[i, j] = a[i] * b[j]."""
+    return bind("mul", _reshape(a, (_size(_shape(a)), 1)), _reshape(b, (1, _size(_shape(b)))))
+
+
+def vdot(a, b):
+    """numpy's `vdot`: the dot product of the flattened operands, the first conjugated."""
+    na, nb = _size(_shape(a)), _size(_shape(b))
+    if na != nb:
+        raise ShapeError(f"vdot: the operands have {na} and {nb} elements (shapes {_shape(a)} and {_shape(b)})")
+    if _np.dtype(a.dtype if isinstance(a, Tracer) else _np.asarray(a).dtype).kind == "c":
+        a = bind("conj", a)
+    return _reshape(_matmul2(_reshape(a, (1, na)), _reshape(b, (na, 1))), ())
+
+
+# -- einsum --------------------------------------------------------------------------------------
+def _parse_einsum(subscripts: str, shapes):
+    """Labels per operand and for the output; '...' becomes integer labels (right-aligned, shared)."""
+    if not isinstance(subscripts, str):
+        raise TraceError("einsum: only the subscripts-string form is supported (einsum('ij,jk->ik', a, b))")
+    spec = subscripts.replace(" ", "")
+    lhs, arrow, rhs = spec.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise ShapeError(f"einsum: '{subscripts}' names {len(terms)} operands, got {len(shapes)}")
+
+    def letters(term, where):
+        bad = [c for c in term.replace("...", "") if not c.isalpha()]
+        if bad or term.count("...") > 1:
+            raise ShapeError(f"einsum: invalid subscripts '{term}' in {where} of '{subscripts}'")
+        return term
+
+    n_ellipsis = 0
+    labels = []
+    for term, shape in zip(terms, shapes):
+        letters(term, "an operand")
+        n_named = len(term.replace("...", ""))
+        extra = len(shape) - n_named
+        if extra < 0 or (extra and "..." not in term):
+            raise ShapeError(f"einsum: subscripts '{term}' do not match an operand of shape {shape}")
+        n_ellipsis = builtins.max(n_ellipsis, extra)
+        head, _, tail = term.partition("...")
+        labels.append(list(head) + ([("...", i) for i in range(extra, 0, -1)] if "..." in term else [])
+                      + list(tail))
+    ellipsis = [("...", i) for i in range(n_ellipsis, 0, -1)]
+    if arrow:
+        letters(rhs, "the output")
+        head, dots, tail = rhs.partition("...")
+        out = list(head) + (ellipsis if dots else []) + list(tail)
+        named = [c for c in out if isinstance(c, str)]
+        if len(set(named)) != len(named):
+            raise ShapeError(f"einsum: output subscript repeated in '{subscripts}'")
+        unknown = [c for c in named if not any(c in ls for ls in labels)]
+        if unknown:
+            raise ShapeError(f"einsum: output subscript '{unknown[0]}' does not appear in the operands of '{subscripts}'")
+    else:   # numpy's implicit output: the letters used once, in alphabetical order, after the '...' axes
+        counts = {}
+        for ls in labels:
+            for c in ls:
+                if isinstance(c, str):
+                    counts[c] = counts.get(c, 0) + 1
+        out = ellipsis + sorted(c for c, n in counts.items() if n == 1)
+    return labels, out
+
+
+def _drop_repeats(x, labels):
+    """Take diagonals until every label appears once on this operand (einsum's 'ii')."""
+    while True:
+        seen = {}
+        for i, c in enumerate(labels):
+            if c in seen:
+                p, q = seen[c], i
+                if _shape(x)[p] != _shape(x)[q]:
+                    raise ShapeError(f"einsum: label '{c}' repeats with sizes {_shape(x)[p]} and {_shape(x)[q]}")
+                x = _diagonal(x, 0, p, q)
+                labels = [l for j, l in enumerate(labels) if j not in (p, q)] + [c]
+                break
+            seen[c] = i
+        else:
+            return x, labels
+
+
+def einsum(subscripts, *operands):
+    """numpy's `einsum` for a subscripts string: explicit ('ij,jk->ik') or implicit output, '...'
+    broadcasting, repeated labels on one operand (diagonals, traces) and any number of operands.
+
+    Lowered left to right: labels no later operand or the output needs are summed away as early as
+    possible, and each pair of operands becomes one batched matmul over their shared labels.
+    """
+    shapes = [_shape(x) for x in operands]
+    labels, out = _parse_einsum(subscripts, shapes)
+    sizes = {}
+    for shape, ls in zip(shapes, labels):
+        for d, c in zip(shape, ls):
+            if sizes.get(c, 1) not in (1, d) and d != 1:
+                raise ShapeError(f"einsum: label {c if isinstance(c, str) else '...'} has sizes {sizes[c]} and {d} "
+                                 f"in '{subscripts}' (shapes {', '.join(map(str, shapes))})")
+            sizes[c] = builtins.max(sizes.get(c, 1), d)
+    terms = [_drop_repeats(x, ls) for x, ls in zip(operands, labels)]
+
+    def reduce_unneeded(x, ls, needed):
+        axes = [i for i, c in enumerate(ls) if c not in needed]
+        return _sum(x, axes), [c for c in ls if c in needed]
+
+    x, ls = terms[0]
+    for i, (y, ly) in enumerate(terms[1:], start=1):
+        later = set(out).union(*[set(t[1]) for t in terms[i + 1:]])
+        x, ls = reduce_unneeded(x, ls, later | set(ly))
+        y, ly = reduce_unneeded(y, ly, later | set(ls))
+        shared = [c for c in ls if c in ly]
+        contracted = [c for c in shared if c not in later]
+        for c in contracted:   # a size-1 label against a longer one broadcasts before it is summed
+            if _shape(x)[ls.index(c)] != _shape(y)[ly.index(c)]:
+                x, y = (_broadcast_label(t, lt, c, sizes[c]) for t, lt in ((x, ls), (y, ly)))
+        kept = [c for c in shared if c in later]
+        fa, fb = [c for c in ls if c not in ly], [c for c in ly if c not in ls]
+        x = _contract(x, y, tuple(ls.index(c) for c in contracted), tuple(ly.index(c) for c in contracted),
+                      (tuple(ls.index(c) for c in kept), tuple(ly.index(c) for c in kept)))
+        ls = kept + fa + fb
+    x, ls = reduce_unneeded(x, ls, set(out))
+    x = _permute(x, [ls.index(c) for c in out])
+    want = tuple(sizes[c] for c in out)
+    return x if _shape(x) == want else bind("broadcast_to", x, shape=want)
+
+
+def _broadcast_label(x, labels, label, size):
+    shape = list(_shape(x))
+    shape[labels.index(label)] = size
+    return x if tuple(shape) == _shape(x) else bind("broadcast_to", x, shape=tuple(shape))
+
+
+# -- numpy.linalg --------------------------------------------------------------------------------
+def _matrices(x, op: str, square: bool = False):
+    shape = _shape(x)
+    if len(shape) < 2 or (square and shape[-1] != shape[-2]):
+        kind = "square matrices" if square else "matrices"
+        raise ShapeError(f"op '{op}': needs (stacks of) {kind}, got shape {shape}")
+    return shape
+
+
+def _swap_last(x):
+    r = len(_shape(x))
+    return bind("transpose", x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def solve(a, b):
+    """x with a @ x = b. numpy 2's rule: b is a vector (n,) only when 1-D, else a stack of (n, k)
+    matrices; batch axes broadcast."""
+    if len(_shape(b)) == 1:
+        return _reshape(bind("solve", a, _reshape(b, _shape(b) + (1,))), _shape(a)[:-2] + _shape(b))
+    return bind("solve", a, b)
+
+
+def slogdet(a):
+    """(sign, log|det a|) as numpy's SlogdetResult; the sign's derivative is zero."""
+    return SlogdetResult(*bind("slogdet", a))
+
+
+def cholesky(a, upper: bool = False):
+    """The lower factor L with a = L L^T, read from a's lower triangle (numpy's rule); with
+    `upper`, the upper factor U = L^T read from the upper triangle."""
+    if not upper:
+        return bind("cholesky", a)
+    return _swap_last(bind("cholesky", _swap_last(a)))
+
+
+def eigh(a, UPLO: str = "L"):
+    """Eigenvalues (ascending) and eigenvectors of symmetric `a` read from triangle UPLO ('L'/'U'), as
+    numpy's EighResult. Derivatives are JAX's: undefined (inf/nan) where eigenvalues repeat."""
+    if UPLO not in ("L", "U"):
+        raise ShapeError(f"op 'eigh': UPLO must be 'L' or 'U', got {UPLO!r}")
+    return EighResult(*bind("eigh", a, UPLO=UPLO))
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """numpy's `svd`: SVDResult(U, S, Vh) with S descending, or S alone when not compute_uv.
+
+    Derivatives are JAX's: undefined (inf/nan) at repeated or (non-square a) zero singular values;
+    with full_matrices of a non-square matrix U or Vh have no derivative (GradientError), S always has.
+    `hermitian=True` is refused (frame computes the general decomposition only).
+    """
+    if hermitian:
+        raise TraceError("fnp.linalg.svd: hermitian=True is not supported; use eigh for symmetric matrices")
+    _matrices(a, "svd")
+    if not compute_uv:
+        return bind("svd", a, full_matrices=False)[1]
+    return SVDResult(*bind("svd", a, full_matrices=bool(full_matrices)))
+
+
+def qr(a, mode: str = "reduced"):
+    """numpy's reduced QR: QRResult(Q, R), Q with orthonormal columns and R upper triangular. Other
+    modes are refused. Wide matrices (m < n) have no derivative (as in JAX)."""
+    if mode != "reduced":
+        raise TraceError(f"fnp.linalg.qr: mode={mode!r} is not supported, only 'reduced'")
+    _matrices(a, "qr")
+    return QRResult(*bind("qr", a))
+
+
+def _singular_values(a):
+    return bind("svd", a, full_matrices=False)[1]
+
+
+def _largest(s):
+    """s[..., :1]: the largest singular value (they are descending), kept as an axis."""
+    k = len(_shape(s))
+    return bind("slice", s, starts=(0,) * k, stops=_shape(s)[:-1] + (1,), steps=(1,) * k)
+
+
+def _smallest(s):
+    k, shape = len(_shape(s)), _shape(s)
+    return bind("slice", s, starts=(0,) * (k - 1) + (shape[-1] - 1,), stops=shape, steps=(1,) * k)
+
+
+def _count_above(s, tol):
+    """How many singular values (descending along the last axis) exceed tol, as int64."""
+    return bind("sum", prim.greater(s, tol), axes=(len(_shape(s)) - 1,), keepdims=False)
+
+
+def _default_rtol(shape, dtype) -> float:
+    return float(builtins.max(shape[-2:]) * _np.finfo(dtype).eps)
+
+
+def _dtype(x):
+    return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
+
+
+def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None):
+    """numpy's `matrix_rank`: the number of singular values above `tol`, or above `rtol` times the
+    largest (rtol defaulting to max(m, n) * eps), as int64."""
+    if hermitian:
+        raise TraceError("fnp.linalg.matrix_rank: hermitian=True is not supported")
+    shape = _shape(A)
+    if len(shape) < 2:   # numpy: a vector's rank is 1 unless it is all zeros
+        nonzero = bind("sum", prim.not_equal(A, 0), axes=tuple(range(len(shape))), keepdims=False)
+        return prim.minimum(nonzero, _np.int64(1))
+    s = _singular_values(A)
+    if tol is None:
+        r = _default_rtol(shape, _dtype(A)) if rtol is None else float(rtol)
+        tol = bind("mul", _largest(s), r)
+    elif rtol is not None:
+        raise ShapeError("op 'matrix_rank': give tol or rtol, not both")
+    return _count_above(s, tol)
+
+
+def lstsq(a, b, rcond=None):
+    """numpy's `lstsq`: (x, residuals, rank, s) for a (m, n) and b (m,) or (m, k).
+
+    `rcond=None` is numpy's default max(m, n) * eps. The residuals (sums of squares of b - a x per
+    column, shape (k,) or (1,)) are given whenever m > n; numpy gives an empty array instead when
+    a's rank is below n, which is known only from the values. Only the solution x is differentiated
+    as least squares: its derivative is that of the full-rank solution (also at lower rank); the
+    residuals' and s's derivatives follow from x's and svd's.
+    """
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) != 2 or len(sb) not in (1, 2):
+        raise ShapeError(f"op 'lstsq': needs a (m, n) and b (m,) or (m, k), got shapes {sa} and {sb}")
+    m, n = sa
+    rcond = _default_rtol(sa, _dtype(a)) if rcond is None else float(rcond)
+    b2 = _reshape(b, (sb[0], 1)) if len(sb) == 1 else b
+    x = bind("lstsq", a, b2, rcond=rcond)
+    s = _singular_values(a)
+    rank = _count_above(s, bind("mul", _largest(s), rcond))
+    r = bind("sub", b2, bind("matmul", a, x))
+    residuals = _sum(bind("mul", r, r), (0,))
+    if m <= n:
+        residuals = bind("slice", residuals, starts=(0,), stops=(0,), steps=(1,))
+    return (_reshape(x, (n,)) if len(sb) == 1 else x), residuals, rank, s
+
+
+# -- norm ----------------------------------------------------------------------------------------
+def _abs(x):
+    return bind("abs", x)
+
+
+def _vector_norm(x, ord, axis: int, keepdims: bool):
+    axes = (axis,)
+    if ord is None or ord == 2:
+        return bind("sqrt", _sum(bind("mul", x, x), axes, keepdims))
+    if ord == math.inf:
+        return bind("max", _abs(x), axes=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return bind("min", _abs(x), axes=axes, keepdims=keepdims)
+    if ord == 0:
+        return bind("convert", _sum(prim.not_equal(x, 0), axes, keepdims), dtype=str(_dtype(x)))
+    if ord == 1:
+        return _sum(_abs(x), axes, keepdims)
+    if isinstance(ord, str):
+        raise ShapeError(f"fnp.linalg.norm: invalid norm order {ord!r} for vectors")
+    p = float(ord)
+    return bind("pow", _sum(bind("pow", _abs(x), exponent=p), axes, keepdims), exponent=1.0 / p)
+
+
+def _matrix_norm(x, ord, axes, keepdims: bool):
+    row, col = axes
+    rank = len(_shape(x))
+    if ord in (None, "fro"):
+        return bind("sqrt", _sum(bind("mul", x, x), axes, keepdims))
+    if ord in (2, -2, "nuc"):
+        # The singular values of the matrices in the two axes (moved last).
+        rest = [i for i in range(rank) if i not in axes]
+        s = _singular_values(_permute(x, rest + [row, col]))
+        last = len(_shape(s)) - 1
+        # s descends: ord 2 is its first element, -2 its last.
+        y = _sum(s, (last,)) if ord == "nuc" else _reshape(_largest(s) if ord == 2 else _smallest(s), _shape(s)[:-1])
+        if keepdims:
+            shape = list(_shape(x))
+            shape[row] = shape[col] = 1
+            y = _reshape(y, shape)
+        return y
+    if ord in (1, -1, math.inf, -math.inf):
+        # 1: the largest column sum of |x| (summed over rows); inf: the largest row sum.
+        summed, other = (row, col) if ord in (1, -1) else (col, row)
+        sums = _sum(_abs(x), (summed,), True)
+        y = bind("max" if ord > 0 else "min", sums, axes=(other,), keepdims=True)
+        return y if keepdims else _reshape(y, [d for i, d in enumerate(_shape(x)) if i not in axes])
+    raise ShapeError(f"fnp.linalg.norm: invalid norm order {ord!r} for matrices")
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):
+    """numpy's `norm`. Vectors (an int axis, or 1-D x): ord None/2 (Euclidean), 1, inf, -inf, 0 (the
+    count of non-zeros) and any other number p (sum |x|^p)^(1/p). Matrices (a pair of axes, or 2-D x):
+    None/'fro', 'nuc', 1, -1, 2, -2 (the extreme singular values, via svd), inf, -inf. With ord and
+    axis None, x is flattened (the Euclidean norm of all elements).
+
+    Derivatives are JAX's: the Euclidean and Frobenius norms have nan gradients at zero (as
+    jax.grad(jnp.linalg.norm) does), the max/min norms share the derivative among ties.
+    """
+    shape = _shape(x)
+    if axis is None:
+        if ord is None:
+            flat = _reshape(x, (_size(shape),))
+            y = _vector_norm(flat, None, 0, False)
+            return _reshape(y, (1,) * len(shape)) if keepdims else y
+        if len(shape) not in (1, 2):
+            raise ShapeError(f"fnp.linalg.norm: an order needs 1-D or 2-D x or an axis, got shape {shape}")
+        axis = tuple(range(len(shape)))
+    axes = _ints(axis, "norm", "axis")
+    normalized = tuple(_axis(a, len(shape), "norm") for a in axes)
+    if len(normalized) == 1:
+        return _vector_norm(x, ord, normalized[0], bool(keepdims))
+    if len(normalized) == 2 and normalized[0] != normalized[1]:
+        return _matrix_norm(x, ord, normalized, bool(keepdims))
+    raise ShapeError(f"fnp.linalg.norm: axis must be one axis or two distinct ones, got {axis!r}")
+
+
+linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=cholesky, eigh=eigh, svd=svd, qr=qr,
+                         lstsq=lstsq, matrix_rank=matrix_rank)   # inv, det: generated from their ops

@@ -1,12 +1,133 @@
-"""`from_jax` rules for linear algebra (dot_general, ...): JAX primitives that are not one frame op.
+"""`from_jax` rules for linear algebra: JAX's `lax.linalg` primitives that are frame ops (dot_general,
+the general contraction, is jax_import's own rule).
 
 `TRANSLATIONS`: primitive -> rule(importer, eqn, *operands) -> Value or [Value] (see jax_import);
 `PARAMETERS`: primitive -> the audit of each of its parameters (jax_audit's vocabulary). Both are
 merged into jax_import's tables.
+
+- `cholesky`, `eigh`: JAX's derivative rules for these primitives hold for symmetric tangents only
+  (frame's, like numpy, read one triangle), so they import when their operand is symmetrised in the
+  jaxpr ((x + x^T) / 2, which jnp.linalg.cholesky/eigh and `symmetrize_input=True` do); then values and
+  derivatives agree. Otherwise they are refused.
+- `svd`, `qr` (reduced, unpivoted) import as frame's ops; `triangular_solve` as a general `solve` of the
+  masked triangle (JAX's derivative also reads that triangle only).
+- `lu` is refused by name: frame has no LU op, so jnp.linalg.solve/inv/det (which go through lu, and
+  custom_linear_solve or a custom derivative) do not import; call frame.numpy.linalg's instead.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-TRANSLATIONS: dict[str, Callable] = {}
-PARAMETERS: dict[str, dict] = {}
+import numpy as np
+
+from ..errors import FrameError
+from .jax_audit import _is_none, checked, implemented, irrelevant
+
+
+def _outputs(imp, op: str, inputs, **attrs):
+    return imp.graph.add_node(op, list(inputs), attrs).outputs
+
+
+def _swap_perm(rank: int) -> tuple[int, ...]:
+    return tuple(range(rank - 2)) + (rank - 1, rank - 2)
+
+
+def _is_symmetrized(imp, v) -> bool:
+    """Whether `v` is (x + x^T) / 2 in the graph being built (lax.linalg.symmetrize's pattern)."""
+    node = v.node
+    if node is None or node.op != "div":
+        return False
+    two = imp.known(node.inputs[1])
+    total = node.inputs[0].node
+    if two is None or not np.all(two == 2) or total is None or total.op != "add":
+        return False
+    p, q = total.inputs
+    return any(t.node is not None and t.node.op == "transpose" and t.node.inputs[0] is x
+               and t.node.attrs["perm"] == _swap_perm(v.type.rank) for x, t in ((p, q), (q, p)))
+
+
+def _symmetric_operand(imp, eqn, x, name: str):
+    if not _is_symmetrized(imp, x):
+        raise FrameError(f"the operand of {name} is not symmetrised ((x + x^T) / 2) in the jaxpr: JAX's derivative "
+                         f"of {name} then differs from frame's (which, like numpy, reads one triangle); use "
+                         f"jnp.linalg.{name} or symmetrize_input=True")
+    return x
+
+
+def _mask(imp, x, lower: bool, k: int):
+    n = x.type.shape[-1]
+    m = np.tril(np.ones((n, n)), k) if lower else np.triu(np.ones((n, n)), k)
+    return imp.node("mul", [x, imp.constant(m.astype(x.type.dtype))])
+
+
+def _cholesky(imp, eqn, x):
+    x = _symmetric_operand(imp, eqn, x, "cholesky")
+    # LAPACK's potrf leaves the strictly upper triangle as the input's; JAX masks it off afterwards
+    # and gives it no derivative.
+    upper = imp.node("stop_gradient", [_mask(imp, x, False, 1)])
+    return imp.node("add", [imp.node("cholesky", [x]), upper])
+
+
+def _eigh(imp, eqn, x):
+    x = _symmetric_operand(imp, eqn, x, "eigh")
+    w, v = _outputs(imp, "eigh", [x], UPLO="L" if eqn.params["lower"] else "U")
+    return [v, w]
+
+
+def _svd(imp, eqn, x):
+    compute_uv = eqn.params["compute_uv"]
+    u, s, vt = _outputs(imp, "svd", [x], full_matrices=bool(eqn.params["full_matrices"]) and compute_uv)
+    return [s, u, vt] if compute_uv else [s]
+
+
+def _qr(imp, eqn, x):
+    return list(_outputs(imp, "qr", [x]))
+
+
+def _triangular_solve(imp, eqn, a, b):
+    p = eqn.params
+    tri = _mask(imp, a, p["lower"], -1 if p["unit_diagonal"] else 0)
+    if p["unit_diagonal"]:
+        tri = imp.node("add", [tri, imp.constant(np.eye(a.type.shape[-1], dtype=a.type.dtype))])
+    swap = _swap_perm(a.type.rank)
+    # left: op(a) x = b; right: x op(a) = b, i.e. op(a)^T x^T = b^T.
+    if p["transpose_a"] != (not p["left_side"]):
+        tri = imp.node("transpose", [tri], perm=swap)
+    if p["left_side"]:
+        return imp.node("solve", [tri, b])
+    return imp.node("transpose", [imp.node("solve", [tri, imp.node("transpose", [b], perm=swap)])], perm=swap)
+
+
+def _lu(imp, eqn, x):
+    raise FrameError("frame has no LU factorisation op (jnp.linalg.solve, inv and det compute with lu, pivots and "
+                     "custom_linear_solve); use frame.numpy.linalg.solve/inv/det, or jnp.linalg.cholesky with "
+                     "jax.scipy.linalg.solve_triangular for symmetric positive-definite systems")
+
+
+TRANSLATIONS: dict[str, Callable] = {"cholesky": _cholesky, "eigh": _eigh, "svd": _svd, "qr": _qr,
+                                     "triangular_solve": _triangular_solve, "lu": _lu}
+
+_REAL = "frame computes real matrices only; a complex operand is refused by the op"
+_DEFAULT_ALGORITHM = checked("a specific LAPACK/XLA algorithm; frame runs numpy's (LAPACK's default driver)",
+                             _is_none)
+_ALL_VALUES = checked("a subset of eigen/singular values (subset_by_index); frame computes them all", _is_none)
+PARAMETERS: dict[str, dict] = {
+    "cholesky": {},
+    "eigh": {"lower": implemented("frame's UPLO ('L' or 'U')"),
+             "sort_eigenvalues": checked("unsorted eigenvalues; numpy (and frame) sort them ascending",
+                                         lambda value, eqn: bool(value)),
+             "subset_by_index": _ALL_VALUES, "algorithm": _DEFAULT_ALGORITHM},
+    "svd": {"full_matrices": implemented("frame's full_matrices"),
+            "compute_uv": implemented("without u and vt the rule keeps s only"),
+            "subset_by_index": _ALL_VALUES, "algorithm": _DEFAULT_ALGORITHM},
+    "qr": {"pivoting": checked("column pivoting; frame's qr has none", lambda value, eqn: not value),
+           "full_matrices": checked("complete (m, m) q; frame's qr is the reduced one",
+                                    lambda value, eqn: not value or eqn.invars[0].aval.shape[-2] <= eqn.invars[0].aval.shape[-1]),
+           "use_magma": irrelevant("a GPU library choice; the values are the same")},
+    "triangular_solve": {"left_side": implemented("op(a) x = b, else x op(a) = b"),
+                         "lower": implemented("which triangle of a is read (the other is masked off)"),
+                         "transpose_a": implemented("op(a) = a^T"),
+                         "conjugate_a": irrelevant(f"conjugation of a real matrix is the identity ({_REAL})"),
+                         "unit_diagonal": implemented("the diagonal is taken as ones, a's own is not read")},
+    "lu": {},
+}

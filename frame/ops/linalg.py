@@ -1,13 +1,22 @@
-"""Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting), either operand read transposed."""
+"""Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting, either operand read transposed),
+and numpy.linalg's solvers and decompositions: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`,
+`svd`, `qr`, and `lstsq`.
+
+The decompositions run numpy's LAPACK kernels; their gradient rules are JAX's matrix-calculus rules,
+written with frame ops so that they differentiate again. Where JAX's derivative is undefined frame's
+is too: repeated eigenvalues (eigh) or singular values (svd), zero singular values of non-square
+matrices, singular matrices (inv, det, solve) give inf/nan; svd with full_matrices=True of a
+non-square matrix and qr of a wide matrix (m < n) have no gradient in JAX and raise GradientError here.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import GradientError, ShapeError
 from ..ir.types import TensorType
-from ..tracing import bind, traced_gradient
+from ..tracing import bind, prim, traced_gradient
 from .elementwise import sum_to_shape
-from ..ir.registry import NodeContext, arity, broadcast_shapes, register_op, same_dtype
+from ..ir.registry import NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:
@@ -68,3 +77,309 @@ register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2,
                 "batch axes broadcast",
             numpy=_numpy, numpy_out=True, jax=_jax, frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],
             ufuncs=["matmul"], zero_operands=[0, 1])
+
+
+# -- decompositions and solvers (numpy.linalg kernels, JAX's derivative rules) ------------------
+# Each op takes stacks of matrices (leading batch axes) of a real float dtype, as numpy.linalg does
+# for float32/float64. Gradient rules are the matrix-calculus rules JAX uses, written with frame ops
+# (solve, matmul read transposed, masks as constants), so every derivative differentiates again.
+# Where a derivative does not exist (repeated eigenvalues or singular values, a singular matrix) the
+# rules divide by zero and give inf/nan, as JAX's do.
+
+def _mT(x):
+    """x with its last two axes swapped."""
+    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
+    return prim.transpose(x, perm=perm)
+
+
+def _tril_mask(n: int, dtype, k: int = 0) -> np.ndarray:
+    return np.tril(np.ones((n, n)), k).astype(dtype)
+
+
+def _from_triangle(p, lower: bool):
+    """The gradient w.r.t. a matrix of which only one triangle is read (as a symmetric S), given the
+    gradient `p` w.r.t. S: the off-diagonal entries collect p_ij + p_ji, the diagonal p_ii."""
+    n = p.shape[-1]
+    mask = _tril_mask(n, p.dtype) - 0.5 * np.eye(n, dtype=p.dtype)
+    return (p + _mT(p)) * (mask if lower else np.ascontiguousarray(mask.T))
+
+
+def _symmetric_from_triangle(jnp, a, lower: bool):
+    """S = the symmetric matrix one triangle of `a` stands for (the JAX lowerings read what numpy reads)."""
+    t = jnp.tril(a) if lower else jnp.triu(a)
+    return t + jnp.swapaxes(jnp.tril(a, -1) if lower else jnp.triu(a, 1), -1, -2)
+
+
+def _square_type(op: str, t: TensorType) -> TensorType:
+    require_float(op, t)
+    if t.rank < 2 or t.shape[-1] != t.shape[-2]:
+        raise ShapeError(f"op '{op}' needs (stacks of) square matrices, got shape {t.shape}")
+    return t
+
+
+def _like(t: TensorType, shape, dtype=None) -> TensorType:
+    return TensorType(tuple(shape), dtype or t.dtype, t.device)
+
+
+def _rows(x):
+    """x (..., n) as (..., 1, n): a row that broadcasts down a matrix's columns."""
+    return prim.reshape(x, shape=tuple(x.shape[:-1]) + (1, x.shape[-1]))
+
+
+def _cols(x):
+    """x (..., n) as (..., n, 1)."""
+    return prim.reshape(x, shape=tuple(x.shape) + (1,))
+
+
+def _scalars(x):
+    """x (...) as (..., 1, 1): one factor per matrix of a stack."""
+    return prim.reshape(x, shape=tuple(x.shape) + (1, 1))
+
+
+def _diag_part(x):
+    """The diagonal (..., n) of x (..., n, n), by reshape and a strided slice (differentiable: slice's
+    adjoint is pad)."""
+    n, lead = x.shape[-1], tuple(x.shape[:-2])
+    flat = prim.reshape(x, shape=lead + (n * n,))
+    return prim.slice(flat, starts=(0,) * len(lead) + (0,), stops=lead + (n * n,), steps=(1,) * len(lead) + (n + 1,))
+
+
+# -- solve ---------------------------------------------------------------------------------------
+def _solve_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 2)
+    a, b = ctx.input_types
+    _square_type(ctx.op, a)
+    same_dtype(ctx.op, [a, b])
+    if b.rank < 2 or b.shape[-2] != a.shape[-1]:
+        raise ShapeError(f"op 'solve': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, got {b.shape}")
+    return [_like(a, broadcast_shapes(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
+
+
+def _solve_grad(ctx, xs, ys, gys):
+    # x = a^-1 b: gb = a^-T g, ga = -gb x^T (summed over broadcast batch axes).
+    a, b = xs
+    gb = prim.solve(_mT(a), gys[0])
+    ga = -_matmul(gb, ys[0], False, True)
+    return [sum_to_shape(ga, a.shape), sum_to_shape(gb, b.shape)]
+
+
+def _solve_jax(J, a, b):
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))   # as matrices, never jnp's vector reading
+    return J.jnp.linalg.solve(J.jnp.broadcast_to(a, batch + a.shape[-2:]), J.jnp.broadcast_to(b, batch + b.shape[-2:]))
+
+
+register_op("solve", shape=_solve_shape, kernel=np.linalg.solve, num_inputs=2, gradient=traced_gradient(_solve_grad),
+            doc="x with a @ x = b for (stacks of) square a and matrices b (..., n, k); batch axes broadcast",
+            jax=_solve_jax, frontend=["linalg.solve"])
+
+
+# -- inv, det, slogdet ---------------------------------------------------------------------------
+def _square_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    return [_square_type(ctx.op, ctx.input_types[0])]
+
+
+def _batch_scalar_shape(n_out: int):
+    def shape(ctx: NodeContext):
+        arity(ctx.op, ctx, 1)
+        a = _square_type(ctx.op, ctx.input_types[0])
+        return [_like(a, a.shape[:-2])] * n_out
+    return shape
+
+
+def _inv_grad(ctx, xs, ys, gys):
+    # d(a^-1) = -a^-1 da a^-1, so ga = -y^T g y^T.
+    y = ys[0]
+    return [-_matmul(_matmul(y, gys[0], True, False), y, False, True)]
+
+
+def _inv_transposed(a):
+    return _mT(prim.inv(a))
+
+
+register_op("inv", shape=_square_shape, kernel=np.linalg.inv, num_inputs=1, gradient=traced_gradient(_inv_grad),
+            doc="matrix inverse of (stacks of) square matrices", jax="jnp.linalg.inv", frontend=["linalg.inv"])
+# d det(a) = det(a) tr(a^-1 da): ga = g det(a) a^-T. Undefined (inf/nan) at singular a; JAX's rule
+# there goes through a cofactor expansion instead.
+register_op("det", shape=_batch_scalar_shape(1), kernel=np.linalg.det, num_inputs=1,
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[0] * ys[0]) * _inv_transposed(xs[0])]),
+            doc="determinant of (stacks of) square matrices", jax="jnp.linalg.det", frontend=["linalg.det"])
+# sign is locally constant (zero gradient); d log|det a| = tr(a^-1 da).
+register_op("slogdet", shape=_batch_scalar_shape(2), kernel=lambda a: tuple(np.linalg.slogdet(a)), num_inputs=1,
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[1]) * _inv_transposed(xs[0])]),
+            doc="(sign, log|det|) of (stacks of) square matrices; the sign has gradient zero",
+            jax=lambda J, a: tuple(J.jnp.linalg.slogdet(a)), frontend=["linalg.slogdet"])
+
+
+# -- cholesky ------------------------------------------------------------------------------------
+def _cholesky_grad(ctx, xs, ys, gys):
+    # JAX's rule (Murray 2016): dL = L phi(L^-1 dS L^-T), phi = lower triangle with half its diagonal,
+    # for symmetric dS; its adjoint is P = L^-T phi(L^T gL) L^-1, and the lower triangle read gives
+    # _from_triangle(P).
+    l, gl = ys[0], gys[0]
+    n = l.shape[-1]
+    phi = _tril_mask(n, l.dtype) - 0.5 * np.eye(n, dtype=l.dtype)
+    x = _matmul(l, gl, True, False) * phi
+    lt = _mT(l)
+    p = prim.solve(lt, _mT(prim.solve(lt, _mT(x))))
+    return [_from_triangle(p, lower=True)]
+
+
+register_op("cholesky", shape=_square_shape, kernel=np.linalg.cholesky, num_inputs=1,
+            gradient=traced_gradient(_cholesky_grad),
+            doc="lower Cholesky factor L (a = L L^T) of (stacks of) symmetric positive-definite matrices; reads "
+                "the lower triangle only, as numpy does",
+            jax=lambda J, a: J.jnp.linalg.cholesky(_symmetric_from_triangle(J.jnp, a, True)),
+            frontend=["linalg.cholesky"])
+
+
+# -- eigh ----------------------------------------------------------------------------------------
+def _eigh_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    a = _square_type(ctx.op, ctx.input_types[0])
+    if ctx.attr("UPLO", "L") not in ("L", "U"):
+        raise ShapeError(f"op 'eigh': UPLO must be 'L' or 'U', got {ctx.attr('UPLO')!r}")
+    return [_like(a, a.shape[:-1]), a]
+
+
+def _inverse_gaps(w):
+    """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (JAX's Fmat): inf where values repeat."""
+    n = w.shape[-1]
+    eye = np.eye(n, dtype=w.dtype)
+    return 1.0 / (_rows(w) - _cols(w) + eye) - eye
+
+
+def _eigh_grad(ctx, xs, ys, gys):
+    # JAX's rule for symmetric da: dw = diag(V^T da V), dV = V (F * (V^T da V)); its adjoint is
+    # P = V (diag(gw) + F * (V^T gV)) V^T. Undefined (inf) for repeated eigenvalues.
+    w, v = ys
+    gw, gv = gys
+    n = w.shape[-1]
+    inner = _inverse_gaps(w) * _matmul(v, gv, True, False) + _rows(gw) * np.eye(n, dtype=w.dtype)
+    p = _matmul(_matmul(v, inner, False, False), v, False, True)
+    return [_from_triangle(p, lower=ctx.attr("UPLO", "L") == "L")]
+
+
+def _eigh_jax(J, a, UPLO="L"):
+    return tuple(J.jnp.linalg.eigh(_symmetric_from_triangle(J.jnp, a, UPLO == "L")))
+
+
+register_op("eigh", shape=_eigh_shape, kernel=lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO)), num_inputs=1,
+            attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad),
+            doc="eigenvalues (ascending) and eigenvectors of (stacks of) symmetric matrices, reading the "
+                "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"])
+
+
+# -- svd -----------------------------------------------------------------------------------------
+def _svd_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (a,) = ctx.input_types
+    require_float(ctx.op, a)
+    if a.rank < 2:
+        raise ShapeError(f"op 'svd' needs (stacks of) matrices, got shape {a.shape}")
+    *batch, m, n = a.shape
+    k = min(m, n)
+    full = ctx.attr("full_matrices", True)
+    return [_like(a, (*batch, m, m if full else k)), _like(a, (*batch, k)), _like(a, (*batch, n if full else k, n))]
+
+
+def _svd_grad(ctx, xs, ys, gys):
+    # JAX's rule for the reduced SVD a = U diag(s) Vt (real case). With dS = U^T da V,
+    # F_ij = 1/(s_j^2 - s_i^2) off the diagonal: ds = diag(dS), dU = U (F * (dS S + S dS^T)) plus
+    # (I - U U^T) da V / s when m > n, dV likewise with n > m. The adjoint, term by term:
+    # ga = U G Vt with G = diag(gs) + (A1 + A1^T) s_j + (A2 + A2^T) s_i, A1 = F * (U^T gU),
+    # A2 = F * (Vt gVt^T), plus the projections' terms.
+    u, s, vt = ys
+    gu, gs, gvt = gys
+    m, n = xs[0].shape[-2:]
+    if ctx.attr("full_matrices", True) and m != n:
+        raise GradientError(f"op 'svd': no gradient with full_matrices=True for a non-square {m}x{n} matrix "
+                            "(JAX defines none); use full_matrices=False")
+    k = min(m, n)
+    eye = np.eye(k, dtype=s.dtype)
+    f = 1.0 / (_rows(s * s) - _cols(s * s) + eye) - eye
+    a1 = f * _matmul(u, gu, True, False)
+    a2 = f * _matmul(vt, gvt, False, True)
+    g = _rows(gs) * eye + (a1 + _mT(a1)) * _rows(s) + (a2 + _mT(a2)) * _cols(s)
+    ga = _matmul(_matmul(u, g, False, False), vt, False, False)
+    if m > n:
+        ga = ga + _matmul((gu - _matmul(u, _matmul(u, gu, True, False), False, False)) / _rows(s), vt, False, False)
+    if n > m:
+        ga = ga + _matmul(u, (gvt - _matmul(_matmul(gvt, vt, False, True), vt, False, False)) / _cols(s), False, False)
+    return [ga]
+
+
+register_op("svd", shape=_svd_shape, kernel=lambda a, full_matrices=True: tuple(np.linalg.svd(a, full_matrices)),
+            num_inputs=1, attrs={"full_matrices": ((bool,), False)}, gradient=traced_gradient(_svd_grad),
+            doc="singular value decomposition a = u diag(s) vh of (stacks of) matrices, s descending; "
+                "(m, m)/(n, n) factors when full_matrices, else (m, k)/(k, n)",
+            jax=lambda J, a, full_matrices=True: tuple(J.jnp.linalg.svd(a, full_matrices=full_matrices)),
+            frontend=["linalg.svd"])
+
+
+# -- qr ------------------------------------------------------------------------------------------
+def _qr_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (a,) = ctx.input_types
+    require_float(ctx.op, a)
+    if a.rank < 2:
+        raise ShapeError(f"op 'qr' needs (stacks of) matrices, got shape {a.shape}")
+    *batch, m, n = a.shape
+    k = min(m, n)
+    return [_like(a, (*batch, m, k)), _like(a, (*batch, k, n))]
+
+
+def _qr_grad(ctx, xs, ys, gys):
+    # JAX's rule (Townsend, "Differentiating the QR decomposition"), m >= n: with C = Q^T da R^-1,
+    # do = tril(C, -1) - tril(C, -1)^T, dQ = Q (do - C) + da R^-1 and dR = (C - do) R. Its adjoint:
+    # ga = (gQ + Q N) R^-T with M = gR R^T - Q^T gQ and N = M - tril(M - M^T, -1).
+    q, r = ys
+    gq, gr = gys
+    m, n = xs[0].shape[-2:]
+    if m < n:
+        raise GradientError(f"op 'qr': no gradient for a wide {m}x{n} matrix (m < n; JAX defines none)")
+    mm = _matmul(gr, r, False, True) - _matmul(q, gq, True, False)
+    nn = mm - (mm - _mT(mm)) * _tril_mask(n, r.dtype, -1)
+    return [_mT(prim.solve(r, _mT(gq + _matmul(q, nn, False, False))))]
+
+
+register_op("qr", shape=_qr_shape, kernel=lambda a: tuple(np.linalg.qr(a)), num_inputs=1,
+            gradient=traced_gradient(_qr_grad),
+            doc="reduced QR decomposition a = q r of (stacks of) matrices: q (m, k) orthonormal columns, "
+                "r (k, n) upper triangular",
+            jax=lambda J, a: tuple(J.jnp.linalg.qr(a)), frontend=["linalg.qr"])
+
+
+# -- lstsq -----------------------------------------------------------------------------------
+def _lstsq_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 2)
+    a, b = ctx.input_types
+    require_float(ctx.op, a)
+    same_dtype(ctx.op, [a, b])
+    if a.rank != 2 or b.rank != 2 or a.shape[0] != b.shape[0]:
+        raise ShapeError(f"op 'lstsq' needs a (m, n) and b (m, k) with the same m, got {a.shape} and {b.shape}")
+    return [_like(a, (a.shape[1], b.shape[1]))]
+
+
+def _lstsq_grad(ctx, xs, ys, gys):
+    # The least-squares solution's derivative at full rank: x = (a^T a)^-1 a^T b when m >= n, the
+    # minimum-norm x = a^T (a a^T)^-1 b when m < n. (At lower rank x is that of a truncated
+    # pseudo-inverse, whose derivative this is not.)
+    a, b = xs
+    x, gx = ys[0], gys[0]
+    m, n = a.shape
+    if m >= n:
+        z = prim.solve(_matmul(a, a, True, False), gx)
+        az = prim.matmul(a, z)
+        return [_matmul(b - prim.matmul(a, x), z, False, True) - _matmul(az, x, False, True), az]
+    gram = _matmul(a, a, False, True)
+    y = prim.solve(gram, b)
+    z = prim.solve(gram, prim.matmul(a, gx))
+    return [_matmul(y, gx, False, True) - _matmul(z, x, False, True) - _matmul(y, _matmul(a, z, True, False), False, True), z]
+
+
+register_op("lstsq", shape=_lstsq_shape, num_inputs=2, attrs={"rcond": ((float,), True)},
+            kernel=lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0], gradient=traced_gradient(_lstsq_grad),
+            doc="least-squares solution x of a @ x = b (a (m, n), b (m, k)), singular values below rcond * max "
+                "cut off; the gradient is that of the full-rank solution",
+            jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"])

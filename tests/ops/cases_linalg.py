@@ -1,0 +1,84 @@
+"""Op cases for linear algebra (frame/ops/linalg.py): numpy.linalg is the reference.
+
+Inputs are built well conditioned inside `make_inputs`, so that central differences (orders 1 and 2)
+and the JAX oracle see smooth functions: diagonally dominant matrices for solve/inv/det, symmetric
+positive-definite ones for cholesky, symmetric matrices with well separated eigenvalues for eigh,
+and matrices with separated, non-zero singular values for svd/qr/lstsq. The factorisations' signs
+(eigenvectors, singular vectors, q's columns) are LAPACK's, continuous around these inputs, and the
+same in numpy and JAX on CPU (checked by the oracle's order-0 comparison).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tests.ops.cases import OpCase, _ins, _u
+
+
+def _dominant(*shape):
+    """Random matrices plus 3 I: far from singular."""
+    return lambda rng, dt: (rng.uniform(-1, 1, shape) + 3 * np.eye(shape[-1])).astype(dt)
+
+
+def _spd(*shape):
+    def make(rng, dt):
+        m = rng.uniform(-1, 1, shape)
+        return (m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dt)
+    return make
+
+
+def _spread_symmetric(*shape):
+    """Symmetric, eigenvalues about 0, 2, 4, ... apart (small symmetric noise on a spread diagonal)."""
+    def make(rng, dt):
+        m = 0.3 * rng.uniform(-1, 1, shape)
+        return (m + np.swapaxes(m, -1, -2) + np.diag(2.0 * np.arange(shape[-1]))).astype(dt)
+    return make
+
+
+def _spread_singular(*shape):
+    """u diag(s) vt with s = k, k-1, ..., 1 scaled, u and v orthonormal: separated singular values."""
+    def make(rng, dt):
+        *batch, m, n = shape
+        k = min(m, n)
+        u = np.linalg.qr(rng.standard_normal((*batch, m, k)))[0]
+        v = np.linalg.qr(rng.standard_normal((*batch, n, k)))[0]
+        s = 0.5 + np.arange(k, 0, -1, dtype=float)
+        return ((u * s[..., None, :]) @ np.swapaxes(v, -1, -2)).astype(dt)
+    return make
+
+
+def _unpacked(fn):
+    return lambda *xs, **attrs: tuple(fn(*xs, **attrs))
+
+
+_RCOND = float(np.finfo(np.float64).eps * 4)
+
+CASES = [
+    OpCase("solve", _ins(_dominant(3, 3), _u(3, 2)), np.linalg.solve, wrt=(0, 1), label="2d"),
+    OpCase("solve", _ins(_dominant(2, 3, 3), _u(3, 1)), np.linalg.solve, wrt=(0, 1), label="bcast-b"),
+    OpCase("solve", _ins(_dominant(3, 3), _u(2, 3, 2)), np.linalg.solve, wrt=(0, 1), label="bcast-a"),
+    OpCase("inv", _ins(_dominant(3, 3)), np.linalg.inv, label="2d"),
+    OpCase("inv", _ins(_dominant(2, 2, 2)), np.linalg.inv, label="batched"),
+    OpCase("det", _ins(_dominant(3, 3)), np.linalg.det, label="2d"),
+    OpCase("det", _ins(_dominant(2, 2, 2)), np.linalg.det, label="batched"),
+    OpCase("slogdet", _ins(_u(3, 3, lo=-2.0, hi=2.0)), _unpacked(np.linalg.slogdet), label="2d"),
+    OpCase("slogdet", _ins(_dominant(2, 2, 2)), _unpacked(np.linalg.slogdet), label="batched"),
+    OpCase("cholesky", _ins(_spd(3, 3)), np.linalg.cholesky, label="2d"),
+    OpCase("cholesky", _ins(_spd(2, 2, 2)), np.linalg.cholesky, label="batched"),
+    OpCase("eigh", _ins(_spread_symmetric(3, 3)), _unpacked(np.linalg.eigh), label="lower"),
+    OpCase("eigh", _ins(_spread_symmetric(3, 3)), lambda a, UPLO: tuple(np.linalg.eigh(a, UPLO)), {"UPLO": "U"},
+           label="upper"),
+    OpCase("eigh", _ins(_spread_symmetric(2, 2, 2)), _unpacked(np.linalg.eigh), label="batched"),
+    OpCase("svd", _ins(_spread_singular(4, 3)), lambda a, full_matrices: tuple(np.linalg.svd(a, full_matrices)),
+           {"full_matrices": False}, label="tall"),
+    OpCase("svd", _ins(_spread_singular(2, 3)), lambda a, full_matrices: tuple(np.linalg.svd(a, full_matrices)),
+           {"full_matrices": False}, label="wide"),
+    OpCase("svd", _ins(_spread_singular(3, 3)), _unpacked(np.linalg.svd), label="square-full"),
+    OpCase("svd", _ins(_spread_singular(2, 3, 2)), lambda a, full_matrices: tuple(np.linalg.svd(a, full_matrices)),
+           {"full_matrices": False}, label="batched"),
+    OpCase("qr", _ins(_spread_singular(4, 3)), _unpacked(np.linalg.qr), label="tall"),
+    OpCase("qr", _ins(_spread_singular(2, 3, 3)), _unpacked(np.linalg.qr), label="batched-square"),
+    OpCase("lstsq", _ins(_spread_singular(5, 3), _u(5, 2)), lambda a, b, rcond: np.linalg.lstsq(a, b, rcond)[0],
+           {"rcond": _RCOND}, wrt=(0, 1), label="tall"),
+    OpCase("lstsq", _ins(_spread_singular(2, 4), _u(2, 1)), lambda a, b, rcond: np.linalg.lstsq(a, b, rcond)[0],
+           {"rcond": _RCOND}, wrt=(0, 1), label="wide"),
+]
