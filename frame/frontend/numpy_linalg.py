@@ -191,6 +191,8 @@ def _parse_einsum(subscripts: str, shapes):
     if arrow:
         letters(rhs, "the output")
         head, dots, tail = rhs.partition("...")
+        if n_ellipsis and not dots:
+            raise ShapeError(f"einsum: the operands of '{subscripts}' have '...' axes, the output has no '...'")
         out = list(head) + (ellipsis if dots else []) + list(tail)
         named = [c for c in out if isinstance(c, str)]
         if len(set(named)) != len(named):
@@ -265,7 +267,10 @@ def einsum(subscripts, *operands):
     x, ls = reduce_unneeded(x, ls, set(out))
     x = _permute(x, [ls.index(c) for c in out])
     want = tuple(sizes[c] for c in out)
-    return x if _shape(x) == want else bind("broadcast_to", x, shape=want)
+    x = x if _shape(x) == want else bind("broadcast_to", x, shape=want)
+    dtype = str(_dtype(operands[0]))
+    # frame's sum accumulates bools and int32 in int64 (np.sum's rule); einsum keeps the operands' dtype.
+    return x if str(_dtype(x)) == dtype else bind("convert", x, dtype=dtype)
 
 
 def _broadcast_label(x, labels, label, size):
@@ -404,7 +409,7 @@ def lstsq(a, b, rcond=None):
     b2 = _reshape(b, (sb[0], 1)) if len(sb) == 1 else b
     x = bind("lstsq", a, b2, rcond=rcond)
     s = _singular_values(a)
-    rank = _count_above(s, bind("mul", _largest(s), rcond))
+    rank = bind("convert", _count_above(s, bind("mul", _largest(s), rcond)), dtype="int32")   # numpy's int32
     r = bind("sub", b2, bind("matmul", a, x))
     residuals = _sum(bind("mul", r, r), (0,))
     if m <= n:

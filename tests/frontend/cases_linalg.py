@@ -1,0 +1,125 @@
+"""numpy-agreement cases for frame.numpy's linear algebra (products, einsum, trace, fnp.linalg).
+
+Matrices for the decompositions are built well conditioned (see tests/ops/cases_linalg.py); the
+derivative checks (wrt) use inputs where the functions are smooth (norms away from zero, distinct
+eigen/singular values).
+"""
+import numpy as np
+
+from tests.frontend.numpy_cases import NumpyCase, uniform
+import tests.ops.cases  # noqa: F401,E402 - loads tests.ops.cases_linalg through its collection first (no cycle)
+from tests.ops.cases_linalg import _dominant, _spd, _spread_singular, _spread_symmetric
+
+
+def _args(*shapes, dtype="float64"):
+    return lambda rng: tuple(uniform(rng, s, dtype) for s in shapes)
+
+
+def _made(*makers, dtype="float64"):
+    return lambda rng: tuple(m(rng, dtype) for m in makers)
+
+
+_PRODUCT_SHAPES = {   # name -> [(shape a, shape b, label)]
+    "dot": [((3, 4), (4, 2), "2d"), ((4,), (4,), "1d"), ((2, 3, 4), (4,), "nd-1d"), ((4,), (2, 4, 3), "1d-nd"),
+            ((2, 3, 4), (5, 4, 2), "nd-md"), ((), (2, 3), "scalar"), ((0, 3), (3, 2), "empty"), ((1, 1), (1,), "size1")],
+    "matmul": [((3, 4), (4, 2), "2d"), ((4,), (4,), "1d"), ((2, 3, 4), (4,), "nd-1d"), ((4,), (2, 4, 3), "1d-nd"),
+               ((5, 1, 3, 4), (2, 4, 6), "bcast"), ((0, 3), (3, 2), "empty"), ((1, 1, 1), (1, 1), "size1")],
+    "inner": [((3, 4), (2, 4), "2d"), ((4,), (4,), "1d"), ((2, 3, 4), (4,), "nd-1d"), ((), (2, 3), "scalar"),
+              ((0, 3), (3,), "empty")],
+    "outer": [((3,), (4,), "1d"), ((2, 3), (2, 2), "flattened"), ((), (3,), "scalar"), ((0,), (3,), "empty")],
+    "vdot": [((3,), (3,), "1d"), ((2, 3), (3, 2), "flattened"), ((1,), (1,), "size1")],
+}
+
+CASES = [
+    *[NumpyCase(name, _args(a, b), label=label, wrt=(0, 1)) for name, rows in _PRODUCT_SHAPES.items()
+      for a, b, label in rows],
+    *[NumpyCase(name, _args((3, 4), (4, 2), dtype=dt), label=dt) for name in ("dot", "matmul")
+      for dt in ("float32", "int64", "int32")],
+    NumpyCase("inner", _args((3, 4), (2, 4), dtype="float32"), label="float32"),
+    NumpyCase("vdot", _args((2, 3), (6,), dtype="int64"), label="int64"),
+    *[NumpyCase("tensordot", _args(a, b), {"axes": axes}, label=label, wrt=(0, 1)) for a, b, axes, label in [
+        ((2, 3, 4), (3, 4, 5), 2, "int2"), ((3, 4), (4, 5), 1, "int1"), ((2, 3), (4,), 0, "outer"),
+        ((2, 3, 4), (4, 3, 5), ([1, 2], [1, 0]), "pairs"), ((2, 3, 4), (5, 2), ([-3], [-1]), "negative"),
+        ((3, 4), (4, 3), (1, 0), "ints"), ((0, 4), (4, 2), 1, "empty")]],
+    NumpyCase("tensordot", _args((2, 3), (3, 2), dtype="float32"), {"axes": 1}, label="float32"),
+    *[NumpyCase("einsum", (lambda shapes: lambda rng, spec=spec: (spec, *(uniform(rng, s) for s in shapes)))(shapes),
+                label=spec, wrt=tuple(range(1, len(shapes) + 1)))
+      for spec, shapes in [
+          ("ij,jk->ik", [(3, 4), (4, 2)]), ("ij,jk", [(3, 4), (4, 2)]), ("ii->i", [(3, 3)]), ("ii", [(3, 3)]),
+          ("iij->j", [(2, 2, 3)]), ("iji->j", [(3, 2, 3)]), ("ji", [(2, 3)]), ("ij->", [(2, 3)]),
+          ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)]), ("...ij,...jk", [(2, 3, 4), (1, 4, 2)]),
+          ("...i,...i->...", [(3, 1, 4), (2, 4)]), ("i,i", [(4,), (4,)]), ("i,j", [(3,), (2,)]),
+          ("i,i->i", [(4,), (4,)]), ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 2)]), ("ijk,kji->", [(2, 3, 4), (4, 3, 2)]),
+          ("ij,ij->j", [(0, 3), (0, 3)]), ("i,i", [(1,), (3,)]), (",ij->ij", [(), (2, 3)]),
+          ("ab,cd,bc->", [(2, 3), (4, 2), (3, 4)])]],
+    NumpyCase("einsum", lambda rng: ("ij,jk->ik", uniform(rng, (2, 3), "float32"), uniform(rng, (3, 2), "float32")),
+              label="float32"),
+    NumpyCase("einsum", lambda rng: ("ij->i", uniform(rng, (2, 3), "int32")), label="int32-sum"),
+    *[NumpyCase("trace", _args(shape), kwargs, label=label, wrt=(0,)) for shape, kwargs, label in [
+        ((3, 3), {}, "square"), ((3, 5), {"offset": 1}, "offset"), ((5, 3), {"offset": -2}, "negative-offset"),
+        ((2, 3, 4), {"axis1": -1, "axis2": 0}, "axes"), ((3, 3), {"offset": 4}, "beyond"), ((0, 2), {}, "empty"),
+        ((1, 1), {}, "size1")]],
+    NumpyCase("trace", _args((3, 3), dtype="int32"), label="int32"),
+    NumpyCase("trace", _args((3, 3), dtype="float32"), label="float32"),
+    # -- fnp.linalg
+    *[NumpyCase("linalg.norm", _args(shape, dtype=dt), kwargs, label=label, wrt=(0,) if dt == "float64" else ())
+      for shape, kwargs, label, dt in [
+          ((3, 4), {}, "flat", "float64"), ((2, 3, 4), {"keepdims": True}, "flat-keepdims", "float64"),
+          ((4,), {"ord": 1}, "vec-1", "float64"), ((4,), {"ord": np.inf}, "vec-inf", "float64"),
+          ((4,), {"ord": -np.inf}, "vec-neg-inf", "float64"), ((4,), {"ord": 3}, "vec-3", "float64"),
+          ((4,), {"ord": 0}, "vec-0", "float64"), ((4,), {"ord": 2}, "vec-2", "float64"),
+          ((2, 3, 4), {"axis": -1}, "axis", "float64"), ((2, 3, 4), {"ord": 1, "axis": 1, "keepdims": True},
+                                                          "axis-1-keepdims", "float64"),
+          ((3, 4), {"ord": "fro"}, "fro", "float64"), ((3, 4), {"ord": "nuc"}, "nuc", "float64"),
+          ((3, 4), {"ord": 2}, "mat-2", "float64"), ((3, 4), {"ord": -2}, "mat-neg2", "float64"),
+          ((3, 4), {"ord": 1}, "mat-1", "float64"), ((3, 4), {"ord": -1}, "mat-neg1", "float64"),
+          ((3, 4), {"ord": np.inf}, "mat-inf", "float64"), ((3, 4), {"ord": -np.inf}, "mat-neg-inf", "float64"),
+          ((2, 3, 4), {"ord": "fro", "axis": (2, 0), "keepdims": True}, "axes-keepdims", "float64"),
+          ((2, 3, 4), {"ord": 2, "axis": (-1, -2)}, "batched-2", "float64"),
+          ((0, 3), {}, "empty", "float64"), ((1, 1), {"ord": 2}, "size1", "float64"),
+          ((3, 4), {}, "float32", "float32"), ((3, 4), {"ord": "nuc"}, "nuc-float32", "float32")]],
+    *[NumpyCase("linalg.solve", _made(_dominant(*a), lambda rng, dt, b=b: uniform(rng, b, dt), dtype=dt),
+                label=label, wrt=(0, 1) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
+      for a, b, label, dt in [((3, 3), (3,), "vector", "float64"), ((3, 3), (3, 2), "matrix", "float64"),
+                              ((2, 3, 3), (3, 1), "bcast", "float64"), ((2, 3, 3), (4, 1, 3, 2), "bcast-both", "float64"),
+                              ((1, 1), (1,), "size1", "float64"), ((3, 3), (3, 0), "empty", "float64"),
+                              ((3, 3), (3,), "float32", "float32")]],
+    *[NumpyCase("linalg.slogdet", _made(maker, dtype=dt), label=label, wrt=(0,) if dt == "float64" else ())
+      for maker, label, dt in [(_dominant(3, 3), "2d", "float64"), (_dominant(2, 2, 2), "batched", "float64"),
+                               (lambda rng, dt: -np.eye(3, dtype=dt) * 2, "negative", "float64"),
+                               (_dominant(1, 1), "size1", "float64"), (_dominant(3, 3), "float32", "float32")]],
+    *[NumpyCase("linalg.cholesky", _made(_spd(*shape), dtype=dt), kwargs, label=label,
+                wrt=(0,) if dt == "float64" else ())
+      for shape, kwargs, label, dt in [((3, 3), {}, "lower", "float64"), ((3, 3), {"upper": True}, "upper", "float64"),
+                                       ((2, 3, 3), {}, "batched", "float64"), ((1, 1), {}, "size1", "float64"),
+                                       ((3, 3), {}, "float32", "float32")]],
+    # eigenvectors and singular vectors are LAPACK's (numpy's and JAX's signs agree on CPU)
+    *[NumpyCase("linalg.eigh", _made(_spread_symmetric(*shape), dtype=dt), kwargs, label=label,
+                wrt=(0,) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
+      for shape, kwargs, label, dt in [((3, 3), {}, "lower", "float64"), ((3, 3), {"UPLO": "U"}, "upper", "float64"),
+                                       ((2, 3, 3), {}, "batched", "float64"), ((1, 1), {}, "size1", "float64"),
+                                       ((3, 3), {}, "float32", "float32")]],
+    *[NumpyCase("linalg.svd", _made(_spread_singular(*shape), dtype=dt), kwargs, label=label,
+                wrt=(0,) if dt == "float64" and kwargs.get("full_matrices", True) in (False, shape[-1] == shape[-2])
+                else (), rtol=1e-10, atol=1e-12)
+      for shape, kwargs, label, dt in [
+          ((4, 3), {"full_matrices": False}, "tall", "float64"), ((2, 4), {"full_matrices": False}, "wide", "float64"),
+          ((3, 3), {}, "square", "float64"), ((4, 2), {}, "tall-full", "float64"),
+          ((2, 3, 2), {"compute_uv": False}, "values", "float64"), ((1, 1), {}, "size1", "float64"),
+          ((3, 2), {"full_matrices": False}, "float32", "float32")]],
+    *[NumpyCase("linalg.qr", _made(_spread_singular(*shape), dtype=dt), label=label,
+                wrt=(0,) if dt == "float64" and shape[-2] >= shape[-1] else (), rtol=1e-10, atol=1e-12)
+      for shape, label, dt in [((4, 3), "tall", "float64"), ((2, 3, 3), "batched", "float64"), ((2, 3), "wide", "float64"),
+                               ((1, 1), "size1", "float64"), ((4, 3), "float32", "float32")]],
+    *[NumpyCase("linalg.lstsq", _made(_spread_singular(*a), lambda rng, dt, b=b: uniform(rng, b, dt), dtype=dt),
+                {"rcond": None}, label=label, wrt=(0, 1) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
+      for a, b, label, dt in [((5, 3), (5, 2), "tall", "float64"), ((5, 3), (5,), "vector", "float64"),
+                              ((2, 4), (2, 1), "wide", "float64"), ((3, 3), (3,), "square", "float64"),
+                              ((5, 3), (5, 2), "float32", "float32")]],
+    *[NumpyCase("linalg.matrix_rank", make, kwargs, label=label) for make, kwargs, label in [
+        (_made(_spread_singular(3, 3)), {}, "full"),
+        (lambda rng: (uniform(rng, (2, 4, 1)) * uniform(rng, (2, 1, 3)),), {}, "rank1-batched"),
+        (lambda rng: (uniform(rng, (4, 3)),), {"tol": 0.5}, "tol"), (lambda rng: (uniform(rng, (4, 3)),), {"rtol": 0.3}, "rtol"),
+        (lambda rng: (uniform(rng, (4,)),), {}, "vector"), (lambda rng: (np.zeros(3),), {}, "zero-vector"),
+        (lambda rng: (uniform(rng, (3, 3), "float32"),), {}, "float32")]],
+]
