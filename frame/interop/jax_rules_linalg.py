@@ -86,7 +86,8 @@ def _qr(imp, eqn, x):
 
 def _triangular_solve(imp, eqn, a, b):
     p = eqn.params
-    tri = _mask(imp, a, p["lower"], -1 if p["unit_diagonal"] else 0)
+    strict = (-1 if p["lower"] else 1) if p["unit_diagonal"] else 0
+    tri = _mask(imp, a, p["lower"], strict)
     if p["unit_diagonal"]:
         tri = imp.node("add", [tri, imp.constant(np.eye(a.type.shape[-1], dtype=a.type.dtype))])
     swap = _swap_perm(a.type.rank)
