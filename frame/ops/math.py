@@ -168,11 +168,10 @@ _real(binary("fmod", np.fmod, _remainder_grad(lambda a, b: prim.trunc(a / b)), o
 
 
 def _power_grad(a, b, y, gy):
-    # JAX's rules of lax.pow: d/da = b a^(b-1), taken as 0 where b == 0 (0 * 0^-1 would be nan);
-    # d/db = log(a) a^b, with log(1) where a == 0 (so 0 there, as 0^b is flat or undefined).
-    da = prim.where(prim.equal(b, 0.0), 0.0, b * prim.power(a, b - 1.0))
+    # JAX's rules of lax.pow with a float exponent: d/da = b a^(b-1) (nan at a == b == 0, as in JAX);
+    # d/db = log(a) a^b, with log(1) where a == 0 (0 there: 0^b is flat for b > 0).
     db = prim.log(prim.where(prim.equal(a, 0.0), 1.0, a)) * y
-    return gy * da, gy * db
+    return gy * (b * prim.power(a, b - 1.0)), gy * db
 
 
 # fnp.power, `**` and np.power dispatch here for an array or traced exponent (a Python number: `pow`).
