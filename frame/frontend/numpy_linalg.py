@@ -326,7 +326,8 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     """numpy's `svd`: SVDResult(U, S, Vh) with S descending, or S alone when not compute_uv.
 
     Derivatives are JAX's: undefined (inf/nan) at repeated or (non-square a) zero singular values;
-    with full_matrices of a non-square matrix U or Vh have no derivative (GradientError), S always has.
+    with full_matrices of a non-square matrix there is none (GradientError, as JAX raises): use
+    full_matrices=False, or compute_uv=False for S alone.
     `hermitian=True` is refused (frame computes the general decomposition only).
     """
     if hermitian:
