@@ -32,7 +32,6 @@ EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
-LstsqResult = tuple   # numpy returns a plain 4-tuple (x, residuals, rank, s)
 
 
 def _reshape(x, shape):
@@ -280,11 +279,10 @@ def _broadcast_label(x, labels, label, size):
 
 
 # -- numpy.linalg --------------------------------------------------------------------------------
-def _matrices(x, op: str, square: bool = False):
+def _matrices(x, op: str):
     shape = _shape(x)
-    if len(shape) < 2 or (square and shape[-1] != shape[-2]):
-        kind = "square matrices" if square else "matrices"
-        raise ShapeError(f"op '{op}': needs (stacks of) {kind}, got shape {shape}")
+    if len(shape) < 2:
+        raise ShapeError(f"op '{op}': needs (stacks of) matrices, got shape {shape}")
     return shape
 
 

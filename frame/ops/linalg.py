@@ -136,14 +136,6 @@ def _scalars(x):
     return prim.reshape(x, shape=tuple(x.shape) + (1, 1))
 
 
-def _diag_part(x):
-    """The diagonal (..., n) of x (..., n, n), by reshape and a strided slice (differentiable: slice's
-    adjoint is pad)."""
-    n, lead = x.shape[-1], tuple(x.shape[:-2])
-    flat = prim.reshape(x, shape=lead + (n * n,))
-    return prim.slice(flat, starts=(0,) * len(lead) + (0,), stops=lead + (n * n,), steps=(1,) * len(lead) + (n + 1,))
-
-
 # -- solve ---------------------------------------------------------------------------------------
 def _solve_shape(ctx: NodeContext):
     arity(ctx.op, ctx, 2)
