@@ -14,6 +14,12 @@ KWARGS = [({}, "default"), ({"n": 5}, "crop"), ({"n": 11}, "pad"), ({"axis": 0},
 OPERANDS = [((3, 8), "float64"), ((4, 7), "float32"), ((3, 6), "complex128"), ((2, 5), "complex64"), ((3, 4), "int64")]
 
 
+def _irfft_packed(spectrum, n=None):
+    """numpy's irfft of the packed (..., m, 2) layout (pino's fast path)."""
+    n = 2 * (spectrum.shape[-2] - 1) if n is None else n
+    return np.fft.irfft(spectrum[..., 0] + 1j * spectrum[..., 1], n=n, axis=-1).astype(spectrum.dtype)
+
+
 def _irfft_kwargs(kw):
     return {k: v for k, v in kw.items()} if kw.get("n") != 11 else {"n": 12}
 
@@ -32,6 +38,9 @@ CASES = [
     NumpyCase("fft.irfft", lambda rng: (uniform(rng, (2, 1)),), {"n": 1}, label="n1", wrt=(0,)),
     NumpyCase("fft.irfft", lambda rng: (uniform(rng, (2, 0, 3), "complex128"),), {"axis": -1}, label="empty-batch"),
     NumpyCase("fft.fft", lambda rng: (uniform(rng, (0, 4), "complex128"),), label="empty-batch"),
+    *[NumpyCase("fft.irfft_packed", lambda rng, s=s, n=n, dt=dt: (uniform(rng, s, dt), *n), label=f"{s}-{n}-{dt}",
+                reference=_irfft_packed, rtol=1e-10, atol=1e-12, wrt=(0,) if dt == "float64" else ())
+      for s, n in [((5, 2), ()), ((3, 4, 2), (7,)), ((1, 2), (1,))] for dt in ("float64", "float32")],
     *[NumpyCase(f"fft.{name}", lambda rng, n=n: (n,), kw, label=f"{n}-{kw}") for name in ("fftfreq", "rfftfreq")
       for n, kw in [(1, {}), (8, {}), (7, {"d": 0.1}), (6, {"d": 2})]],
 ]
