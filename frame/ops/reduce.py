@@ -116,7 +116,7 @@ def _extremum_grad(ctx, xs, ys, gys):
     return [_expand(gy / prim.sum(mask, axes=axes, keepdims=keepdims), x.shape, axes) * mask]
 
 
-def _extremum(name: str, fn, jnp_name: str, word: str):
+def _extremum(name: str, fn, word: str):
     def shape(ctx: NodeContext):
         (t,) = _reduce_shape("any", dtype=lambda d: d)(ctx)
         _nonempty(ctx.op, ctx.input_types[0].shape, ctx.attrs["axes"])
@@ -127,12 +127,12 @@ def _extremum(name: str, fn, jnp_name: str, word: str):
         kernel=lambda x, axes, keepdims=False: np.asarray(fn(x, axis=axes, keepdims=keepdims)),
         gradient=traced_gradient(_extremum_grad),
         doc=f"{word} over `axes` (an error over empty axes, as in numpy); the derivative is shared equally by ties",
-        jax=lambda J, x, axes, keepdims=False: getattr(J.jnp, jnp_name)(x, axis=axes, keepdims=keepdims),
-        frontend=[jnp_name, "a" + jnp_name])
+        jax=lambda J, x, axes, keepdims=False: getattr(J.jnp, name)(x, axis=axes, keepdims=keepdims),
+        frontend=[name, "a" + name])
 
 
-_extremum("max", np.max, "max", "maximum")
-_extremum("min", np.min, "min", "minimum")
+_extremum("max", np.max, "maximum")
+_extremum("min", np.min, "minimum")
 
 
 # -- argmax and argmin: int64 indices along one axis, no derivative ------------------------------
