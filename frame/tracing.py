@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import FrameError, GradientError, ShapeError, TraceError
 from .ir.graph import Graph, Value
-from .ir.types import TensorType, canonical_dtype
+from .ir.types import TensorType
 from .ir.printer import attrs_key
 from .ir.registry import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
 
@@ -81,33 +81,16 @@ def active(frame: TraceFrame) -> Iterator[TraceFrame]:
         _TRACE_STACK.reset(token)
 
 
-COMPARISON_HINT = (
-    "comparison operators (==, !=, <, <=, >, >=) are not supported on traced values yet (frame has no "
-    "comparison ops), and Python control flow cannot depend on traced values. Build masks with numpy "
-    "outside the traced function and pass them in as arrays; use `is` to test whether two tracers are "
-    "the same object.")
-
-
-def comparison_error(symbol: str, what) -> TraceError:
-    """The error for `a <symbol> b` on traced values (`what` describes the traced operand)."""
-    return TraceError(f"'{symbol}' on {what}: {COMPARISON_HINT}")
-
-
-def _comparison(symbol: str):
-    def compare(self, other):
-        raise comparison_error(symbol, f"a traced {self.type}")
-    compare.__name__ = f"comparison {symbol}"
-    return compare
-
-
 class Tracer:
     """A traced value. Supports the numpy operators; Python control flow on it raises `TraceError`."""
 
-    __slots__ = ("value", "frame")
+    __slots__ = ("value", "frame", "weak")
     __array_priority__ = 1000
 
-    def __init__(self, value: Value, frame: TraceFrame):
-        self.value, self.frame = value, frame
+    def __init__(self, value: Value, frame: TraceFrame, weak: bool = False):
+        # weak: it stands for a Python number (a function argument, or computed from those only),
+        # so it takes its partner's dtype in mixed operations, as the number itself would (NEP 50).
+        self.value, self.frame, self.weak = value, frame, weak
 
     # -- static information
     @property
@@ -157,10 +140,9 @@ class Tracer:
     def __index__(self):
         self._concrete("using it as an index")
 
-    # Comparisons raise rather than fall back to identity (a silent False made masks zero).
-    __eq__, __ne__ = _comparison("=="), _comparison("!=")
-    __lt__, __le__, __gt__, __ge__ = _comparison("<"), _comparison("<="), _comparison(">"), _comparison(">=")
-    __hash__ = object.__hash__  # identity: tracers stay usable as dict keys and set members
+    # == and friends are the comparison ops (installed from the registry), so hashing stays by identity:
+    # tracers remain usable as dict keys and set members.
+    __hash__ = object.__hash__
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """numpy ufuncs on tracers (`ndarray + tracer`, `np.sin(tracer)`) map to the op claiming that ufunc."""
@@ -184,26 +166,73 @@ class Tracer:
     # The operators backed by ops are installed from the registry (`install_operators`).
 
 
-def _is_weak_scalar(x) -> bool:
+def is_weak_scalar(x) -> bool:
     """Python numbers are weakly typed (NEP 50, as in numpy 2 and JAX); numpy scalars are not."""
-    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)  # np.float64 subclasses float
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)  # np.float64 is a float
 
 
-def _weak_dtype(x, others: Sequence) -> str:
-    """The dtype a Python number takes next to the tensor operands: numpy 2's rule (NEP 50).
+def _dtype_or_kind(x):
+    """What numpy's promotion sees of an operand: a dtype, or for weak values the Python type."""
+    if isinstance(x, Tracer):
+        return _WEAK_KIND[x.value.type.dtype] if x.weak else np.dtype(x.value.type.dtype)
+    if is_weak_scalar(x):
+        return type(x)
+    if isinstance(x, np.ndarray):
+        return x.dtype
+    try:
+        return np.asarray(x).dtype
+    except Exception:  # not an array (a ragged list, an object): `lift`/`_as_array` name it
+        return None
 
-    A Python number adopts the tensor's dtype when its kind fits (bool < int < float): `x * 2.0`
-    stays float32. Otherwise it gets numpy's default of its own kind, as numpy computes it: an int
-    next to a bool tensor is int64, a float next to an int or bool tensor float64 (and since frame
-    does not promote, the op then names both dtypes instead of computing different numbers).
-    """
-    kind = 0 if isinstance(x, bool) else 1 if isinstance(x, int) else 2
+
+_WEAK_KIND = {"bool": bool, "int32": int, "int64": int, "float16": float, "float32": float, "float64": float,
+              "complex64": complex, "complex128": complex}
+
+
+def _weak_dtype(kind, others: Sequence) -> str:
+    """The dtype a Python number of `kind` takes next to the tensor operands, by numpy 2's rule
+    (NEP 50): the tensor's dtype when the kind fits (bool < int < float < complex), else numpy's
+    default of its own kind."""
+    rank = {bool: 0, int: 1, float: 2, complex: 3}
     for o in others:
-        if isinstance(o, (Tracer, np.ndarray)):
-            dt = o.value.type.dtype if isinstance(o, Tracer) else canonical_dtype(o.dtype)
-            tensor_kind = 0 if dt == "bool" else 2 if dt.startswith("float") else 1
-            return dt if kind <= tensor_kind else ("int64", "float64")[kind - 1]
-    return canonical_dtype(np.asarray(x).dtype)
+        if not isinstance(o, type):
+            dt = np.dtype(o)
+            tensor_rank = 0 if dt.kind == "b" else 3 if dt.kind == "c" else 2 if dt.kind == "f" else 1
+            return dt.name if rank[kind] <= tensor_rank else ("bool", "int64", "float64", "complex128")[rank[kind]]
+    return ("bool", "int64", "float64", "complex128")[rank[kind]]
+
+
+def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
+    """The dtype each operand must have for `schema` (None: a tensor left as it is).
+
+    numpy's promotion rule, applied before the op: an op claiming a ufunc takes the dtypes that
+    ufunc's own type resolution gives (`np.divide` of ints computes in float64, `np.add` of int32
+    and float32 in float64, `x_f32 * 2.0` stays float32); an op with `promote` positions brings
+    those to their `np.result_type`. Python numbers (and weak tracers) are weak: they adopt their
+    partners' dtype when its kind fits. Operands numpy refuses are left alone, for the op's shape
+    rule to name them.
+    """
+    kinds = [_dtype_or_kind(x) for x in operands]
+    if any(k is None or not isinstance(k, type) and k.kind not in "biufc" for k in kinds):
+        return [None] * len(operands)   # not numbers (strings, objects): the shape rule names them
+    positions = schema.promote or (range(len(operands)) if schema.ufuncs else ())
+    want: list = [None] * len(operands)
+    ufunc = getattr(np, schema.ufuncs[0], None) if schema.ufuncs else None
+    if isinstance(ufunc, np.ufunc) and ufunc.nin == len(operands) and ufunc.signature is None:
+        try:
+            want = [d.name for d in ufunc.resolve_dtypes(tuple(kinds) + (None,) * ufunc.nout)[:ufunc.nin]]
+        except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+            pass
+    elif positions:
+        try:
+            common = np.result_type(*[kinds[i] if not isinstance(kinds[i], type) else kinds[i](0)
+                                      for i in positions]).name
+            want = [common if i in positions else None for i in range(len(operands))]
+        except (TypeError, np.exceptions.DTypePromotionError):
+            pass
+    tensors = [k for k in kinds if not isinstance(k, type)]
+    return [w if w is not None or not isinstance(k, type) else _weak_dtype(k, tensors)
+            for w, k in zip(want, kinds)]
 
 
 def _scalar_array(x, dtype: str | None) -> np.ndarray:
@@ -225,7 +254,7 @@ def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
         return frame.capture(x)
     if isinstance(x, np.ndarray):
         return frame.constant(x)
-    if _is_weak_scalar(x) or isinstance(x, np.generic):
+    if is_weak_scalar(x) or isinstance(x, np.generic):
         return frame.graph.add_node("constant", [], {"value": _scalar_array(x, dtype)}).output
     raise TraceError(f"cannot use a {type(x).__name__} as an operand in traced code")
 
@@ -233,7 +262,7 @@ def lift(x, frame: TraceFrame, dtype: str | None = None) -> Value:
 def _as_array(x, dtype: str | None = None) -> np.ndarray:
     if isinstance(x, np.ndarray):
         return x
-    if _is_weak_scalar(x) or isinstance(x, np.generic):
+    if is_weak_scalar(x) or isinstance(x, np.generic):
         return _scalar_array(x, dtype)
     try:
         return np.asarray(x)
@@ -244,18 +273,22 @@ def _as_array(x, dtype: str | None = None) -> np.ndarray:
 def bind(op: str, *operands, **attrs):
     """Apply `op` to operands: add a node when any operand is traced, otherwise run its kernel now."""
     schema = get(op)
-    weak = [(_weak_dtype(x, operands) if _is_weak_scalar(x) else None) for x in operands]
+    dtypes = operand_dtypes(schema, operands)
     traced = any(isinstance(x, Tracer) for x in operands)
     if traced:
         frame = current_frame()
         if frame is None:
             raise TraceError(f"op '{op}' got a tracer outside of any trace: the tracer leaked out of its finished "
                              "trace, or belongs to a trace running in another thread")
-        values = [lift(x, frame, dt) for x, dt in zip(operands, weak)]
+        values = [lift(x, frame, dt) for x, dt in zip(operands, dtypes)]
+        values = [v if dt is None or v.type.dtype == dt else frame.graph.add_node("convert", [v], {"dtype": dt}).output
+                  for v, dt in zip(values, dtypes)]
         node = frame.graph.add_node(op, values, attrs)
-        outs = [Tracer(v, frame) for v in node.outputs]
+        weak = all(is_weak_scalar(x) or isinstance(x, Tracer) and x.weak for x in operands)
+        outs = [Tracer(v, frame, weak) for v in node.outputs]
     else:
-        arrays = [_as_array(x, dt) for x, dt in zip(operands, weak)]
+        arrays = [_as_array(x, dt) for x, dt in zip(operands, dtypes)]
+        arrays = [a if dt is None or a.dtype.name == dt else a.astype(dt) for a, dt in zip(arrays, dtypes)]
         try:
             types = [TensorType.of(a) for a in arrays]
         except ShapeError as e:
@@ -364,15 +397,9 @@ def install_operators() -> None:
         _UFUNC_OPS.update(dict.fromkeys(schema.ufuncs, schema))
 
 
-_COMPARISON_UFUNCS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
-                      "greater_equal": ">="}
-
-
 def _apply_ufunc(ufunc, method: str, inputs, kwargs):
     """`Tracer.__array_ufunc__`: a numpy ufunc call on traced operands, as the op claiming that ufunc."""
     name = f"numpy.{ufunc.__name__}"
-    if ufunc.__name__ in _COMPARISON_UFUNCS:
-        raise comparison_error(_COMPARISON_UFUNCS[ufunc.__name__], f"traced values ({name})")
     if method != "__call__":
         raise TraceError(f"{name}.{method} is not supported on traced values: use frame.numpy "
                          "(e.g. fnp.sum for numpy.add.reduce) inside traced code")

@@ -3,7 +3,7 @@
 Functions that are one op applied to its operands (`add`, `exp`, `matmul`, `mse_loss`, `fft.rfft`,
 ...) are generated from the registry's `frontend` facts, with the op's doc as docstring; those
 that normalise their arguments (axes, shapes, indices, exponents) are written by family in
-`numpy_<family>.py` (shape, reduce, math, linalg, fft, creation) and gathered here. When this
+`numpy_<family>.py` (shape, reduce, math, logic, linalg, fft, creation) and gathered here. When this
 module loads it registers its functions with the tracing core, which routes `Tracer` operators,
 numpy ufuncs and numpy functions on tracers to them.
 """
@@ -17,17 +17,17 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..ops import all_ops
 from ..tracing import Tracer, attach_frontend, bind
-from . import numpy_creation, numpy_fft, numpy_linalg, numpy_math, numpy_reduce, numpy_shape
+from . import numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape
 from .args import _axes, _axis, _ndim
 from .numpy_creation import *  # noqa: F401,F403
 from .numpy_fft import *  # noqa: F401,F403
 from .numpy_fft import fft
 from .numpy_linalg import *  # noqa: F401,F403
 from .numpy_linalg import linalg
+from .numpy_logic import *  # noqa: F401,F403
 from .numpy_math import *  # noqa: F401,F403
 from .numpy_math import _rpow
 from .numpy_reduce import *  # noqa: F401,F403
-from .numpy_reduce import mean, sum
 from .numpy_shape import *  # noqa: F401,F403
 from .numpy_shape import reshape, transpose
 
@@ -38,7 +38,7 @@ ndarray = _np.ndarray
 
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
 __all__ = ["pi", "e", "float32", "float64", "int64", "debug_print", "softmax", "log_softmax", "layer_norm"]
-for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_math, numpy_reduce, numpy_shape):
+for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape):
     __all__ += _family.__all__
 # Namespaces for dotted frontend names ("fft.rfft", "linalg.norm").
 NAMESPACES = {"fft": fft, "linalg": linalg}
@@ -155,7 +155,27 @@ attach_frontend(_frontend_functions(), apply_numpy_function)
 Tracer.__rpow__ = _rpow
 Tracer.T = property(lambda self: transpose(self))
 Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
-Tracer.sum = lambda self, axis=None, keepdims=False: sum(self, axis, keepdims)
-Tracer.mean = lambda self, axis=None, keepdims=False: mean(self, axis, keepdims)
-Tracer.transpose = lambda self, *axes: transpose(self, axes if axes else None)
+Tracer.transpose = lambda self, *axes: transpose(self, axes[0] if len(axes) == 1 and not isinstance(axes[0], int)
+                                                 else axes if axes else None)
+
+# ndarray methods on tracers: each calls frame.numpy's function of the same name with the tracer first.
+METHODS = ("sum", "mean", "max", "min", "prod", "astype", "ravel", "flatten", "squeeze", "dot", "clip", "conj",
+           "conjugate", "var", "std", "argmax", "argmin", "cumsum", "cumprod", "all", "any", "round", "trace",
+           "diagonal", "repeat", "swapaxes", "take")
+
+
+def _method(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = function.__name__
+    method.__doc__ = function.__doc__
+    return method
+
+
+for _name in METHODS:
+    if callable(globals().get(_name)):
+        setattr(Tracer, _name, _method(globals()[_name]))
+for _name in ("real", "imag"):
+    if callable(globals().get(_name)):
+        setattr(Tracer, _name, property(globals()[_name]))
 _COUNTERPARTS = _numpy_counterparts()

@@ -13,7 +13,7 @@ from ..ir.clone import inline_graph
 from ..ir.graph import Graph
 from ..ir.types import TensorType, canonical_dtype
 # bind and is_tracing are re-exported: code above the frontend reaches the tracer through this module.
-from ..tracing import TraceFrame, Tracer, active, bind, current_frame, is_tracing, lift  # noqa: F401
+from ..tracing import TraceFrame, Tracer, active, bind, current_frame, is_tracing, is_weak_scalar, lift  # noqa: F401
 from .pytree import tree_flatten, tree_unflatten
 
 
@@ -53,7 +53,8 @@ def trace_function(fn, args: tuple, name: str | None = None, kwargs: dict | None
     leaves, in_tree = tree_flatten(args)
     graph = Graph(name or getattr(fn, "__name__", "fn").replace("<", "").replace(">", ""))
     frame = TraceFrame(graph, current_frame())
-    inputs = [Tracer(graph.add_input(example_type(leaf)), frame) for leaf in leaves]
+    # Python numbers trace as weak values: they take their partners' dtype, as the numbers would.
+    inputs = [Tracer(graph.add_input(example_type(leaf)), frame, is_weak_scalar(leaf)) for leaf in leaves]
     with active(frame):
         out = fn(*tree_unflatten(in_tree, inputs), **(kwargs or {}))
         out_leaves, out_tree = tree_flatten(out)

@@ -24,7 +24,7 @@ from ..ir.types import TensorType, canonical_dtype
 from ..runtime.compile import compile as compile_graph
 from . import numpy as fnp
 from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
-from ..tracing import Tracer, _is_weak_scalar, is_tracing
+from ..tracing import Tracer, is_tracing, is_weak_scalar
 from .tracer import example_type, inline_into_current, trace_function
 
 _DERIVED: "OrderedDict[tuple, Graph]" = OrderedDict()
@@ -227,7 +227,7 @@ def vjp(fn: Callable, *primals):
 
 def _cotangent_leaf(i: int, ct, expected: TensorType):
     """Cotangent leaf `i`, checked against output leaf `i` before anything runs (a Python number may stand for a scalar)."""
-    if _is_weak_scalar(ct) and expected.rank == 0:
+    if is_weak_scalar(ct) and expected.rank == 0:
         return np.asarray(ct, dtype=expected.dtype)
     shape, dtype = (ct.shape, ct.dtype) if isinstance(ct, (Tracer, np.ndarray, np.generic)) else (None, type(ct).__name__)
     if shape != expected.shape or str(dtype) != expected.dtype:
@@ -308,6 +308,8 @@ def _call_with_keywords(fn: Callable) -> Callable:
 def _leaf_shape_dtype(key) -> tuple[tuple[int, ...], str]:
     if isinstance(key, TensorType):
         return key.shape, key.dtype
+    if isinstance(key, type):   # a Python number: weak, of its type's kind
+        return (), f"Python {key.__name__}"
     return tuple(key[0]), canonical_dtype(key[1])
 
 
@@ -337,8 +339,10 @@ class Function:
             leaves += kw_leaves
         # Arrays are keyed by (shape, dtype) directly: building a TensorType per leaf on every call
         # cost ~8 us a leaf, 0.1 ms per step of an 11-input training step.
+        # A Python number is keyed by its type: it traces as a weak value (`is_weak_scalar`).
         return leaves, (tree, kw_tree, tuple((leaf.shape, leaf.dtype) if type(leaf) is np.ndarray
-                                             else example_type(leaf) for leaf in leaves))
+                                             else type(leaf) if is_weak_scalar(leaf) else example_type(leaf)
+                                             for leaf in leaves))
 
     def _entry(self, args: tuple, kwargs: dict):
         leaves, sig = self._signature(args, kwargs)

@@ -12,7 +12,7 @@ import time naming the primitive and the parameter:
 - a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
 - a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
 - control flow (`scan`, `while`, `cond`): frame has no loop or branch op yet;
-- `max`: JAX splits its derivative at ties, frame's relu does not (`jax.nn.relu` imports);
+- `select_n` with an integer predicate, bitwise `and`/`or`/`xor`/`not` on integers;
 - a custom derivative rule (`custom_jvp_call`, `custom_vjp_call`): frame would differentiate the
   body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
   the body anyway. `jax.nn.relu` is the exception: its rule is frame's relu rule.
@@ -162,8 +162,6 @@ def _refuse_unsupported(eqn, where: str) -> None:
     name = eqn.primitive.name
     if name in CONTROL_FLOW:
         raise _control_flow_error(eqn, where)
-    if name in REFUSED:
-        raise TraceError(f"from_jax: cannot import JAX primitive '{name}'{where}: {REFUSED[name]}; equation:\n{eqn}")
     audit = PARAMETERS.get(name)
     if audit is None:
         raise TraceError(f"from_jax: JAX primitive '{name}' has no frame equivalent{where}; equation:\n{eqn}")
@@ -327,6 +325,29 @@ def _identity(imp, eqn, x):
     return x
 
 
+def _convert(imp, eqn, x):
+    dtype = canonical_dtype(eqn.params["new_dtype"])
+    return x if x.type.dtype == dtype else imp.node("convert", [x], dtype=dtype)
+
+
+def _select_n(imp, eqn, which, *cases):
+    # select_n(p, on_false, on_true) for a bool predicate; an int predicate picks among n cases.
+    if which.type.dtype != "bool" or len(cases) != 2:
+        raise FrameError("frame's where takes a bool predicate and two cases; this select_n has "
+                         f"a {which.type.dtype} predicate and {len(cases)} cases")
+    return imp.node("where", [which, cases[1], cases[0]])
+
+
+def _logical(frame_op: str):
+    def rule(imp, eqn, *xs):
+        # lax.and/or/xor/not are bitwise on integers; frame's logical ops match them on bools only.
+        if any(x.type.dtype != "bool" for x in xs):
+            raise FrameError(f"frame has no bitwise ops on integers; lax.{eqn.primitive.name} of bools only "
+                             f"imports (as {frame_op})")
+        return imp.node(frame_op, xs)
+    return rule
+
+
 # JAX primitive -> the frame op whose block lists it in `jax_imports`.
 ONE_TO_ONE: dict[str, str] = {primitive: s.name for s in all_ops() for primitive in s.jax_imports}
 # Primitives that are not one frame op: rewritten into several, or read through their parameters.
@@ -334,7 +355,8 @@ TRANSLATIONS: dict[str, Callable] = {
     "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
-    "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _identity, "copy": _identity, "iota": _iota,
+    "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
+    "select_n": _select_n, **{name: _logical(f"logical_{name}") for name in ("and", "or", "xor", "not")}, "iota": _iota,
 }
 RULE_FAMILIES = (jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape)
 for _family in RULE_FAMILIES:
@@ -357,18 +379,12 @@ CONTROL_FLOW: dict[str, tuple[str, str, str]] = {
     "cond": ("lax.cond", "lax.cond, lax.switch", "branch"),
 }
 
-# Primitives frame has an op for, refused because some value or derivative would differ.
-REFUSED: dict[str, str] = {
-    "max": "JAX's max splits the derivative at ties (0.5 to each operand where x == 0 in max(x, 0)) and "
-           "frame has no such op (its relu takes 0 there); use jax.nn.relu, imported exactly as frame's relu",
-}
-
-
 # Every accepted primitive, each parameter decided; a one-to-one primitive not named below has no parameters.
 PARAMETERS: dict[str, dict[str, Decision]] = {
     **{primitive: {} for primitive in ONE_TO_ONE}, "pow": {}, "copy": {},
-    "mul": {"out_dtype": checked("an output dtype other than the operands' needs a cast; frame has no cast op",
+    "mul": {"out_dtype": checked("an output dtype other than the operands' (JAX's mixed-precision multiply)",
                                  _is_none)},
+    "select_n": {}, **{name: {} for name in ("and", "or", "xor", "not")},
     **{name: _UNARY_FLOAT for name in ("exp", "log", "sin", "cos", "tanh", "logistic", "sqrt", "rsqrt")},
     "integer_pow": {"y": implemented("frame's pow with exponent float(y): a small integer is exact as a float")},
     "dot_general": {
@@ -377,7 +393,7 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
                              "the Precision levels are accepted: frame computes at the operands' full precision, "
                              "which meets or exceeds each", _precision_level),
         "preferred_element_type": checked("an accumulation/output type other than the operands' dtype; "
-                                          "frame has no cast op", _operand_dtype),
+                                          "frame's matmul accumulates in the operands' dtype", _operand_dtype),
         "out_sharding": _SHARDING},
     "reduce_sum": {"axes": implemented("frame's sum over the same axes"), "out_sharding": _SHARDING},
     "broadcast_in_dim": {
@@ -396,8 +412,8 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
     "pad": {"padding_config": checked("frame's pad lo/hi/interior; negative lo or hi (cropping) is refused",
                                       lambda value, eqn: all(int(a) >= 0 and int(b) >= 0 for a, b, _ in value))},
     "convert_element_type": {
-        "new_dtype": checked("it changes the dtype; frame has no cast op, so only same-dtype conversions "
-                             "(the identity) import", _operand_dtype),
+        "new_dtype": implemented("frame's convert to the same dtype (numpy's astype: the same values, "
+                                 "floats to ints truncating toward zero as XLA does)"),
         "weak_type": irrelevant("JAX's type-promotion flag for Python scalars; the value is unchanged"),
         "sharding": _SHARDING},
     "iota": {"dtype": implemented("the constant's dtype"), "shape": implemented("the constant's shape"),
@@ -438,11 +454,12 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
     Covered primitives: those op blocks list in `jax_imports` (add, sub, mul, div, neg, exp,
     log, sin, cos, tanh, logistic, sqrt, square, stop_gradient, ...: `ONE_TO_ONE`), rsqrt,
     integer_pow, pow (constant exponent), dot_general (any contraction, as batched matmul),
-    reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate, slice,
-    convert_element_type (dtype unchanged), copy, iota (as a constant), jax.nn.relu, and calls
+    reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate, slice, pad,
+    convert_element_type, select_n (bool predicate), and/or/xor/not of bools, copy, iota (as a
+    constant), jax.nn.relu, the family rules (jax_rules_*.py), and calls
     (jit, closed_call, checkpoint) by inlining. Anything frame would not compute exactly raises
     `TraceError` naming the primitive, the parameter and the equation (see the module docstring
-    and `PARAMETERS`): control flow, max, accuracy hints, ...
+    and `PARAMETERS`): control flow, integer select_n, accuracy hints, ...
 
     A function with a custom derivative rule (`jax.custom_jvp`/`jax.custom_vjp`, other than
     jax.nn.relu) is refused, because frame would differentiate its body rather than use the rule.

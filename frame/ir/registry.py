@@ -76,6 +76,8 @@ class OpSchema:
     - `frontend`: the `frame.numpy` names it backs; `operators`: the `Tracer` operators; `ufuncs`:
       the numpy ufuncs that map to it when applied to tracers.
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
+    - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
+      applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
     """
 
     name: str
@@ -97,6 +99,7 @@ class OpSchema:
     operators: tuple[str, ...] = ()
     ufuncs: tuple[str, ...] = ()
     zero_operands: tuple[int, ...] = ()
+    promote: tuple[int, ...] = ()
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -138,7 +141,7 @@ def register_op(name: str, *, shape, kernel=None, gradient=None, decomposition=N
         raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
     if isinstance(facts.get("numpy"), str):
         facts["numpy_out"] = True
-    for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes"):
+    for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes", "promote"):
         if key in facts:
             facts[key] = tuple(facts[key])
     schema = OpSchema(name, shape, kernel, gradient, decomposition, traits, dict(attrs or {}), doc, num_inputs,

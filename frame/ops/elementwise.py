@@ -11,8 +11,8 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import bind, prim, traced_gradient
-from ..ir.registry import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, INTERNAL, LINEAR, VIEW, NodeContext, arity,
+from ..tracing import prim, traced_gradient
+from ..ir.registry import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, LINEAR, VIEW, NodeContext, arity,
                      broadcast_shapes, register_op, require_float, same_dtype)
 
 
@@ -28,45 +28,52 @@ def sum_to_shape(g, shape: tuple[int, ...]):
 
 
 def _check_operands(op: str, types, operands: str) -> None:
-    """`operands`: "float" (float dtypes only), "numeric" (no bool, which numpy refuses too) or "any"."""
+    """`operands`: "float" (float dtypes only), "numeric" (no bool, which numpy refuses too), "real"
+    (numeric, not complex) or "any"."""
     for t in types:
         if operands == "float":
             require_float(op, t)
-        elif operands == "numeric" and t.dtype == "bool":
+        elif operands in ("numeric", "real") and t.dtype == "bool":
             raise ShapeError(f"op '{op}' does not take bool operands (numpy refuses them too), got {t}")
+        elif operands == "real" and t.is_complex:
+            raise ShapeError(f"op '{op}' does not take complex operands yet, got {t}")
 
 
-def _unary_shape(operands: str):
+def _unary_shape(operands: str, out_dtype: str | None):
     def shape(ctx: NodeContext):
         arity(ctx.op, ctx, 1)
         _check_operands(ctx.op, ctx.input_types, operands)
-        return [ctx.input_types[0]]
+        (x,) = ctx.input_types
+        return [x if out_dtype is None else TensorType(x.shape, out_dtype, x.device)]
     return shape
 
 
-def unary(name, kernel, rule, operands="float", traits=(), attrs=None, doc="", **facts):
+def unary(name, kernel, rule, operands="float", traits=(), attrs=None, doc="", out_dtype=None, **facts):
     """Register a one-input elementwise op; `rule(ctx, x, y, gy) -> gx` (None for zero).
 
+    `out_dtype`: the result's dtype when it is not the operand's ("bool" for predicates).
     `facts` are the backend and frontend fields of `OpSchema`."""
     return register_op(
-        name, shape=_unary_shape(operands), kernel=kernel, num_inputs=1, attrs=attrs, doc=doc,
+        name, shape=_unary_shape(operands, out_dtype), kernel=kernel, num_inputs=1, attrs=attrs, doc=doc,
         traits=(ELEMENTWISE, *traits),
         gradient=traced_gradient(lambda ctx, xs, ys, gys: [rule(ctx, xs[0], ys[0], gys[0])]), **facts)
 
 
-def _binary_shape(operands: str):
+def _binary_shape(operands: str, out_dtype: str | None):
     def shape(ctx: NodeContext):
         arity(ctx.op, ctx, 2)
         a, b = ctx.input_types
         dtype = same_dtype(ctx.op, [a, b])
         _check_operands(ctx.op, [a], operands)
-        return [TensorType(broadcast_shapes(ctx.op, a.shape, b.shape), dtype, a.device)]
+        return [TensorType(broadcast_shapes(ctx.op, a.shape, b.shape), out_dtype or dtype, a.device)]
     return shape
 
 
-def binary(name, kernel, rule, operands="any", traits=(), doc="", **facts):
+def binary(name, kernel, rule, operands="any", traits=(), doc="", out_dtype=None, **facts):
     """Register a two-input broadcasting op; `rule(a, b, y, gy) -> (ga, gb)` before reduction to input shapes.
 
+    Mixed operand dtypes are promoted by numpy's rule for the op's ufunc before the op is applied
+    (`frame.tracing.bind`), so the op itself sees equal dtypes. `out_dtype` as for `unary`.
     `facts` are the backend and frontend fields of `OpSchema`."""
 
     def gradient(ctx, xs, ys, gys):
@@ -74,7 +81,7 @@ def binary(name, kernel, rule, operands="any", traits=(), doc="", **facts):
         ga, gb = rule(a, b, ys[0], gys[0])
         return [None if ga is None else sum_to_shape(ga, a.shape), None if gb is None else sum_to_shape(gb, b.shape)]
 
-    return register_op(name, shape=_binary_shape(operands), kernel=kernel, num_inputs=2, doc=doc,
+    return register_op(name, shape=_binary_shape(operands, out_dtype), kernel=kernel, num_inputs=2, doc=doc,
                        traits=(ELEMENTWISE, BROADCASTING, *traits), gradient=traced_gradient(gradient), **facts)
 
 
@@ -135,13 +142,13 @@ unary("sigmoid", _sigmoid_kernel, lambda ctx, x, y, gy: gy * (y * (1.0 - y)), do
 # In C: x when x > 0 or nan, else 0, as np.maximum(x, 0) gives (so relu(-0.0) is +0.0). jax.nn.relu's
 # custom JVP takes 0 at the kink, as frame's rule does.
 unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
-      lambda ctx, x, y, gy: bind("relu_grad_internal", x, gy), doc="max(x, 0)",
+      lambda ctx, x, y, gy: prim.where(prim.greater(x, 0.0), gy, 0.0), doc="max(x, 0)",
       numpy=lambda e, x: f"{e.fn(np.maximum)}({x}, {e.scalar(0)}{e.out})", numpy_out=True,
       c="(({0} > 0 || {0} != {0}) ? {0} : ({t})0)", jax="nn.relu", frontend=["relu"])
-# |x|: its derivative is sign(x), 0 at the kink as in JAX, built from relu's gradient helper so that
-# it is differentiable again (d/dx is zero off the kink). fabs clears the sign bit, as numpy does.
-unary("abs", np.absolute, lambda ctx, x, y, gy: prim.relu_grad_internal(x, gy) - prim.relu_grad_internal(-x, gy),
-      operands="numeric", doc="absolute value |x|", numpy="absolute", c="fabs{f}({0})", jax="jnp.abs",
+# |x|: its derivative is sign(x), 0 at the kink as in JAX (sign's own derivative is zero). fabs
+# clears the sign bit, as numpy does.
+unary("abs", np.absolute, lambda ctx, x, y, gy: gy * prim.sign(x),
+      operands="real", doc="absolute value |x|", numpy="absolute", c="fabs{f}({0})", jax="jnp.abs",
       jax_imports=["abs"], frontend=["abs", "absolute"], operators=["__abs__"], ufuncs=["absolute"])
 
 
@@ -173,20 +180,95 @@ unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, operands="any",
       frontend=["stop_gradient"])
 
 
-# -- gradient helper --------------------------------------------------------------------------
-def _relu_grad_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 2)
-    x, gy = ctx.input_types
-    same_dtype(ctx.op, [x, gy])
-    if x.shape != gy.shape:
-        raise ShapeError(f"op '{ctx.op}': x {x.shape} and gy {gy.shape} must have the same shape")
-    return [gy]
+# -- predicates, comparisons and logic: bool results, zero derivatives ------------------------------
+def _zero(ctx, x, y, gy):
+    return None
 
 
-# ARCH-068: g_x = 0 (relu'' is zero off the kink and taken as zero on it); g_gy = relu_grad(x, ggx).
-register_op("relu_grad_internal", shape=_relu_grad_shape, num_inputs=2,
-            kernel=lambda x, gy: np.where(x > 0, gy, np.zeros((), gy.dtype)),
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [None, bind("relu_grad_internal", xs[0], gys[0])]),
-            traits=(INTERNAL, ELEMENTWISE, LINEAR), doc="gy where x > 0 else 0",
-            c="({0} > 0 ? {1} : ({t})0)", jax=lambda J, x, gy: J.jnp.where(x > 0, gy, J.jnp.zeros((), gy.dtype)),
-            zero_operands=[0, 1])
+def _zeros(a, b, y, gy):
+    return None, None
+
+
+unary("sign", np.sign, _zero, operands="numeric", doc="-1, 0 or 1 by the sign of x (nan for nan)",
+      numpy="sign", jax="jnp.sign", jax_imports=["sign"], frontend=["sign"], ufuncs=["sign"])
+for _name, _doc in [("isnan", "x is nan"), ("isinf", "x is +inf or -inf"), ("isfinite", "x is neither inf nor nan")]:
+    unary(_name, getattr(np, _name), _zero, operands="any", out_dtype="bool", doc=_doc,
+          numpy=_name, jax=f"jnp.{_name}", frontend=[_name], ufuncs=[_name])
+# ~ and numpy's invert/bitwise ufuncs reach frame.numpy's bitwise functions (first frontend name), which
+# take bools only: on integers they are bitwise, which frame has no op for.
+unary("logical_not", np.logical_not, _zero, operands="any", out_dtype="bool", doc="not x (x != 0)",
+      numpy="logical_not", jax="jnp.logical_not", frontend=["invert", "logical_not", "bitwise_not"],
+      operators=["__invert__"], ufuncs=["logical_not", "invert"])
+
+# Comparisons back the Tracer's ==, !=, <, ... (reflected forms come from Python swapping the operands).
+for _name, _symbol, _lax, _dunder, _traits in [
+        ("equal", "==", "eq", "__eq__", (COMMUTATIVE,)), ("not_equal", "!=", "ne", "__ne__", (COMMUTATIVE,)),
+        ("less", "<", "lt", "__lt__", ()), ("less_equal", "<=", "le", "__le__", ()),
+        ("greater", ">", "gt", "__gt__", ()), ("greater_equal", ">=", "ge", "__ge__", ())]:
+    binary(_name, getattr(np, _name), _zeros, out_dtype="bool", traits=_traits, doc=f"a {_symbol} b",
+           numpy=_name, jax=f"jnp.{_name}", jax_imports=[_lax], frontend=[_name], operators=[_dunder], ufuncs=[_name])
+for _word in ("and", "or", "xor"):
+    _name = f"logical_{_word}"
+    binary(_name, getattr(np, _name), _zeros, out_dtype="bool", traits=(COMMUTATIVE,),
+           doc=f"a {_word} b (truth values: nonzero is true)", numpy=_name, jax=f"jnp.{_name}",
+           frontend=[f"bitwise_{_word}", _name], operators=[f"__{_word}__", f"__r{_word}__"],
+           ufuncs=[_name, f"bitwise_{_word}"])
+
+
+# maximum/minimum: numpy's values (nan propagates); the derivative is JAX's, split evenly at ties.
+def _extremum_rule(wins):
+    def rule(a, b, y, gy):
+        half = prim.where(prim.equal(a, b), 0.5 * gy, 0.0)
+        return prim.where(wins(a, b), gy, half), prim.where(wins(b, a), gy, half)
+    return rule
+
+
+binary("maximum", np.maximum, _extremum_rule(prim.greater), doc="elementwise max (nan wins)",
+       numpy="maximum", jax="jnp.maximum", jax_imports=["max"], frontend=["maximum"], ufuncs=["maximum"])
+binary("minimum", np.minimum, _extremum_rule(prim.less), doc="elementwise min (nan wins)",
+       numpy="minimum", jax="jnp.minimum", jax_imports=["min"], frontend=["minimum"], ufuncs=["minimum"])
+# Forward only in x1 (a step); d/dx2 is 1 where x1 == 0, where x2 is the value.
+binary("heaviside", np.heaviside, lambda a, b, y, gy: (None, prim.where(prim.equal(a, 0.0), gy, 0.0)),
+       operands="float", doc="0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0", numpy="heaviside",
+       jax="jnp.heaviside", frontend=["heaviside"], ufuncs=["heaviside"])
+
+
+# -- where and convert --------------------------------------------------------------------------------
+def _where_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 3)
+    cond, a, b = ctx.input_types
+    if cond.dtype != "bool":
+        raise ShapeError(f"op 'where': the condition must be bool, got {cond}")
+    dtype = same_dtype(ctx.op, [a, b])
+    return [TensorType(broadcast_shapes(ctx.op, cond.shape, a.shape, b.shape), dtype, a.device)]
+
+
+def _where_grad(ctx, xs, ys, gys):
+    cond, a, b = xs
+    gy = gys[0]
+    if not ys[0].type.is_inexact:
+        return [None, None, None]
+    return [None, sum_to_shape(prim.where(cond, gy, 0.0), a.shape), sum_to_shape(prim.where(cond, 0.0, gy), b.shape)]
+
+
+register_op("where", shape=_where_shape, kernel=np.where, num_inputs=3, gradient=traced_gradient(_where_grad),
+            traits=(ELEMENTWISE,), promote=(1, 2), doc="a where cond, else b (cond bool; the three broadcast)",
+            jax="jnp.where")
+
+
+def _convert_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    return [TensorType(x.shape, ctx.attrs["dtype"], x.device)]
+
+
+def _convert_grad(ctx, xs, ys, gys):
+    # Real and complex values pass the cotangent back in the input's dtype; integers and bools have none.
+    x, y = xs[0].type, ys[0].type
+    return [prim.convert(gys[0], dtype=x.dtype) if x.is_inexact and y.is_inexact else None]
+
+
+register_op("convert", shape=_convert_shape, kernel=lambda x, dtype: np.asarray(x).astype(dtype), num_inputs=1,
+            attrs={"dtype": ((str,), True)}, gradient=traced_gradient(_convert_grad), traits=(ELEMENTWISE,),
+            doc="x cast to `dtype` (numpy's astype: unsafe casting, floats to ints truncate)",
+            jax=lambda J, x, dtype: J.lax.convert_element_type(x, J.jnp.dtype(dtype)))

@@ -49,7 +49,7 @@ def test_closed_over_arrays_become_constants():
     lambda x: x if x.sum() > 0 else -x,
     lambda x: [x for _ in range(int(x.sum()))],
     lambda x: float(x),
-    lambda x: np.arctan2(x, x),
+    lambda x: np.frexp(x),
     lambda x: np.sort(x),
 ])
 def test_python_control_flow_on_traced_values_raises(body):
@@ -85,11 +85,10 @@ def test_basic_indexing_matches_numpy(index):
     np.testing.assert_array_equal(got, x[index])
 
 
-def test_unsupported_indexing_is_clear():
-    with pytest.raises(TraceError, match="positive step"):
-        frame.trace(lambda v: v[::-1], np.ones(3))
-    with pytest.raises(TraceError, match="basic indexing"):
-        frame.trace(lambda v: v[np.array([0, 1])], np.ones(3))
+def test_indexing_with_a_traced_mask_is_clear():
+    # the result's shape would depend on the mask's values
+    with pytest.raises(TraceError, match="mask"):
+        frame.trace(lambda v: v[v > 0], np.ones(3))
 
 
 def test_operators_and_attributes():

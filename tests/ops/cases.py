@@ -114,14 +114,50 @@ BASE_CASES: list[OpCase] = [
     OpCase("slice", _ins(_u(5, 6)), lambda x, starts, stops, steps: x[starts[0]:stops[0]:steps[0], starts[1]:stops[1]:steps[1]],
            {"starts": (1, 0), "stops": (4, 6), "steps": (1, 2)}),
     OpCase("mse_loss", _ins(_u(3, 4), _u(3, 4)), lambda p, t: np.mean((p - t) ** 2), wrt=(0, 1)),
-    OpCase("relu_grad_internal", _ins(_away_from_zero(3, 4), _u(3, 4)), lambda x, gy: np.where(x > 0, gy, 0),
-           wrt=(0, 1), smooth=False),
     OpCase("pad", _ins(_u(3, 3)), _pad_reference, {"lo": (1, 0), "hi": (1, 1), "interior": (0, 1)}),
     OpCase("pad", _ins(_u(2, 1, 3)), _pad_reference, {"lo": (0, 2, 1), "hi": (1, 0, 0), "interior": (2, 1, 0)},
            label="3d"),
     OpCase("mse_loss_grad_internal", _ins(_u(3, 4), _u(3, 4), _u()), lambda p, t, gy: 2 * (p - t) / p.size * gy,
            wrt=(0, 1, 2)),
 ]
+
+
+
+def _bool(*shape):
+    return lambda rng, dt: rng.random(shape) < 0.5
+
+
+def _with_specials(*shape):
+    # nan, +-inf and finite values: the predicates' interesting inputs.
+    return lambda rng, dt: rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 2.0], dt), shape)
+
+
+def _ties(*shape):
+    # values from a small set, so that maximum/minimum meet ties; not differentiated (the kink)
+    return lambda rng, dt: rng.choice(np.array([-1.0, 0.0, 1.0], dt), shape)
+
+
+PREDICATE_CASES: list[OpCase] = [
+    *[OpCase(op, _ins(_with_specials(3, 4)), getattr(np, op), wrt=()) for op in ("isnan", "isinf", "isfinite")],
+    *[OpCase(op, _ins(_ties(3, 4), _ties(4)), getattr(np, op), wrt=(), label="bcast")
+      for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")],
+    *[OpCase(op, _ins(_bool(3, 4), _bool(3, 1)), getattr(np, op), wrt=(), label="bool")
+      for op in ("logical_and", "logical_or", "logical_xor")],
+    OpCase("logical_and", _ins(_ties(2, 3), _ties(3)), np.logical_and, wrt=(), label="float"),
+    OpCase("logical_not", _ins(_ties(2, 3)), np.logical_not, wrt=()),
+    OpCase("sign", _ins(_with_specials(3, 4)), np.sign, wrt=()),
+    OpCase("sign", _ins(_away_from_zero(3, 4)), np.sign, label="smooth", smooth=False),
+    *_binary("maximum", np.maximum), *_binary("minimum", np.minimum),
+    OpCase("maximum", _ins(_ties(3, 4), _ties(3, 4)), np.maximum, wrt=(), label="ties"),
+    OpCase("heaviside", _ins(_ties(3, 4), _u(4)), np.heaviside, wrt=(1,), smooth=False),
+    OpCase("where", _ins(_bool(3, 4), _u(3, 4), _u(3, 4)), np.where, wrt=(1, 2)),
+    OpCase("where", _ins(_bool(3, 1), _u(4), _u(2, 1, 1)), np.where, wrt=(1, 2), label="bcast"),
+    OpCase("convert", _ins(_u(3, 4)), lambda x, dtype: x.astype(dtype), {"dtype": "float64"}, label="to-f64"),
+    OpCase("convert", _ins(_u(3, 4, lo=-3, hi=3)), lambda x, dtype: x.astype(dtype), {"dtype": "int32"}, wrt=(),
+           label="to-int"),
+    OpCase("convert", _ins(_u(3, 4)), lambda x, dtype: x.astype(dtype), {"dtype": "bool"}, wrt=(), label="to-bool"),
+]
+BASE_CASES += PREDICATE_CASES
 
 # Ops that are checked elsewhere (no numeric output to compare, or not differentiable by design).
 NO_CASES_NEEDED = {"debug_print"}

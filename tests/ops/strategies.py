@@ -239,6 +239,16 @@ def _fused(draw):
     return draw(_operands(operand_shapes, dtype)), {"body": _body(text)}
 
 
+def _where():
+    @st.composite
+    def draw_example(draw):
+        cond_shape, a_shape, b_shape = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, min_side=0,
+                                                                               max_side=MAX_SIDE)).input_shapes
+        dtype = draw(DTYPES)
+        return [draw(hnp.arrays("bool", cond_shape)), draw(arrays(dtype, a_shape)), draw(arrays(dtype, b_shape))], {}
+    return draw_example()
+
+
 @functools.lru_cache(maxsize=None)
 def _body(text: str) -> FusedBody:
     return FusedBody.of(parse_graph(text))
@@ -258,10 +268,11 @@ EXAMPLES = {
     "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
     "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
     "slice": _slice(), "pad": _pad(),
-    "relu_grad_internal": _same_shapes(),   # x and gy of one shape, no broadcasting
     "mse_loss": _same_shapes(), "mse_loss_grad_internal": _same_shapes(extra_scalar=True),
     "softmax": _softmax(), "log_softmax": _softmax(), "layer_norm": _layer_norm(),
     "rfft": _unary(), "irfft": _irfft(),
     "constant": _constant(),
     "fused_elementwise_internal": _fused(),
+    "where": _where(),
+    "convert": _unary(st.fixed_dictionaries({"dtype": st.sampled_from(["float32", "float64", "float16", "bool"])})),
 }

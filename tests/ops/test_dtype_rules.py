@@ -1,4 +1,4 @@
-"""Ops whose numpy counterparts change or refuse dtypes: frame follows numpy or refuses (issue 12)."""
+"""Ops whose numpy counterparts change or refuse dtypes: frame follows numpy or refuses (issues 12, 14)."""
 import numpy as np
 import pytest
 
@@ -16,12 +16,12 @@ def test_bool_negation_and_subtraction_are_refused_as_numpy_refuses_them(call):
         frame.function(lambda a: -a)(np.array([True, False]))
 
 
-def test_true_division_of_integers_is_refused_not_truncated():
-    # numpy gives floats (0.5); frame does not promote, and must not return 0.
-    with pytest.raises(ShapeError, match="float"):
-        fnp.divide(np.array([1]), np.array([2]))
-    with pytest.raises(ShapeError, match="float"):
-        fnp.divide(1, 2)
+def test_true_division_of_integers_gives_floats_as_numpy_does_never_truncates():
+    for a, b in [(np.array([1]), np.array([2])), (np.array([1], np.int32), 2), (1, np.array([2]))]:
+        want = np.divide(a, b)
+        for got in (fnp.divide(a, b), frame.function(lambda x, y: x / y)(a, b)):
+            assert got.dtype == want.dtype == np.float64
+            np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("x", [np.array([True, True, False]), np.full((2, 3), 2 ** 30, np.int32),

@@ -98,8 +98,8 @@ def test_eager_and_traced_calls_raise_the_same_clear_errors():
         fnp.matmul(a, b)
     with pytest.raises(ShapeError, match="matmul"):
         frame.trace(lambda x, y: x @ y, a, b)
-    with pytest.raises(ShapeError, match="'add'.*float32.*float64"):
-        frame.trace(lambda x: x + np.ones(3), np.ones(3, "float32"))
+    with pytest.raises(ShapeError, match="'sub'.*bool"):
+        frame.trace(lambda x: x - np.ones(3, bool), np.ones(3, bool))
     with pytest.raises(ShapeError, match="unknown attribute"):
         bind("sum", a, axes=(0,), keepdims=False, bogus=1)
 
@@ -113,11 +113,10 @@ def test_python_scalars_are_weakly_typed():
 
 
 def test_numpy_scalars_are_strongly_typed_as_in_numpy_2():
-    # np.add(float32 array, np.float64(0.5)) is float64 in numpy 2 (NEP 50); frame does not promote.
+    # np.add(float32 array, np.float64(0.5)) is float64 in numpy 2 (NEP 50), and so in frame.
     x = np.ones(3, "float32")
-    assert np.add(x, np.float64(0.5)).dtype == np.float64
-    with pytest.raises(ShapeError, match="dtypes differ"):
-        fnp.add(x, np.float64(0.5))
+    assert np.add(x, np.float64(0.5)).dtype == fnp.add(x, np.float64(0.5)).dtype == np.float64
+    assert frame.function(lambda v: v + np.float64(0.5))(x).dtype == np.float64
     assert fnp.add(x, np.float32(0.5)).dtype == np.float32
 
 
@@ -173,7 +172,7 @@ def test_every_operator_is_on_tracer():
 
 @pytest.mark.parametrize("op", [op for op in all_ops() if op.ufuncs], ids=lambda op: op.name)
 def test_every_ufunc_on_a_tracer_becomes_its_op(op):
-    x = np.full((2, 2), 1.5)
+    x = np.full((2, 2), 1.5) if not op.name.startswith("logical") else np.array([[True, False], [False, True]])
     for ufunc in op.ufuncs:
         operands = (2.0,) if ufunc == "power" else (x,) * ((op.num_inputs or 1) - 1)
         graph = frame.trace(lambda t: getattr(np, ufunc)(t, *operands), x)
@@ -181,7 +180,7 @@ def test_every_ufunc_on_a_tracer_becomes_its_op(op):
 
 
 def test_one_op_functions_are_generated_with_the_blocks_doc():
-    for name, op in (("add", "add"), ("exp", "exp"), ("mse_loss", "mse_loss"), ("fft.rfft", "rfft")):
+    for name, op in (("add", "add"), ("exp", "exp"), ("mse_loss", "mse_loss"), ("isnan", "isnan")):
         assert _frontend_function(name).__doc__ == find(op).doc
     x = np.linspace(0.1, 1.0, 4)
     np.testing.assert_array_equal(fnp.sqrt(x), np.sqrt(x))
@@ -189,18 +188,18 @@ def test_one_op_functions_are_generated_with_the_blocks_doc():
 
 
 def test_operators_and_ufuncs_of_a_new_block_reach_tracer():
-    # ~x and np.invert: a dunder and a ufunc no real block claims
-    register_op("test_invert", shape=lambda ctx: [ctx.input_types[0]], kernel=np.invert, num_inputs=1,
-                operators=["__invert__"], ufuncs=["invert"])
+    # x << y and np.left_shift: a dunder and a ufunc no real block claims
+    register_op("test_shift", shape=lambda ctx: [ctx.input_types[0]], kernel=np.left_shift, num_inputs=2,
+                operators=["__lshift__"], ufuncs=["left_shift"])
     try:
         install_operators()
         x = np.array([1, 2])
-        assert [n.op for n in frame.trace(lambda t: ~t, x).nodes] == ["test_invert"]
-        assert [n.op for n in frame.trace(lambda t: np.invert(t), x).nodes] == ["test_invert"]
+        assert [n.op for n in frame.trace(lambda t: t << t, x).nodes] == ["test_shift"]
+        assert [n.op for n in frame.trace(lambda t: np.left_shift(t, t), x).nodes] == ["test_shift"]
     finally:
-        unregister_op("test_invert")
+        unregister_op("test_shift")
         install_operators()
-    assert not hasattr(Tracer, "__invert__")
+    assert not hasattr(Tracer, "__lshift__")
 
 
 def test_reflected_operators_swap_operands_and_keep_the_frontend_checks():

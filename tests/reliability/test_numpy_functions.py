@@ -24,6 +24,12 @@ from .strategies import arrays, axis_args, describe, operands
 SETTINGS = property_settings(30)
 
 
+def _expit(x):
+    # scipy computes float16 in float64; frame, like numpy's ufuncs and jax.nn.sigmoid, keeps float16.
+    y = scipy.special.expit(x)
+    return y.astype(np.float16) if np.asarray(x).dtype == np.float16 else y
+
+
 def _gelu(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
@@ -50,7 +56,7 @@ def _layer_norm(x, axis=-1, eps=1e-5):
 
 UNARY = {
     "negative": np.negative, "square": np.square, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos,
-    "tanh": np.tanh, "sqrt": np.sqrt, "abs": np.abs, "absolute": np.absolute, "sigmoid": scipy.special.expit, "relu": lambda x: np.maximum(x, 0),
+    "tanh": np.tanh, "sqrt": np.sqrt, "abs": np.abs, "absolute": np.absolute, "sigmoid": _expit, "relu": lambda x: np.maximum(x, 0),
     "softplus": lambda x: np.logaddexp(0.0, x), "gelu": _gelu, "stop_gradient": lambda x: x,
     "sum": np.sum, "mean": np.mean, "softmax": _softmax, "log_softmax": _log_softmax, "layer_norm": _layer_norm,
 }

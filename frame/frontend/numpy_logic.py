@@ -1,0 +1,95 @@
+"""frame.numpy's selection, clipping and casting: `where`, `select`, `clip`, `nan_to_num`, `astype`,
+and `&`, `|`, `^`, `~` on bool values. Comparisons and the logical ufuncs are generated from their ops."""
+from __future__ import annotations
+
+import numpy as _np
+
+from ..errors import ShapeError, TraceError
+from ..ir.types import canonical_dtype
+from ..tracing import Tracer, bind
+
+__all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_not", "invert"]
+
+
+def _dtype(x) -> _np.dtype:
+    return x.dtype if isinstance(x, (Tracer, _np.ndarray, _np.generic)) else _np.asarray(x).dtype
+
+
+def _truth(cond):
+    """`cond` as bool (numpy's truth value: nonzero is true)."""
+    return cond if _dtype(cond) == _np.bool_ else bind("not_equal", cond, 0)
+
+
+def where(condition, x=None, y=None):
+    """`x` where `condition` (nonzero) holds, else `y`; the three broadcast, `x` and `y` promote.
+
+    The one-argument form (`np.nonzero`) has a data-dependent shape, which traced code cannot have."""
+    if x is None or y is None:
+        raise TraceError("fnp.where needs three arguments (condition, x, y); where(condition) has a "
+                         "data-dependent shape (numpy's nonzero), which frame cannot trace")
+    return bind("where", _truth(condition), x, y)
+
+
+def select(condlist, choicelist, default=0):
+    """numpy's `select`: the first choice whose condition holds, else `default`."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if len(condlist) != len(choicelist):
+        raise ShapeError(f"fnp.select: {len(condlist)} conditions for {len(choicelist)} choices")
+    if not condlist:
+        raise ShapeError("fnp.select needs at least one condition")
+    result = default
+    for cond, choice in reversed(list(zip(condlist, choicelist))):
+        if _dtype(cond) != _np.bool_:
+            raise ShapeError(f"fnp.select: conditions must be bool arrays, got {_dtype(cond)}")
+        result = bind("where", cond, choice, result)
+    return result
+
+
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - numpy 2's keyword names
+    """numpy's `clip`: `minimum(maximum(a, a_min), a_max)` (a_max wins where a_min > a_max); either bound
+    may be None. The derivative is JAX's: ties with a bound split it evenly."""
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    if lo is None and hi is None:
+        raise ShapeError("fnp.clip: at least one of a_min and a_max must be given")
+    y = a if lo is None else bind("maximum", a, lo)
+    return y if hi is None else bind("minimum", y, hi)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """nan -> `nan`, +inf -> `posinf` (default: the dtype's largest finite value), -inf -> `neginf`."""
+    dtype = _dtype(x)
+    if dtype.kind not in "fc":
+        return x
+    if dtype.kind == "c":
+        raise TraceError("fnp.nan_to_num of complex values is not supported yet")
+    info = _np.finfo(dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    y = bind("where", bind("isnan", x), _np.asarray(nan, dtype), x)
+    y = bind("where", bind("equal", x, _np.asarray(_np.inf, dtype)), _np.asarray(hi, dtype), y)
+    return bind("where", bind("equal", x, _np.asarray(-_np.inf, dtype)), _np.asarray(lo, dtype), y)
+
+
+def astype(x, dtype, copy=True):
+    """`x` cast to `dtype` (numpy's `astype`, unsafe casting: floats to ints truncate toward zero)."""
+    dtype = canonical_dtype(dtype)
+    if _dtype(x).name == dtype:
+        return x
+    return bind("convert", x, dtype=dtype)
+
+
+def _bool_only(name: str, op: str):
+    def function(*operands):
+        for x in operands:
+            if _dtype(x) != _np.bool_ and not isinstance(x, bool):
+                raise ShapeError(f"fnp.{name}: frame has bitwise ops for bool values only, got {_dtype(x)}")
+        return bind(op, *operands)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"numpy's {name} of bool values ({op})"
+    return function
+
+
+bitwise_and, bitwise_or, bitwise_xor = (_bool_only(f"bitwise_{n}", f"logical_{n}") for n in ("and", "or", "xor"))
+bitwise_not = invert = _bool_only("invert", "logical_not")
