@@ -39,7 +39,7 @@ def _check_operands(op: str, types, operands: str) -> None:
             raise ShapeError(f"op '{op}' does not take complex operands yet, got {t}")
 
 
-def _unary_shape(operands: str, out_dtype: str | None):
+def _unary_shape(operands: str, out_dtype: str | None = None):
     def shape(ctx: NodeContext):
         arity(ctx.op, ctx, 1)
         _check_operands(ctx.op, ctx.input_types, operands)

@@ -6,8 +6,7 @@ surviving operand is written as `broadcast_to` of it):
 
 - `x*1`, `x/1`, `x+0`, `x-0` -> x;  `0-x` -> -x;  `x*-1` -> -x;  `neg(neg(x))` -> x;
 - `a - (-b)` -> a + b;  `a + (-b)` -> a - b;  `(-a) + b` -> b - a  (IEEE-exact);
-- zero propagation: `x*0`, `0/x`, a bilinear op (matmul,
-  the mse gradient's seed) with a zero factor, and a `linear` op whose operands are all zero
+- zero propagation: `x*0`, `0/x`, a bilinear op (matmul) with a zero factor, and a `linear` op whose operands are all zero
   give a zero of the output type. These are the algebra's identities; like every compiler that
   applies them to gradients, they drop the NaN/Inf that `inf*0` or `0/0` would produce at run time;
 - splat constants through elementwise and element-moving ops fold into splats (shared with `fold`),
