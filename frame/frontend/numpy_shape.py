@@ -152,7 +152,8 @@ def array_split(ary, indices_or_sections, axis: int = 0):
 def split(ary, indices_or_sections, axis: int = 0):
     """numpy's `split`: as `array_split`, but `n` sections must divide the axis evenly."""
     if not isinstance(indices_or_sections, (list, tuple, _np.ndarray)):
-        n, length = _int(indices_or_sections, "split", "the number of sections"), _shape(ary)[_axis(axis, _ndim(ary), "split")]
+        n = _int(indices_or_sections, "split", "the number of sections")
+        length = _shape(ary)[_axis(axis, _ndim(ary), "split")]
         if n <= 0 or length % n:
             raise ShapeError(f"op 'split': an axis of length {length} does not split into {n} equal sections")
     return array_split(ary, indices_or_sections, axis)

@@ -2,9 +2,9 @@
 
 Functions of several arrays take them as a list (numpy's signature), which the table's derivative
 check does not differentiate (it takes array arguments): their derivatives are checked against JAX
-in tests/frontend/test_numpy_shape.py, and the op behind them is concat (tests/ops). Functions returning lists (split) are compared on pieces
-of one shape (numpy's list and frame's stack to the same array); ragged splits are checked in
-tests/frontend/test_numpy_shape.py.
+in tests/frontend/test_numpy_shape.py, and the op behind them is concat (tests/ops). Functions
+returning lists (split) are compared on pieces of one shape (numpy's list and frame's stack to
+the same array); ragged splits are checked in tests/frontend/test_numpy_shape.py.
 """
 import numpy as np
 
