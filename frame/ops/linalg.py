@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import GradientError, ShapeError
+from ..errors import FrameError, GradientError, ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from .elementwise import sum_to_shape
@@ -85,6 +85,23 @@ register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2,
 # (solve, matmul read transposed, masks as constants), so every derivative differentiates again.
 # Where a derivative does not exist (repeated eigenvalues or singular values, a singular matrix) the
 # rules divide by zero and give inf/nan, as JAX's do.
+
+class LinAlgError(FrameError, np.linalg.LinAlgError):
+    """numpy.linalg's LinAlgError (a singular matrix, one not positive definite, no convergence) as a
+    FrameError naming the op: `except numpy.linalg.LinAlgError` and `except FrameError` both catch it."""
+
+
+def _lapack(op: str, fn):
+    """`fn` (a numpy.linalg call) raising frame's LinAlgError, which names the op and the shapes."""
+    def kernel(*arrays, **attrs):
+        try:
+            return fn(*arrays, **attrs)
+        except np.linalg.LinAlgError as e:
+            shapes = " and ".join(str(a.shape) for a in arrays)
+            raise LinAlgError(f"op '{op}': {e} (operand shape {shapes})") from None
+    kernel.__name__ = f"{op}_kernel"
+    return kernel
+
 
 def _mT(x):
     """x with its last two axes swapped."""
@@ -160,7 +177,8 @@ def _solve_jax(J, a, b):
     return J.jnp.linalg.solve(J.jnp.broadcast_to(a, batch + a.shape[-2:]), J.jnp.broadcast_to(b, batch + b.shape[-2:]))
 
 
-register_op("solve", shape=_solve_shape, kernel=np.linalg.solve, num_inputs=2, gradient=traced_gradient(_solve_grad),
+register_op("solve", shape=_solve_shape, kernel=_lapack("solve", np.linalg.solve), num_inputs=2,
+            gradient=traced_gradient(_solve_grad),
             doc="x with a @ x = b for (stacks of) square a and matrices b (..., n, k); batch axes broadcast",
             jax=_solve_jax, frontend=["linalg.solve"])
 
@@ -189,7 +207,8 @@ def _inv_transposed(a):
     return _mT(prim.inv(a))
 
 
-register_op("inv", shape=_square_shape, kernel=np.linalg.inv, num_inputs=1, gradient=traced_gradient(_inv_grad),
+register_op("inv", shape=_square_shape, kernel=_lapack("inv", np.linalg.inv), num_inputs=1,
+            gradient=traced_gradient(_inv_grad),
             doc="matrix inverse of (stacks of) square matrices", jax="jnp.linalg.inv", frontend=["linalg.inv"])
 # d det(a) = det(a) tr(a^-1 da): ga = g det(a) a^-T. Undefined (inf/nan) at singular a; JAX's rule
 # there goes through a cofactor expansion instead.
@@ -217,7 +236,7 @@ def _cholesky_grad(ctx, xs, ys, gys):
     return [_from_triangle(p, lower=True)]
 
 
-register_op("cholesky", shape=_square_shape, kernel=np.linalg.cholesky, num_inputs=1,
+register_op("cholesky", shape=_square_shape, kernel=_lapack("cholesky", np.linalg.cholesky), num_inputs=1,
             gradient=traced_gradient(_cholesky_grad),
             doc="lower Cholesky factor L (a = L L^T) of (stacks of) symmetric positive-definite matrices; reads "
                 "the lower triangle only, as numpy does",
@@ -256,7 +275,8 @@ def _eigh_jax(J, a, UPLO="L"):
     return tuple(J.jnp.linalg.eigh(_symmetric_from_triangle(J.jnp, a, UPLO == "L")))
 
 
-register_op("eigh", shape=_eigh_shape, kernel=lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO)), num_inputs=1,
+register_op("eigh", shape=_eigh_shape, num_inputs=1,
+            kernel=_lapack("eigh", lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO))),
             attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad),
             doc="eigenvalues (ascending) and eigenvectors of (stacks of) symmetric matrices, reading the "
                 "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"])
@@ -301,7 +321,8 @@ def _svd_grad(ctx, xs, ys, gys):
     return [ga]
 
 
-register_op("svd", shape=_svd_shape, kernel=lambda a, full_matrices=True: tuple(np.linalg.svd(a, full_matrices)),
+register_op("svd", shape=_svd_shape,
+            kernel=_lapack("svd", lambda a, full_matrices=True: tuple(np.linalg.svd(a, full_matrices))),
             num_inputs=1, attrs={"full_matrices": ((bool,), False)}, gradient=traced_gradient(_svd_grad),
             doc="singular value decomposition a = u diag(s) vh of (stacks of) matrices, s descending; "
                 "(m, m)/(n, n) factors when full_matrices, else (m, k)/(k, n)",
@@ -335,7 +356,7 @@ def _qr_grad(ctx, xs, ys, gys):
     return [_mT(prim.solve(r, _mT(gq + _matmul(q, nn, False, False))))]
 
 
-register_op("qr", shape=_qr_shape, kernel=lambda a: tuple(np.linalg.qr(a)), num_inputs=1,
+register_op("qr", shape=_qr_shape, kernel=_lapack("qr", lambda a: tuple(np.linalg.qr(a))), num_inputs=1,
             gradient=traced_gradient(_qr_grad),
             doc="reduced QR decomposition a = q r of (stacks of) matrices: q (m, k) orthonormal columns, "
                 "r (k, n) upper triangular",
@@ -371,7 +392,8 @@ def _lstsq_grad(ctx, xs, ys, gys):
 
 
 register_op("lstsq", shape=_lstsq_shape, num_inputs=2, attrs={"rcond": ((float,), True)},
-            kernel=lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0], gradient=traced_gradient(_lstsq_grad),
+            kernel=_lapack("lstsq", lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0]),
+            gradient=traced_gradient(_lstsq_grad),
             doc="least-squares solution x of a @ x = b (a (m, n), b (m, k)), singular values below rcond * max "
                 "cut off; the gradient is that of the full-rank solution",
             jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"])

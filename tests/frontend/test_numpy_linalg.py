@@ -114,3 +114,12 @@ def test_lstsq_gives_residuals_whenever_m_exceeds_n():
     np.testing.assert_allclose(x, want[0], rtol=1e-12)
     assert want[1].shape == (0,) and rank == want[2] == 1
     np.testing.assert_allclose(residuals, [np.sum((b - a @ x) ** 2)], rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [lambda: fnp.linalg.inv(np.zeros((2, 2))), lambda: fnp.linalg.solve(np.zeros((2, 2)), np.ones(2)),
+                                  lambda: fnp.linalg.cholesky(-np.eye(2))])
+def test_singular_and_indefinite_matrices_raise_numpys_linalgerror_as_a_frame_error(call):
+    for run in (call, lambda: frame.function(lambda x: (call(), x)[0] + x)(np.zeros(1))):
+        with pytest.raises(np.linalg.LinAlgError, match=r"op '(inv|solve|cholesky)'") as info:
+            run()
+        assert isinstance(info.value, frame.FrameError)
