@@ -97,7 +97,7 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
         gys = [grads.get(y) or _zeros(graph, y.type) for y in node.outputs]
         gxs = inline_graph(graph, micro, [*node.inputs, *node.outputs, *gys])
         for x, gx in zip(node.inputs, gxs):
-            if x not in depends or not x.type.is_float or _is_zero_constant(gx):
+            if x not in depends or not x.type.is_inexact or _is_zero_constant(gx):
                 continue
             grads[x] = graph.add_node("add", [grads[x], gx]).output if x in grads else gx
 

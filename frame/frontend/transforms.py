@@ -99,9 +99,9 @@ def _check_float_arguments(args: tuple, nums: Sequence[int]) -> None:
         leaves, tree = tree_flatten(args[a])
         for leaf, path in zip(leaves, tree_paths(tree)):
             t = example_type(leaf)
-            if not t.is_float:
+            if not t.is_inexact:
                 shape = f" (shape {t.shape})" if t.shape else ""
-                raise GradientError(f"grad w.r.t. argument {a}{path} needs float arrays, got {t.dtype}{shape}: "
+                raise GradientError(f"grad w.r.t. argument {a}{path} needs float or complex arrays, got {t.dtype}{shape}: "
                                     "cast it to float or leave it out of argnums")
 
 

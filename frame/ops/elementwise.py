@@ -28,11 +28,14 @@ def sum_to_shape(g, shape: tuple[int, ...]):
 
 
 def _check_operands(op: str, types, operands: str) -> None:
-    """`operands`: "float" (float dtypes only), "numeric" (no bool, which numpy refuses too), "real"
-    (numeric, not complex) or "any"."""
+    """`operands`: "float" (float dtypes only), "inexact" (float or complex: the holomorphic functions,
+    whose rules are JAX's complex convention as written), "numeric" (no bool, which numpy refuses
+    too), "real" (numeric, not complex) or "any"."""
     for t in types:
         if operands == "float":
             require_float(op, t)
+        elif operands == "inexact" and not t.is_inexact:
+            raise ShapeError(f"op '{op}' needs a float or complex operand, got {t}")
         elif operands in ("numeric", "real") and t.dtype == "bool":
             raise ShapeError(f"op '{op}' does not take bool operands (numpy refuses them too), got {t}")
         elif operands == "real" and t.is_complex:
@@ -96,7 +99,7 @@ binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), traits=(COMMUTA
        numpy="multiply", c="({0} * {1})", jax="jnp.multiply", jax_imports=["mul"], frontend=["multiply"],
        operators=["__mul__", "__rmul__"], ufuncs=["multiply"])
 # numpy's true division of integers gives floats; frame does not promote, so ints are refused.
-binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="float", doc="a / b (true division)",
+binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="inexact", doc="a / b (true division)",
        numpy="divide", c="({0} / {1})", jax="jnp.divide", jax_imports=["div"], frontend=["divide", "true_divide"],
        operators=["__truediv__", "__rtruediv__"], ufuncs=["divide", "true_divide"])
 
@@ -104,24 +107,24 @@ binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="
 unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=(LINEAR,), doc="-x",
       numpy="negative", c="(-{0})", jax="jnp.negative", jax_imports=["neg"], frontend=["negative"],
       operators=["__neg__"], ufuncs=["negative"])
-unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), doc="x * x",
+unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), operands="inexact", doc="x * x",
       numpy="square", c="({0} * {0})", jax=lambda J, x: x * x, jax_imports=["square"], frontend=["square"],
       ufuncs=["square"])
 # exp, log, sin, cos and tanh are not correctly rounded in every library, so no C expression
 # gives numpy's bits for them: they stay numpy calls between native kernels.
-unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, doc="e ** x",
+unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, operands="inexact", doc="e ** x",
       numpy="exp", jax="jnp.exp", jax_imports=["exp"], frontend=["exp"], ufuncs=["exp"])
-unary("log", np.log, lambda ctx, x, y, gy: gy / x, doc="natural logarithm",
+unary("log", np.log, lambda ctx, x, y, gy: gy / x, operands="inexact", doc="natural logarithm",
       numpy="log", jax="jnp.log", jax_imports=["log"], frontend=["log"], ufuncs=["log"])
-unary("sin", np.sin, lambda ctx, x, y, gy: gy * prim.cos(x), doc="sine",
+unary("sin", np.sin, lambda ctx, x, y, gy: gy * prim.cos(x), operands="inexact", doc="sine",
       numpy="sin", jax="jnp.sin", jax_imports=["sin"], frontend=["sin"], ufuncs=["sin"])
-unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * prim.sin(x)), doc="cosine",
+unary("cos", np.cos, lambda ctx, x, y, gy: -(gy * prim.sin(x)), operands="inexact", doc="cosine",
       numpy="cos", jax="jnp.cos", jax_imports=["cos"], frontend=["cos"], ufuncs=["cos"])
 # square(y), not y*y: its own derivative is one term, so re-derived graphs grow slower (graph_growth.py).
-unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - prim.square(y)), doc="hyperbolic tangent",
+unary("tanh", np.tanh, lambda ctx, x, y, gy: gy * (1.0 - prim.square(y)), operands="inexact", doc="hyperbolic tangent",
       numpy="tanh", jax="jnp.tanh", jax_imports=["tanh"], frontend=["tanh"], ufuncs=["tanh"])
 # IEEE sqrt is correctly rounded, in C as in numpy.
-unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, doc="square root",
+unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, operands="inexact", doc="square root",
       numpy="sqrt", c="sqrt{f}({0})", jax="jnp.sqrt", jax_imports=["sqrt"], frontend=["sqrt"], ufuncs=["sqrt"])
 
 
