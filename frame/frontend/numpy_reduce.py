@@ -31,14 +31,21 @@ def _refuse(op: str, **given) -> None:
                          f"supported{why}")
 
 
-def _dtype(x) -> str:
-    return x.value.type.dtype if isinstance(x, Tracer) else canonical_dtype(_np.asarray(x).dtype)
+def _dtype(x) -> str | None:
+    """The dtype of operand `x`; None when it is no array (a ragged list, a list of tracers), which
+    the op then refuses by name."""
+    if isinstance(x, Tracer):
+        return x.value.type.dtype
+    try:
+        return canonical_dtype(_np.asarray(x).dtype)
+    except (ValueError, TypeError):
+        return None
 
 
 def _convert(x, dtype: str, op: str):
     """`x` as `dtype`: itself when it has it, else through the `convert` op."""
     have = _dtype(x)
-    if have == dtype:
+    if have in (dtype, None):
         return x
     if find("convert") is None:
         raise ShapeError(f"op '{op}': the operand is {have} and the result would be {dtype}, but frame cannot convert "
