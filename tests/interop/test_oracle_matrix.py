@@ -18,9 +18,23 @@ from frame.ops import INTERNAL, SIDE_EFFECT, all_ops
 from tests.ops.cases import CASES_BY_OP
 
 
+def _real_valued_outputs_only(op: str) -> bool:
+    """Ops whose outputs are never float or complex on their cases (comparisons, argmax, all, ...): their
+    zero derivative rule exists for the closure walk, but there is no derivative to compare with JAX."""
+    cases = CASES_BY_OP.get(op, [])
+    return bool(cases) and all(
+        not any(np.asarray(o).dtype.kind in "fc" for o in _outputs(c))
+        for c in cases)
+
+
+def _outputs(case):
+    out = bind(case.op, *case.make_inputs(np.random.default_rng(0), "float64"), **case.attrs)
+    return list(out) if isinstance(out, tuple) else [out]
+
+
 def differentiable_ops(internal: bool) -> list[str]:
     return sorted(s.name for s in all_ops() if s.gradient is not None and not s.has(SIDE_EFFECT)
-                  and s.num_inputs != 0 and s.has(INTERNAL) == internal)
+                  and s.num_inputs != 0 and s.has(INTERNAL) == internal and not _real_valued_outputs_only(s.name))
 
 
 def derivative_cases(internal: bool):
