@@ -4,8 +4,8 @@ A tracer turns Python functions into frame's graph IR; reverse-mode autodiff is 
 transform (higher orders by re-applying it); a nine-stage pipeline optimises graphs and a numpy
 backend runs them. JAX is only an independent oracle (`frame.interop`).
 """
-from .errors import (CheckpointError, FrameError, GradientError, InputError, OracleMismatch, ShapeError, TraceError, TrainingError,
-                     VerifyError)
+from .errors import (CheckpointError, FrameError, GradientError, InputError, LinAlgError, OracleMismatch, ShapeError,
+                     TraceError, TrainingError, VerifyError)
 from . import ir, ops  # noqa: E402  (registers every op)
 from . import numpy  # noqa: E402,F401
 from .frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
@@ -19,5 +19,5 @@ from .frontend.numpy import debug_print
 __version__ = "0.1.0"
 __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "hessian", "stop_gradient", "ShapeDtype",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
-           "OracleMismatch", "TrainingError", "CheckpointError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
+           "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
            "ops", "numpy", "compiler", "runtime", "train", "interop"]

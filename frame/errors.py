@@ -5,6 +5,8 @@ involved and the shapes/dtypes seen, so a user never has to read a numpy traceba
 """
 from __future__ import annotations
 
+import numpy as _np
+
 
 class FrameError(Exception):
     """Base class of every error frame raises on purpose."""
@@ -52,3 +54,8 @@ class CheckpointError(FrameError):
     The message names the file and what is wrong with it. Loading a checkpoint never imports or
     runs anything named in the file.
     """
+
+
+class LinAlgError(FrameError, _np.linalg.LinAlgError):
+    """numpy.linalg's LinAlgError (a singular matrix, one not positive definite, no convergence) as a
+    FrameError naming the op: `except numpy.linalg.LinAlgError` and `except FrameError` both catch it."""

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import numpy as _np
 
-from ..errors import ShapeError, TraceError
+from ..errors import LinAlgError, ShapeError, TraceError
 from ..tracing import Tracer, bind, prim
 from .args import _axis, _int, _ints, _shape
 from .numpy_shape import diagonal as _diagonal
@@ -493,4 +493,5 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
 
 
 linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=cholesky, eigh=eigh, svd=svd, qr=qr,
-                         lstsq=lstsq, matrix_rank=matrix_rank)   # inv, det: generated from their ops
+                         lstsq=lstsq, matrix_rank=matrix_rank,
+                         LinAlgError=LinAlgError)   # inv, det: generated from their ops

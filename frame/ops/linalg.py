@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import FrameError, GradientError, ShapeError
+from ..errors import GradientError, LinAlgError, ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from .elementwise import sum_to_shape
@@ -85,11 +85,6 @@ register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2,
 # (solve, matmul read transposed, masks as constants), so every derivative differentiates again.
 # Where a derivative does not exist (repeated eigenvalues or singular values, a singular matrix) the
 # rules divide by zero and give inf/nan, as JAX's do.
-
-class LinAlgError(FrameError, np.linalg.LinAlgError):
-    """numpy.linalg's LinAlgError (a singular matrix, one not positive definite, no convergence) as a
-    FrameError naming the op: `except numpy.linalg.LinAlgError` and `except FrameError` both catch it."""
-
 
 def _lapack(op: str, fn):
     """`fn` (a numpy.linalg call) raising frame's LinAlgError, which names the op and the shapes."""
