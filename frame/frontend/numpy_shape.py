@@ -426,7 +426,7 @@ def _is_array_index(i) -> bool:
     return isinstance(i, Tracer) or (isinstance(i, _np.ndarray) and (i.ndim > 0 or i.dtype == _np.bool_))
 
 
-def _expand(index, rank: int):
+def _expand(index, shape):
     """`index` as a tuple (lists as arrays) with `...` spelled out and a slice for every unindexed trailing axis."""
     index = tuple(_np.asarray(i) if isinstance(i, list) else i for i in (index if isinstance(index, tuple) else (index,)))
     if builtins.any(isinstance(i, (bool, _np.bool_)) or isinstance(i, _np.ndarray) and i.dtype == _np.bool_ and
@@ -436,8 +436,9 @@ def _expand(index, rank: int):
         raise ShapeError(f"an index can only have a single ellipsis, got {index}")
     n_real = builtins.sum(_np.ndim(i) if isinstance(i, _np.ndarray) and i.dtype == _np.bool_ else 1
                           for i in index if i is not None and i is not Ellipsis)
+    rank = len(shape)
     if n_real > rank:
-        raise ShapeError(f"too many indices ({n_real}) for a value of rank {rank}")
+        raise ShapeError(f"too many indices ({n_real}) for a value of shape {shape}")
     k = next((n for n, i in enumerate(index) if i is Ellipsis), None)
     if k is not None:
         return index[:k] + (slice(None),) * (rank - n_real) + index[k + 1:]
@@ -487,7 +488,7 @@ def _basic(x, index):
 def getitem(x, index):
     """`x[index]`: numpy's basic and advanced indexing (see the module docstring)."""
     shape = _shape(x)
-    index = _expand(index, len(shape))
+    index = _expand(index, shape)
     if not builtins.any(_is_array_index(i) for i in index):
         return _basic(x, index)
     # Advanced: slices and None first, keeping an axis for every array (ints count as 0-d arrays here),
