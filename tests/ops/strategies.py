@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -28,9 +29,6 @@ EXCLUDED = {
     "debug_print": "no outputs: it prints at run time, there is no result to compare",
     "lstsq": "LAPACK's least-squares driver on arbitrary (nan, inf) matrices; tests/frontend/test_numpy_linalg.py "
              "checks it eagerly and compiled on finite ones",
-    **{op: "integer index operands whose valid values depend on the indexed shape; tests/frontend/test_numpy_shape.py "
-           "checks gather/scatter eagerly and compiled against numpy's indexing" for op in ("gather", "scatter_add",
-                                                                                          "scatter")},
 }
 
 
@@ -190,6 +188,35 @@ def _rev(draw):
     return [x], {"axes": draw(_axes(x.ndim))}
 
 
+@st.composite
+def _indices(draw, shape):
+    """1..rank int64 index arrays of one batch shape for the leading axes of `shape`; now and then out of range."""
+    k = draw(st.integers(1, max(len(shape), 1)))
+    batch = draw(shapes(max_dims=2))
+    n = int(np.prod(batch))
+    out = []
+    for d in (shape + (1,) * k)[:k]:
+        a, b = draw(mostly_valid(st.just((-d, d - 1) if d else (0, 0)), st.just((-MAX_SIDE - 1, MAX_SIDE + 1))))
+        out.append(np.asarray(draw(st.lists(st.integers(a, b), min_size=n, max_size=n)), np.int64).reshape(batch))
+    return out
+
+
+@st.composite
+def _gather(draw):
+    (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
+    return [x, *draw(_indices(x.shape))], {}
+
+
+def _scatter(modes):
+    @st.composite
+    def draw_example(draw):
+        (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
+        idx = draw(_indices(x.shape))
+        (u,) = draw(_operands(st.just([idx[0].shape + x.shape[len(idx):]]), x.dtype.name))
+        return [x, u, *idx], ({} if modes is None else {"mode": draw(st.sampled_from(modes))})
+    return draw_example()
+
+
 def _matrices(num=1, attrs=st.just({})):
     """Stacks of square matrices (side 0..3) with finite entries; `num` operands sharing the batch and side
     (the second of two is (..., n, k): a right-hand side)."""
@@ -326,5 +353,6 @@ EXAMPLES = {
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),
     "svd": _matrices(attrs=st.fixed_dictionaries({"full_matrices": st.booleans()})),
     "fft": _fft(),
+    "gather": _gather(), "scatter_add": _scatter(None), "scatter": _scatter(["set", "mul", "min", "max"]),
     "convert": _unary(st.fixed_dictionaries({"dtype": st.sampled_from(["float32", "float64", "float16", "bool"])})),
 }

@@ -306,7 +306,8 @@ def test_debug_print_prints_when_the_graph_runs_and_checks_its_format(capsys):
 
 
 COVERED = set(UNARY) | set(BINARY) | set(SHAPE_FUNCTIONS) | {n.split(".")[0] for n in OTHER_FUNCTIONS} | {
-    "getitem", "debug_print", "true_divide", "pi", "e", "float32", "float64", "int64"}
+    "getitem", "debug_print", "true_divide", "pi", "e", "float32", "float64", "int64",
+    "at"}   # an accessor (x.at[i].set(v)), covered by tests/frontend/test_numpy_shape.py
 
 
 def test_every_public_name_of_frame_numpy_is_covered():
