@@ -230,16 +230,6 @@ def test_numpy_functions_on_tracers_dispatch_or_refuse(name):
                             [base, base.split(".")[-1], "numpy", "out", "where"])
 
 
-def _rfft_packed(x):
-    spectrum = np.fft.rfft(np.asarray(x), axis=-1)
-    return np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.asarray(x).dtype)
-
-
-def _irfft_packed(spectrum, n):
-    spectrum = np.asarray(spectrum)
-    return np.fft.irfft(spectrum[..., 0] + 1j * spectrum[..., 1], n=n, axis=-1).astype(spectrum.dtype)
-
-
 OTHER_FUNCTIONS = {
     # name: (frame call, numpy reference, strategy for the extra argument)
     "power": (lambda x, p: fnp.power(x, p), lambda x, p: np.power(x, p),
@@ -251,8 +241,8 @@ OTHER_FUNCTIONS = {
     "slice_axes": (lambda x, a: fnp.slice_axes(x, *a), lambda x, a: np.asarray(x)[tuple(slice(*t) for t in zip(*a))],
                    st.tuples(st.lists(st.integers(-1, 3), max_size=3), st.lists(st.integers(-1, 4), max_size=3),
                              st.lists(st.integers(1, 2), max_size=3))),
-    "fft.rfft": (lambda x, _: fnp.fft.rfft(x), lambda x, _: _rfft_packed(x), st.none()),
-    "fft.irfft": (lambda x, n: fnp.fft.irfft(x, n), lambda x, n: _irfft_packed(x, n),
+    "fft.rfft": (lambda x, _: fnp.fft.rfft(x), lambda x, _: np.fft.rfft(x), st.none()),
+    "fft.irfft": (lambda x, n: fnp.fft.irfft(x, n), lambda x, n: np.fft.irfft(x, n),
                   st.none() | st.integers(-1, 6) | st.just("4")),
 }
 
@@ -274,10 +264,79 @@ def test_other_functions_agree_with_numpy(name, data):
     reference = numpy_fn
     if name == "slice_axes":
         reference = lambda v, arg: numpy_fn(v, arg) if _slice_reference_ok(v, arg) else _refuse()  # noqa: E731
-    if name == "fft.irfft":  # numpy accepts any spectrum length; frame needs exactly n//2+1 bins, packed
-        reference = lambda v, n: numpy_fn(v, n) if _irfft_ok(v, n) else _refuse()  # noqa: E731
-    if name == "fft.rfft" and isinstance(x, np.ndarray) and x.dtype.kind != "f":
-        reference = lambda v, _: _refuse()  # noqa: E731  (numpy promotes ints to float64)
+    outcomes = _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: numpy_fn(v, a), [x],
+                         _names(name, [x]) + ["axis", "axes", "perm", "reshape", "index"])
+    assert set(outcomes) <= OUTCOMES
+
+
+def _indices():
+    ints = st.integers(-4, 4)
+    slices = st.builds(slice, st.none() | ints, st.none() | ints, st.none() | st.integers(-2, 3))
+    item = st.one_of(ints, slices, st.just(None), st.just(Ellipsis), st.sampled_from([1.5, "0", [0, 1]]))
+    return st.one_of(item, st.lists(item, max_size=4).map(tuple))
+
+
+@SETTINGS
+@given(x=arrays(dtypes=("float32", "float64")), index=_indices())
+def test_basic_indexing_agrees_with_numpy(x, index):
+    context = f"x[{index!r}] for {describe(x)}"
+    check_against_reference("compiled " + context, lambda: _compiled(lambda v: v[index], [x]), lambda: x[index],
+                            ["index", "slice", "indices", "axis", "step", str(x.shape)])
+
+
+NUMPY_ON_TRACERS = {
+    "np.sum": lambda x: np.sum(x), "np.mean": lambda x: np.mean(x, axis=0), "np.sin": lambda x: np.sin(x),
+    "np.tanh": lambda x: np.tanh(x), "np.exp": lambda x: np.exp(x), "np.reshape": lambda x: np.reshape(x, (-1,)),
+    "np.transpose": lambda x: np.transpose(x), "np.concatenate": lambda x: np.concatenate([x, x]),
+    "np.sort": lambda x: np.sort(x), "np.add.reduce": lambda x: np.add.reduce(x),
+    "np.cumsum": lambda x: np.cumsum(x), "np.linalg.norm": lambda x: np.linalg.norm(x),
+    "np.sum(out=)": lambda x: np.sum(x, out=np.zeros(())), "np.exp(where=)": lambda x: np.exp(x, where=x > 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_ON_TRACERS))
+def test_numpy_functions_on_tracers_dispatch_or_refuse(name):
+    fn = NUMPY_ON_TRACERS[name]
+    x = np.linspace(0.1, 1.0, 6).reshape(2, 3)
+    base = name.split("(")[0].replace("np.", "")
+    check_against_reference(f"compiled {name}", lambda: _compiled(fn, [x]), lambda: fn(x),
+                            [base, base.split(".")[-1], "numpy", "out", "where"])
+
+
+OTHER_FUNCTIONS = {
+    # name: (frame call, numpy reference, strategy for the extra argument)
+    "power": (lambda x, p: fnp.power(x, p), lambda x, p: np.power(x, p),
+              st.one_of(st.floats(-3, 3), st.integers(-2, 3), st.sampled_from(["2", None, np.ones(2)]))),
+    "zeros_like": (lambda x, _: fnp.zeros_like(x), lambda x, _: np.zeros_like(x), st.none()),
+    "ones_like": (lambda x, _: fnp.ones_like(x), lambda x, _: np.ones_like(x), st.none()),
+    "asarray": (lambda x, dt: fnp.asarray(x, dt), lambda x, dt: np.asarray(x, dt),
+                st.sampled_from([None, "float32", "int64"])),
+    "slice_axes": (lambda x, a: fnp.slice_axes(x, *a), lambda x, a: np.asarray(x)[tuple(slice(*t) for t in zip(*a))],
+                   st.tuples(st.lists(st.integers(-1, 3), max_size=3), st.lists(st.integers(-1, 4), max_size=3),
+                             st.lists(st.integers(1, 2), max_size=3))),
+    "fft.rfft": (lambda x, _: fnp.fft.rfft(x), lambda x, _: np.fft.rfft(x), st.none()),
+    "fft.irfft": (lambda x, n: fnp.fft.irfft(x, n), lambda x, n: np.fft.irfft(x, n),
+                  st.none() | st.integers(-1, 6) | st.just("4")),
+}
+
+
+def _slice_reference_ok(x, a):
+    # numpy clips slices silently; frame's slice_axes takes explicit bounds (one per axis, in range)
+    starts, stops, steps = a
+    return (len(starts) == len(stops) == len(steps) == np.ndim(x)
+            and all(0 <= s <= e <= d for s, e, d in zip(starts, stops, np.shape(x))))
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_FUNCTIONS))
+@SETTINGS
+@given(data=st.data())
+def test_other_functions_agree_with_numpy(name, data):
+    frame_fn, numpy_fn, arg_st = OTHER_FUNCTIONS[name]
+    x = data.draw(operands(), label="x")
+    a = data.draw(arg_st, label="arg")
+    reference = numpy_fn
+    if name == "slice_axes":
+        reference = lambda v, arg: numpy_fn(v, arg) if _slice_reference_ok(v, arg) else _refuse()  # noqa: E731
     outcomes = _run_both(f"{name}(..., {a!r})", lambda v: frame_fn(v, a), lambda v: reference(v, a), [x],
                          _names(name.split(".")[-1], [x])
                          + ["exponent", "axis", "slice", "start", "stop", "bins", "n", "fft"])
@@ -287,14 +346,6 @@ def test_other_functions_agree_with_numpy(name, data):
 def _refuse():
     """The reference's answer where frame's documented contract is narrower than numpy's: refuse."""
     raise TypeError("outside frame's contract for this function")
-
-
-def _irfft_ok(spectrum, n):
-    shape = np.shape(spectrum)
-    if len(shape) < 2 or shape[-1] != 2 or np.asarray(spectrum).dtype.kind != "f":
-        return False
-    n = 2 * (shape[-2] - 1) if n is None else n
-    return isinstance(n, int) and n >= 1 and shape[-2] == n // 2 + 1
 
 
 def test_debug_print_prints_when_the_graph_runs_and_checks_its_format(capsys):
