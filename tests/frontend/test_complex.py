@@ -5,9 +5,8 @@ The shared per-op harness differences and compares real numbers only, so the cas
 and cases_fft.py) are checked here: kernels against numpy, traced against eager, and every gradient
 rule (its micro-graph, run directly) against `jax.vjp` with complex cotangents.
 
-End to end, `frame.grad` of real objectives through complex intermediates needs the backward
-transform to carry complex cotangents (frame/compiler/autograd.py takes float values only today);
-those tests are strict xfails until it does, so they fail loudly once it works.
+End to end, `frame.grad` of real objectives through complex spectra is checked against jax.grad to
+second order.
 """
 import numpy as np
 import pytest
@@ -124,8 +123,6 @@ def _objective(module, name, x, w, w2, norm):
     return module.sum(module.real(spectrum) * w) + module.sum(module.imag(spectrum) ** 2 * w2)
 
 
-@pytest.mark.xfail(strict=True, reason="frame/compiler/autograd.py passes cotangents to float values only, so "
-                                       "complex intermediates get none (the gradient is zero); is_inexact there fixes it")
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft"])
 @pytest.mark.parametrize("norm", [None, "ortho", "forward"])
 def test_grad_through_complex_spectra_matches_jax_to_second_order(name, norm):

@@ -1,6 +1,5 @@
 """from_jax of lax.fft (every jnp.fft function) and lax.conj/real/imag/complex: the graph computes JAX's
-values, its derivatives are jax.grad's (once the backward transform carries complex cotangents), and what
-frame cannot import exactly is refused.
+values, its derivatives are jax.grad's, and what frame cannot import exactly is refused.
 
 Registered in from_jax by frame/interop/jax_rules_fft.py (jax_import.RULE_FAMILIES); until it is, the
 tests skip.
@@ -57,8 +56,6 @@ def test_conj_real_imag_complex_import():
     np.testing.assert_allclose(frame.runtime.compile(graph)(Z)[0], want, rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="frame/compiler/autograd.py passes cotangents to float values only, so "
-                                       "the complex spectrum gets none (the gradient is zero); is_inexact there fixes it")
 def test_derivatives_of_an_imported_fft_chain_are_jaxs():
     """real -> rfft -> a complex filter -> irfft -> tanh: the imported graph's derivative == jax.grad."""
     w = RNG.standard_normal(8)
