@@ -14,7 +14,6 @@ from types import SimpleNamespace
 import numpy as _np
 
 from ..errors import ShapeError
-from ..ir.registry import find
 from ..tracing import Tracer, bind, prim
 from .args import _axis, _int, _shape
 
@@ -28,25 +27,16 @@ def _dtype(x) -> str:
 
 
 def _as_inexact(x, kind: str, want_complex: bool | None):
-    """`x` as float32/64 (`want_complex` False) or complex64/128 (True), converting as numpy does;
-    None keeps floats and complexes as they are."""
-    name = f"fnp.fft.{kind}"
+    """`x` in the dtype numpy's pocketfft computes in: complex64/128 (`want_complex` True), float32/64
+    (False), either (None). float16 and float32 compute in single precision, ints and bools in double."""
     dtype = _dtype(x)
     if dtype.startswith("complex"):
         if want_complex is False:   # numpy drops the imaginary part with a warning; frame refuses
-            raise ShapeError(f"{name} needs a real operand, got {dtype} (take fnp.real first)")
+            raise ShapeError(f"fnp.fft.{kind} needs a real operand, got {dtype} (take fnp.real first)")
         return x
-    if not isinstance(x, Tracer):
-        target = {True: _np.complex128, False: _np.float64, None: _np.float64}[want_complex]
-        if dtype in ("float32", "float64"):
-            target = {"float32": _np.complex64, "float64": _np.complex128}[dtype] if want_complex else dtype
-        return _np.asarray(x).astype(target)
-    if dtype not in ("float32", "float64"):
-        if find("convert") is None:
-            raise ShapeError(f"{name}: a traced {x.type} operand needs a cast to float, which frame cannot do yet")
-        x = prim.convert(x, dtype="float64")
-        dtype = "float64"
-    return prim.complex(x, _np.zeros(x.shape, dtype)) if want_complex else x
+    real = "float32" if dtype in ("float16", "float32") else "float64"
+    target = {"float32": "complex64", "float64": "complex128"}[real] if want_complex else real
+    return prim.convert(x, dtype=target) if dtype != target else x
 
 
 def _length(x, n, axis: int, kind: str) -> int:
@@ -85,6 +75,8 @@ def _transform(kind: str, a, n, axis, norm, want_complex):
         raise ShapeError(f"{name} needs an operand of rank >= 1, got a rank-0 {_dtype(a)}")
     axis = _axis(axis, len(shape), f"fft.{kind}")
     x = _as_inexact(a, kind, want_complex)
+    # numpy's irfft of a real half-precision spectrum gives half precision back
+    out_dtype = "float16" if kind == "irfft" and _dtype(a) == "float16" else None
     last = len(shape) - 1
     perm = tuple(i for i in range(len(shape)) if i != axis) + (axis,)
     if axis != last:
@@ -101,6 +93,8 @@ def _transform(kind: str, a, n, axis, norm, want_complex):
     factor = {"backward": 1.0, "ortho": math.sqrt(out_n) if inverse else 1 / math.sqrt(out_n),
               "forward": float(out_n) if inverse else 1.0 / out_n}[norm]
     y = _scale(y, factor)
+    if out_dtype is not None:
+        y = prim.convert(y, dtype=out_dtype)
     if axis != last:
         y = prim.transpose(y, perm=tuple(int(p) for p in _np.argsort(perm)))
     return y
