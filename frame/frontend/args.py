@@ -18,6 +18,9 @@ def _shape(x) -> tuple[int, ...]:
         return _np.shape(x)
     except ValueError:  # a ragged nested list
         raise TraceError(f"cannot use a ragged {type(x).__name__} as an array operand") from None
+    except TraceError:  # numpy asked a tracer inside the list for its values
+        raise TraceError(f"cannot use a {type(x).__name__} holding traced values as an array operand; "
+                         "make it one array with fnp.asarray or fnp.stack") from None
 
 
 def _int(value, op: str, what: str) -> int:

@@ -92,12 +92,16 @@ def test_jax_nn_relu_is_imported_as_frames_relu_with_the_same_derivative_at_the_
     np.testing.assert_array_equal(grad_at(graph, x)[0], want)
 
 
-def test_bare_maximum_is_refused_because_its_derivative_at_ties_differs():
-    """jnp.maximum(x, 0) has JAX derivative 0.5 at x == 0; frame's relu takes 0 there."""
+def test_bare_maximum_imports_as_maximum_with_jaxs_derivative_at_ties():
+    """jnp.maximum(x, 0) has JAX derivative 0.5 at x == 0, and so does frame's maximum (relu keeps 0)."""
+    x = np.array([-1.0, 0.0, 2.0])
     with jax.enable_x64(True):
-        assert jax.grad(lambda v: jnp.maximum(v, 0.0))(0.0) == 0.5
-    with pytest.raises(TraceError, match=r"'max'.*0\.5.*jax\.nn\.relu"):
-        from_jax(lambda v: jnp.sum(jnp.maximum(v, 0.0)), X)
+        want = jax.grad(lambda v: jnp.sum(jnp.maximum(v, 0.0)))(x)
+    graph = from_jax(lambda v: jnp.sum(jnp.maximum(v, 0.0)), x)
+    assert "maximum" in {n.op for n in graph.nodes}
+    got = frame.runtime.compile(frame.compiler.build_backward_graph(graph, 0, [0]))(x)[1]
+    np.testing.assert_array_equal(got, np.asarray(want))
+    assert got[1] == 0.5
 
 
 # -- parameter refusals ---------------------------------------------------------------------------------

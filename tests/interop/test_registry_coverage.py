@@ -58,10 +58,10 @@ def test_every_jax_imports_primitive_round_trips_with_jax_numbers(primitive, op)
 
 
 def test_an_integer_operand_is_refused_by_the_ops_own_shape_rule():
-    """JAX's div of integers rounds to zero, frame's div takes floats only: from_jax has no float check of its
-    own, the op's shape rule refuses, and the error names both."""
+    """JAX's div of integers rounds to zero, frame's div is true division of floats (frame.numpy promotes ints
+    first, the importer does not): the op's shape rule refuses, and the error names both."""
     ints = np.arange(1, 4, dtype=np.int32)
-    with pytest.raises(frame.errors.TraceError, match=r"primitive 'div'.*op 'div' needs a float operand"):
+    with pytest.raises(frame.errors.TraceError, match=r"primitive 'div'.*op 'div' needs a float or complex operand"):
         from_jax(lax.div, ints, ints)
 
 
