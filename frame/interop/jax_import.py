@@ -38,7 +38,7 @@ from ..ops import all_ops
 from ._jax import require_jax
 from .jax_audit import (_CUSTOM_RULE, _PLACEMENT, _SHARDING, _UNARY_FLOAT, Decision, _increasing, _is_none,
                         _operand_dtype, _precision_level, checked, implemented, irrelevant)
-from . import jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape
+from . import jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape
 
 jax = require_jax()
 from jax.extend.core import ClosedJaxpr, Literal  # noqa: E402
@@ -358,7 +358,7 @@ TRANSLATIONS: dict[str, Callable] = {
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
     "select_n": _select_n, **{name: _logical(f"logical_{name}") for name in ("and", "or", "xor", "not")}, "iota": _iota,
 }
-RULE_FAMILIES = (jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape)
+RULE_FAMILIES = (jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape)
 for _family in RULE_FAMILIES:
     TRANSLATIONS.update(_family.TRANSLATIONS)
 PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
@@ -468,7 +468,8 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
     true derivative (a clipped gradient, a numerically stabler formula).
     """
     leaves = jax.tree_util.tree_leaves(example_args)
-    wide = any(np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)).itemsize == 8 for leaf in leaves)
+    dtypes = [np.dtype(getattr(leaf, "dtype", np.asarray(leaf).dtype)) for leaf in leaves]
+    wide = any(dt.itemsize == 8 and dt.kind != "c" or dt == np.complex128 for dt in dtypes)
     with jax.enable_x64(True) if wide else contextlib.nullcontext():
         closed = jax.make_jaxpr(fn)(*example_args)
     name = name or getattr(fn, "__name__", "jax_fn").replace("<", "").replace(">", "")

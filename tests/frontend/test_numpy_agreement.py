@@ -32,14 +32,9 @@ def _covered_by_op_cases() -> set[str]:
     return {name for name in _public_functions() if getattr(resolve(fnp, name), "op", None) in CASES_BY_OP}
 
 
-# Hand-written functions whose cases are still to be written (issue 14); this set only shrinks.
-NOT_YET_COVERED = {"asarray", "ones_like", "zeros_like",
-                   "fft.irfft"}
-
-
 def test_every_function_has_a_case():
     covered = {c.name for c in ALL_CASES} | _covered_by_op_cases()
-    missing = sorted(set(_public_functions()) - covered - NOT_YET_COVERED)
+    missing = sorted(set(_public_functions()) - covered)
     assert not missing, f"frame.numpy functions without a NumpyCase in tests/frontend/cases_*.py: {missing}"
 
 

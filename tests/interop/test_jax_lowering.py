@@ -48,7 +48,7 @@ def test_lowering_matches_frame_kernel_and_numpy_reference(case, dtype):
     for j, f, r, v in zip(jax_outs, frame_outs, refs, graph.outputs):
         assert (j.shape, np.dtype(j.dtype).name) == (v.type.shape, v.type.dtype)
         np.testing.assert_allclose(np.asarray(j), f, rtol=tol, atol=tol, err_msg=f"{case.id}: JAX vs frame kernel")
-        np.testing.assert_allclose(np.asarray(j), np.asarray(r, dtype=dtype), rtol=tol, atol=tol,
+        np.testing.assert_allclose(np.asarray(j), np.asarray(r, dtype=v.type.dtype), rtol=tol, atol=tol,
                                    err_msg=f"{case.id}: JAX vs numpy reference")
 
 
