@@ -277,13 +277,19 @@ register_op("eigh", shape=_eigh_shape, num_inputs=1,
                 "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"])
 
 
-# -- svd -----------------------------------------------------------------------------------------
-def _svd_shape(ctx: NodeContext):
+def _matrices_operand(ctx: NodeContext) -> TensorType:
+    """The one float operand of a factorisation: a matrix or a stack of them."""
     arity(ctx.op, ctx, 1)
     (a,) = ctx.input_types
     require_float(ctx.op, a)
     if a.rank < 2:
-        raise ShapeError(f"op 'svd' needs (stacks of) matrices, got shape {a.shape}")
+        raise ShapeError(f"op '{ctx.op}' needs (stacks of) matrices, got shape {a.shape}")
+    return a
+
+
+# -- svd -----------------------------------------------------------------------------------------
+def _svd_shape(ctx: NodeContext):
+    a = _matrices_operand(ctx)
     *batch, m, n = a.shape
     k = min(m, n)
     full = ctx.attr("full_matrices", True)
@@ -327,11 +333,7 @@ register_op("svd", shape=_svd_shape,
 
 # -- qr ------------------------------------------------------------------------------------------
 def _qr_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 1)
-    (a,) = ctx.input_types
-    require_float(ctx.op, a)
-    if a.rank < 2:
-        raise ShapeError(f"op 'qr' needs (stacks of) matrices, got shape {a.shape}")
+    a = _matrices_operand(ctx)
     *batch, m, n = a.shape
     k = min(m, n)
     return [_like(a, (*batch, m, k)), _like(a, (*batch, k, n))]

@@ -136,12 +136,18 @@ _extremum("min", np.min, "minimum")
 
 
 # -- argmax and argmin: int64 indices along one axis, no derivative ------------------------------
-def _arg_shape(ctx: NodeContext):
+def _along_axis_operand(ctx: NodeContext) -> TensorType:
+    """The one operand of an op working along one axis (rank >= 1)."""
     arity(ctx.op, ctx, 1)
     (x,) = ctx.input_types
     if x.rank == 0:
         raise ShapeError(f"op '{ctx.op}' needs an operand of rank >= 1 (frame.numpy flattens for axis=None), "
                          f"got shape {x.shape}")
+    return x
+
+
+def _arg_shape(ctx: NodeContext):
+    x = _along_axis_operand(ctx)
     axis = normalize_axis(ctx.op, ctx.attrs["axis"], x.rank)
     if x.shape[axis] == 0:
         raise ShapeError(f"op '{ctx.op}': axis {axis} of shape {x.shape} is empty; numpy raises 'attempt to get "
@@ -161,11 +167,7 @@ for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
 
 # -- cumsum and cumprod along one axis, optionally from the end (lax.cumsum's `reverse`) ---------
 def _cumulative_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 1)
-    (x,) = ctx.input_types
-    if x.rank == 0:
-        raise ShapeError(f"op '{ctx.op}' needs an operand of rank >= 1 (frame.numpy flattens for axis=None), "
-                         f"got shape {x.shape}")
+    x = _along_axis_operand(ctx)
     normalize_axis(ctx.op, ctx.attrs["axis"], x.rank)
     return [TensorType(x.shape, sum_dtype(x.dtype), x.device)]
 
