@@ -22,8 +22,8 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 
 
 def _real(schema):
-    """`schema` refusing complex operands, as numpy's rounding and remainder ufuncs do (the helpers'
-    "any"/"numeric" operand kinds let them through)."""
+    """`schema` refusing complex operands, as numpy's floor, ceil and trunc do; they take bools (numpy
+    keeps them), which the helpers' "real" operand kind refuses."""
     infer = schema.shape_infer
 
     def shape(ctx):
@@ -154,17 +154,17 @@ def _remainder_grad(quotient):
     return rule
 
 
-_real(binary("floor_divide", np.floor_divide, _zeros, operands="numeric", doc="floor(x1 / x2), as numpy's //",
+binary("floor_divide", np.floor_divide, _zeros, operands="real", doc="floor(x1 / x2), as numpy's //",
        numpy="floor_divide", jax="jnp.floor_divide", frontend=["floor_divide"],
-       operators=["__floordiv__", "__rfloordiv__"], ufuncs=["floor_divide"]))
-_real(binary("mod", np.remainder, _remainder_grad(lambda a, b: prim.floor_divide(a, b)), operands="numeric",
+       operators=["__floordiv__", "__rfloordiv__"], ufuncs=["floor_divide"])
+binary("mod", np.remainder, _remainder_grad(lambda a, b: prim.floor_divide(a, b)), operands="real",
        doc="remainder of floor division, with the sign of the divisor (numpy's mod / remainder)", numpy="remainder",
-       jax="jnp.remainder", frontend=["mod", "remainder"], operators=["__mod__", "__rmod__"], ufuncs=["remainder"]))
+       jax="jnp.remainder", frontend=["mod", "remainder"], operators=["__mod__", "__rmod__"], ufuncs=["remainder"])
 # C's fmod is exact (the remainder of truncated division is representable); lax.rem imports as it
 # (jax_rules_math: integer rem is refused, XLA gives the dividend for a zero divisor where numpy gives 0).
-_real(binary("fmod", np.fmod, _remainder_grad(lambda a, b: prim.trunc(a / b)), operands="numeric",
+binary("fmod", np.fmod, _remainder_grad(lambda a, b: prim.trunc(a / b)), operands="real",
        doc="remainder of truncated division, with the sign of the dividend (C's fmod)", numpy="fmod",
-       c="fmod{f}({0}, {1})", jax="jnp.fmod", frontend=["fmod"], ufuncs=["fmod"]))
+       c="fmod{f}({0}, {1})", jax="jnp.fmod", frontend=["fmod"], ufuncs=["fmod"])
 
 
 def _power_grad(a, b, y, gy):

@@ -103,3 +103,13 @@ def test_an_accuracy_request_is_refused():
     x = np.array([0.5, 1.0])
     with pytest.raises(frame.errors.TraceError, match=r"primitive 'tan'.*accuracy"):
         from_jax(lambda v: lax.tan(v, accuracy=lax.Tolerance(atol=1e-3, rtol=1e-3, ulps=0)), x)
+
+
+@pytest.mark.parametrize("fn", [jnp.remainder, jnp.floor_divide, jnp.fmod, jnp.hypot, jnp.arctan2,
+                                lambda x, y: jnp.trunc(x) + jnp.round(y, 1) + jnp.log2(x * x) * jnp.log10(y * y)],
+                         ids=["remainder", "floor_divide", "fmod", "hypot", "arctan2", "trunc-round-logs"])
+def test_jnp_functions_built_of_rem_round_and_selects_import_exactly(fn):
+    a, b = np.array([5.5, -5.5, 3.0, 7.0, -0.25]), np.array([2.0, 2.0, -0.7, -2.0, 3.0])
+    _, (got,), (want,) = _run(fn, a, b)
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    _assert_grads_are_jaxs(lambda u, v: jnp.sum(fn(u, v) * u), a, b)
