@@ -227,15 +227,6 @@ def _integer_pow(imp, eqn, x):
     return imp.node("pow", [x], exponent=float(eqn.params["y"]))
 
 
-def _pow(imp, eqn, x, p):
-    exponent = imp.known(p)
-    if exponent is None or exponent.size == 0 or not np.all(exponent == exponent.flat[0]):
-        raise FrameError("frame's 'pow' needs a constant scalar exponent, the exponent here is computed")
-    y = imp.node("pow", [x], exponent=float(exponent.flat[0]))
-    out = _out_type(eqn)
-    return y if y.type.shape == out.shape else imp.node("broadcast_to", [y], shape=out.shape)
-
-
 def _rsqrt(imp, eqn, x):
     return imp.node("pow", [x], exponent=-0.5)
 
@@ -352,7 +343,7 @@ def _logical(frame_op: str):
 ONE_TO_ONE: dict[str, str] = {primitive: s.name for s in all_ops() for primitive in s.jax_imports}
 # Primitives that are not one frame op: rewritten into several, or read through their parameters.
 TRANSLATIONS: dict[str, Callable] = {
-    "rsqrt": _rsqrt, "integer_pow": _integer_pow, "pow": _pow,
+    "rsqrt": _rsqrt, "integer_pow": _integer_pow,
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
@@ -381,7 +372,7 @@ CONTROL_FLOW: dict[str, tuple[str, str, str]] = {
 
 # Every accepted primitive, each parameter decided; a one-to-one primitive not named below has no parameters.
 PARAMETERS: dict[str, dict[str, Decision]] = {
-    **{primitive: {} for primitive in ONE_TO_ONE}, "pow": {}, "copy": {},
+    **{primitive: {} for primitive in ONE_TO_ONE}, "copy": {},
     "mul": {"out_dtype": checked("an output dtype other than the operands' (JAX's mixed-precision multiply)",
                                  _is_none)},
     "select_n": {}, **{name: {} for name in ("and", "or", "xor", "not")},
@@ -453,7 +444,7 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
 
     Covered primitives: those op blocks list in `jax_imports` (add, sub, mul, div, neg, exp,
     log, sin, cos, tanh, logistic, sqrt, square, stop_gradient, ...: `ONE_TO_ONE`), rsqrt,
-    integer_pow, pow (constant exponent), dot_general (any contraction, as batched matmul),
+    integer_pow, dot_general (any contraction, as batched matmul),
     reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate, slice, pad,
     convert_element_type, select_n (bool predicate), and/or/xor/not of bools, copy, iota (as a
     constant), jax.nn.relu, the family rules (jax_rules_*.py), and calls

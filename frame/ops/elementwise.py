@@ -30,16 +30,16 @@ def sum_to_shape(g, shape: tuple[int, ...]):
 def _check_operands(op: str, types, operands: str) -> None:
     """`operands`: "float" (float dtypes only), "inexact" (float or complex: the holomorphic functions,
     whose rules are JAX's complex convention as written), "numeric" (no bool, which numpy refuses
-    too), "real" (numeric, not complex) or "any"."""
+    too), "real" (anything but complex: floor, abs) or "any"."""
     for t in types:
         if operands == "float":
             require_float(op, t)
         elif operands == "inexact" and not t.is_inexact:
             raise ShapeError(f"op '{op}' needs a float or complex operand, got {t}")
-        elif operands in ("numeric", "real") and t.dtype == "bool":
+        elif operands == "numeric" and t.dtype == "bool":
             raise ShapeError(f"op '{op}' does not take bool operands (numpy refuses them too), got {t}")
         elif operands == "real" and t.is_complex:
-            raise ShapeError(f"op '{op}' does not take complex operands yet, got {t}")
+            raise ShapeError(f"op '{op}' does not take complex operands, got {t}")
 
 
 def _unary_shape(operands: str, out_dtype: str | None = None):
@@ -184,22 +184,22 @@ unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, operands="any",
 
 
 # -- predicates, comparisons and logic: bool results, zero derivatives ------------------------------
-def _zero(ctx, x, y, gy):
+def zero_derivative(ctx, x, y, gy):
     return None
 
 
-def _zeros(a, b, y, gy):
+def zero_derivatives(a, b, y, gy):
     return None, None
 
 
-unary("sign", np.sign, _zero, operands="numeric", doc="-1, 0 or 1 by the sign of x (nan for nan)",
+unary("sign", np.sign, zero_derivative, operands="numeric", doc="-1, 0 or 1 by the sign of x (nan for nan)",
       numpy="sign", jax="jnp.sign", jax_imports=["sign"], frontend=["sign"], ufuncs=["sign"])
 for _name, _doc in [("isnan", "x is nan"), ("isinf", "x is +inf or -inf"), ("isfinite", "x is neither inf nor nan")]:
-    unary(_name, getattr(np, _name), _zero, operands="any", out_dtype="bool", doc=_doc,
+    unary(_name, getattr(np, _name), zero_derivative, operands="any", out_dtype="bool", doc=_doc,
           numpy=_name, jax=f"jnp.{_name}", frontend=[_name], ufuncs=[_name])
 # ~ and numpy's invert/bitwise ufuncs reach frame.numpy's bitwise functions (first frontend name), which
 # take bools only: on integers they are bitwise, which frame has no op for.
-unary("logical_not", np.logical_not, _zero, operands="any", out_dtype="bool", doc="not x (x != 0)",
+unary("logical_not", np.logical_not, zero_derivative, operands="any", out_dtype="bool", doc="not x (x != 0)",
       numpy="logical_not", jax="jnp.logical_not", frontend=["invert", "logical_not", "bitwise_not"],
       operators=["__invert__"], ufuncs=["logical_not", "invert"])
 
@@ -208,11 +208,11 @@ for _name, _symbol, _lax, _dunder, _traits in [
         ("equal", "==", "eq", "__eq__", (COMMUTATIVE,)), ("not_equal", "!=", "ne", "__ne__", (COMMUTATIVE,)),
         ("less", "<", "lt", "__lt__", ()), ("less_equal", "<=", "le", "__le__", ()),
         ("greater", ">", "gt", "__gt__", ()), ("greater_equal", ">=", "ge", "__ge__", ())]:
-    binary(_name, getattr(np, _name), _zeros, out_dtype="bool", traits=_traits, doc=f"a {_symbol} b",
+    binary(_name, getattr(np, _name), zero_derivatives, out_dtype="bool", traits=_traits, doc=f"a {_symbol} b",
            numpy=_name, jax=f"jnp.{_name}", jax_imports=[_lax], frontend=[_name], operators=[_dunder], ufuncs=[_name])
 for _word in ("and", "or", "xor"):
     _name = f"logical_{_word}"
-    binary(_name, getattr(np, _name), _zeros, out_dtype="bool", traits=(COMMUTATIVE,),
+    binary(_name, getattr(np, _name), zero_derivatives, out_dtype="bool", traits=(COMMUTATIVE,),
            doc=f"a {_word} b (truth values: nonzero is true)", numpy=_name, jax=f"jnp.{_name}",
            frontend=[f"bitwise_{_word}", _name], operators=[f"__{_word}__", f"__r{_word}__"],
            ufuncs=[_name, f"bitwise_{_word}"])

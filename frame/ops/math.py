@@ -14,34 +14,10 @@ import math
 
 import numpy as np
 
-from ..errors import ShapeError
 from ..tracing import prim
-from .elementwise import binary, unary
+from .elementwise import binary, unary, zero_derivative, zero_derivatives
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
-
-
-def _real(schema):
-    """`schema` refusing complex operands, as numpy's floor, ceil and trunc do; they take bools (numpy
-    keeps them), which the helpers' "real" operand kind refuses."""
-    infer = schema.shape_infer
-
-    def shape(ctx):
-        for t in ctx.input_types:
-            if t.is_complex:
-                raise ShapeError(f"op '{ctx.op}' does not take complex operands (numpy refuses them too), got {t}")
-        return infer(ctx)
-    schema.shape_infer = shape
-    return schema
-
-
-def _zero(ctx, x, y, gy):
-    """The derivative of a step function: zero (JAX's rounding rules give zero too)."""
-    return None
-
-
-def _zeros(a, b, y, gy):
-    return None, None
 
 
 # -- trigonometric and hyperbolic ------------------------------------------------------------------
@@ -116,10 +92,10 @@ unary("sinc", np.sinc, _sinc_grad, doc="normalised sinc sin(pi x) / (pi x), 1 at
 for _name, _doc, _lax, _aliases in [("floor", "largest integer <= x", "floor", ()),
                                     ("ceil", "smallest integer >= x", "ceil", ()),
                                     ("trunc", "x rounded toward zero", None, ("fix",))]:
-    _real(unary(_name, getattr(np, _name), _zero, operands="any", doc=_doc, numpy=_name, c=f"{_name}{{f}}({{0}})",
-          jax=f"jnp.{_name}", jax_imports=[_lax] if _lax else [], frontend=[_name, *_aliases], ufuncs=[_name]))
+    unary(_name, getattr(np, _name), zero_derivative, operands="real", doc=_doc, numpy=_name, c=f"{_name}{{f}}({{0}})",
+          jax=f"jnp.{_name}", jax_imports=[_lax] if _lax else [], frontend=[_name, *_aliases], ufuncs=[_name])
 # rint rounds half to even, in C (default rounding mode) as in numpy; fnp.round builds on it.
-unary("rint", np.rint, _zero, doc="x rounded to the nearest integer, half to even", numpy="rint",
+unary("rint", np.rint, zero_derivative, doc="x rounded to the nearest integer, half to even", numpy="rint",
       c="rint{f}({0})", jax="jnp.rint", frontend=["rint"], ufuncs=["rint"])
 
 
@@ -154,7 +130,7 @@ def _remainder_grad(quotient):
     return rule
 
 
-binary("floor_divide", np.floor_divide, _zeros, operands="real", doc="floor(x1 / x2), as numpy's //",
+binary("floor_divide", np.floor_divide, zero_derivatives, operands="real", doc="floor(x1 / x2), as numpy's //",
        numpy="floor_divide", jax="jnp.floor_divide", frontend=["floor_divide"],
        operators=["__floordiv__", "__rfloordiv__"], ufuncs=["floor_divide"])
 binary("mod", np.remainder, _remainder_grad(lambda a, b: prim.floor_divide(a, b)), operands="real",
