@@ -6,6 +6,7 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
+from .numpy_logic import astype
 
 __all__ = ['power', 'pow', 'round', 'around']
 
@@ -13,21 +14,42 @@ __all__ = ['power', 'pow', 'round', 'around']
 def power(x, p):
     """`x ** p`, elementwise (numpy's `power`; `pow` is its numpy 2 alias).
 
-    A Python number (or a numpy scalar or 0-d array) exponent is the `pow` op's attribute: a numpy
-    exponent must then have `x`'s dtype, since numpy would widen the result. An array or traced
-    exponent is the broadcasting `power` op, whose operands are promoted as numpy's.
+    A Python-number exponent of a float base is the `pow` op's attribute; an array, numpy scalar or
+    traced exponent is the broadcasting `power` op, whose operands are promoted as numpy's. Integer
+    bases follow numpy: a non-negative int exponent keeps integers (repeated products), a float
+    exponent computes in float64, a negative int exponent is refused as numpy refuses it (and a bool
+    base to an int power, which numpy computes in int8).
     """
     if isinstance(p, (list, tuple)):
         p = _np.asarray(p)
-    if isinstance(p, Tracer) or isinstance(p, _np.ndarray) and p.ndim > 0:
+    if isinstance(p, (Tracer, _np.ndarray, _np.generic)):
         return bind("power", x, p)
-    if isinstance(p, (_np.generic, _np.ndarray)):
-        if _np.dtype(p.dtype) != getattr(x, "dtype", None):
-            raise ShapeError(f"op 'pow': the exponent's dtype {p.dtype} differs from the base's "
-                             f"{getattr(x, 'dtype', type(x).__name__)}; frame does not promote")
-    elif isinstance(p, bool) or not isinstance(p, (int, float)):
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise ShapeError(f"op 'pow': the exponent must be a number or an array, got {type(p).__name__} {p!r}")
+    kind = _np.dtype(getattr(x, "dtype", None) or _np.asarray(x).dtype).kind
+    if kind in "iub":
+        if isinstance(p, float):
+            return bind("pow", astype(x, "float64"), exponent=p)
+        if p < 0:
+            raise ShapeError(f"op 'pow': integers to negative integer powers are not allowed (numpy refuses "
+                             f"them too), got exponent {p}")
+        if kind == "b":   # numpy computes bool ** int in int8, a dtype frame does not have
+            raise ShapeError("op 'pow': numpy computes a bool base to an int power in int8, which frame does not "
+                             "have; cast the base (astype) first")
+        return _integer_power(x, p)
     return bind("pow", x, exponent=float(p))
+
+
+def _integer_power(x, p: int):
+    """x ** p for integers by repeated squaring (numpy's integer power, wrapping on overflow as it does)."""
+    result, base = None, x
+    while p:
+        if p & 1:
+            result = base if result is None else bind("mul", result, base)
+        p >>= 1
+        if p:
+            base = bind("mul", base, base)
+    return bind("add", bind("mul", x, 0), 1) if result is None else result
 
 
 pow = power  # noqa: A001  (numpy 2's name)

@@ -207,7 +207,7 @@ def test_reflected_operators_swap_operands_and_keep_the_frontend_checks():
     graph = frame.trace(lambda t: 3.0 - t, x)
     sub = next(n for n in graph.nodes if n.op == "sub")
     assert sub.inputs[1] is graph.inputs[0]     # sub(3, x), not sub(x, 3)
-    with pytest.raises(ShapeError, match="exponent's dtype float64 differs"):
-        frame.trace(lambda t: t ** np.float64(2.0), x)      # __pow__ goes through fnp.power
+    with pytest.raises(ShapeError, match="negative integer powers"):
+        frame.trace(lambda t: t ** -2, np.arange(3))        # __pow__ goes through fnp.power
     with pytest.raises(ShapeError, match="too many indices"):
         frame.trace(lambda t: t[0, 0], x)                    # __getitem__ through fnp.getitem
