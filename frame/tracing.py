@@ -208,7 +208,8 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
     numpy's promotion rule, applied before the op: an op claiming a ufunc takes the dtypes that
     ufunc's own type resolution gives (`np.divide` of ints computes in float64, `np.add` of int32
     and float32 in float64, `x_f32 * 2.0` stays float32); an op with `promote` positions brings
-    those to their `np.result_type`. Python numbers (and weak tracers) are weak: they adopt their
+    those to their `np.result_type`; `to_float` positions holding ints or bools compute in float64
+    (numpy.linalg's rule). Python numbers (and weak tracers) are weak: they adopt their
     partners' dtype when its kind fits. Operands numpy refuses are left alone, for the op's shape
     rule to name them.
     """
@@ -230,6 +231,9 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
             want = [common if i in positions else None for i in range(len(operands))]
         except (TypeError, np.exceptions.DTypePromotionError):
             pass
+    for i in schema.to_float:
+        if i < len(kinds) and not isinstance(kinds[i], type) and kinds[i].kind in "biu":
+            want[i] = "float64"
     tensors = [k for k in kinds if not isinstance(k, type)]
     return [w if w is not None or not isinstance(k, type) else _weak_dtype(k, tensors)
             for w, k in zip(want, kinds)]

@@ -78,6 +78,8 @@ class OpSchema:
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
+      `to_float`: operand positions that numpy computes in float64 when they hold ints or bools
+      (numpy.linalg's rule).
     """
 
     name: str
@@ -100,6 +102,7 @@ class OpSchema:
     ufuncs: tuple[str, ...] = ()
     zero_operands: tuple[int, ...] = ()
     promote: tuple[int, ...] = ()
+    to_float: tuple[int, ...] = ()
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
@@ -141,7 +144,7 @@ def register_op(name: str, *, shape, kernel=None, gradient=None, decomposition=N
         raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
     if isinstance(facts.get("numpy"), str):
         facts["numpy_out"] = True
-    for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes", "promote"):
+    for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes", "promote", "to_float"):
         if key in facts:
             facts[key] = tuple(facts[key])
     schema = OpSchema(name, shape, kernel, gradient, decomposition, traits, dict(attrs or {}), doc, num_inputs,

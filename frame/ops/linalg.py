@@ -175,7 +175,7 @@ def _solve_jax(J, a, b):
 register_op("solve", shape=_solve_shape, kernel=_lapack("solve", np.linalg.solve), num_inputs=2,
             gradient=traced_gradient(_solve_grad),
             doc="x with a @ x = b for (stacks of) square a and matrices b (..., n, k); batch axes broadcast",
-            jax=_solve_jax, frontend=["linalg.solve"])
+            jax=_solve_jax, frontend=["linalg.solve"], to_float=[0, 1])
 
 
 # -- inv, det, slogdet ---------------------------------------------------------------------------
@@ -204,17 +204,17 @@ def _inv_transposed(a):
 
 register_op("inv", shape=_square_shape, kernel=_lapack("inv", np.linalg.inv), num_inputs=1,
             gradient=traced_gradient(_inv_grad),
-            doc="matrix inverse of (stacks of) square matrices", jax="jnp.linalg.inv", frontend=["linalg.inv"])
+            doc="matrix inverse of (stacks of) square matrices", jax="jnp.linalg.inv", frontend=["linalg.inv"], to_float=[0])
 # d det(a) = det(a) tr(a^-1 da): ga = g det(a) a^-T. Undefined (inf/nan) at singular a; JAX's rule
 # there goes through a cofactor expansion instead.
 register_op("det", shape=_batch_scalar_shape(1), kernel=np.linalg.det, num_inputs=1,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[0] * ys[0]) * _inv_transposed(xs[0])]),
-            doc="determinant of (stacks of) square matrices", jax="jnp.linalg.det", frontend=["linalg.det"])
+            doc="determinant of (stacks of) square matrices", jax="jnp.linalg.det", frontend=["linalg.det"], to_float=[0])
 # sign is locally constant (zero gradient); d log|det a| = tr(a^-1 da).
 register_op("slogdet", shape=_batch_scalar_shape(2), kernel=lambda a: tuple(np.linalg.slogdet(a)), num_inputs=1,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[1]) * _inv_transposed(xs[0])]),
             doc="(sign, log|det|) of (stacks of) square matrices; the sign has gradient zero",
-            jax=lambda J, a: tuple(J.jnp.linalg.slogdet(a)), frontend=["linalg.slogdet"])
+            jax=lambda J, a: tuple(J.jnp.linalg.slogdet(a)), frontend=["linalg.slogdet"], to_float=[0])
 
 
 # -- cholesky ------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ register_op("cholesky", shape=_square_shape, kernel=_lapack("cholesky", np.linal
             doc="lower Cholesky factor L (a = L L^T) of (stacks of) symmetric positive-definite matrices; reads "
                 "the lower triangle only, as numpy does",
             jax=lambda J, a: J.jnp.linalg.cholesky(_symmetric_from_triangle(J.jnp, a, True)),
-            frontend=["linalg.cholesky"])
+            frontend=["linalg.cholesky"], to_float=[0])
 
 
 # -- eigh ----------------------------------------------------------------------------------------
@@ -274,7 +274,7 @@ register_op("eigh", shape=_eigh_shape, num_inputs=1,
             kernel=_lapack("eigh", lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO))),
             attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad),
             doc="eigenvalues (ascending) and eigenvectors of (stacks of) symmetric matrices, reading the "
-                "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"])
+                "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"], to_float=[0])
 
 
 def _matrices_operand(ctx: NodeContext) -> TensorType:
@@ -328,7 +328,7 @@ register_op("svd", shape=_svd_shape,
             doc="singular value decomposition a = u diag(s) vh of (stacks of) matrices, s descending; "
                 "(m, m)/(n, n) factors when full_matrices, else (m, k)/(k, n)",
             jax=lambda J, a, full_matrices=True: tuple(J.jnp.linalg.svd(a, full_matrices=full_matrices)),
-            frontend=["linalg.svd"])
+            frontend=["linalg.svd"], to_float=[0])
 
 
 # -- qr ------------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ register_op("qr", shape=_qr_shape, kernel=_lapack("qr", lambda a: tuple(np.linal
             gradient=traced_gradient(_qr_grad),
             doc="reduced QR decomposition a = q r of (stacks of) matrices: q (m, k) orthonormal columns, "
                 "r (k, n) upper triangular",
-            jax=lambda J, a: tuple(J.jnp.linalg.qr(a)), frontend=["linalg.qr"])
+            jax=lambda J, a: tuple(J.jnp.linalg.qr(a)), frontend=["linalg.qr"], to_float=[0])
 
 
 # -- lstsq -----------------------------------------------------------------------------------
@@ -393,4 +393,4 @@ register_op("lstsq", shape=_lstsq_shape, num_inputs=2, attrs={"rcond": ((float,)
             gradient=traced_gradient(_lstsq_grad),
             doc="least-squares solution x of a @ x = b (a (m, n), b (m, k)), singular values below rcond * max "
                 "cut off; the gradient is that of the full-rank solution",
-            jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"])
+            jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"], to_float=[0, 1])

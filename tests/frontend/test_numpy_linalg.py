@@ -42,7 +42,6 @@ def test_matmul_operator_follows_numpy_rank_rules_traced_and_eager(f, args):
     (lambda: fnp.trace(V), r"diagonal.*rank >= 2"),
     (lambda: fnp.linalg.inv(A), r"'inv'.*square.*\(3, 4\)"),
     (lambda: fnp.linalg.solve(np.eye(3), np.ones(4)), r"'solve'.*\(3, 3\)"),
-    (lambda: fnp.linalg.cholesky(np.eye(3, dtype=np.int64)), r"'cholesky'.*float"),
     (lambda: fnp.linalg.eigh(np.eye(2), UPLO="X"), r"'eigh'.*UPLO"),
     (lambda: fnp.linalg.norm(V, "fro"), r"norm.*'fro'.*vectors"),
     (lambda: fnp.linalg.norm(A, 3), r"norm.*3.*matrices"),
@@ -123,3 +122,16 @@ def test_singular_and_indefinite_matrices_raise_numpys_linalgerror_as_a_frame_er
         with pytest.raises(np.linalg.LinAlgError, match=r"op '(inv|solve|cholesky)'") as info:
             run()
         assert isinstance(info.value, frame.FrameError)
+
+
+def test_integer_and_bool_matrices_compute_in_float64_as_numpy_linalg_does():
+    a = np.array([[2, 1], [1, 3]])
+    b = np.array([[1], [2]], np.int32)
+    for name, args in [("inv", (a,)), ("det", (a,)), ("cholesky", (a,)), ("solve", (a, b)), ("eigh", (a,)),
+                       ("slogdet", (a,)), ("qr", (a,)), ("svd", (np.eye(2, dtype=bool),))]:
+        want = getattr(np.linalg, name)(*args)
+        for got in (getattr(fnp.linalg, name)(*args), frame.function(getattr(fnp.linalg, name))(*args)):
+            for g, w in zip(np.atleast_1d(got) if not isinstance(want, tuple) else got,
+                            np.atleast_1d(want) if not isinstance(want, tuple) else want):
+                assert np.asarray(g).dtype == np.asarray(w).dtype == np.float64, name
+                np.testing.assert_allclose(np.abs(g), np.abs(w), rtol=1e-12, atol=1e-12, err_msg=name)
