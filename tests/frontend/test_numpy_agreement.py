@@ -77,10 +77,17 @@ def test_eager_and_compiled_agree_with_numpy(case):
     _check_equal(case, compiled, ref, "compiled")
 
 
-DIFF_CASES = [c for c in ALL_CASES if c.wrt]
+def _derivative_params():
+    """Every differentiable case; the first of each function runs by default, the others are `slow`
+    (each is a JAX compile of orders 1 and 2: together they took most of the default suite's time)."""
+    seen, params = set(), []
+    for case in (c for c in ALL_CASES if c.wrt):
+        params.append(pytest.param(case, id=case.id, marks=() if case.name not in seen else pytest.mark.slow))
+        seen.add(case.name)
+    return params
 
 
-@pytest.mark.parametrize("case", DIFF_CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", _derivative_params())
 def test_derivatives_match_jax_at_orders_1_and_2(case):
     pytest.importorskip("jax")
     from frame.interop import check_derivatives
