@@ -8,7 +8,7 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..tracing import Tracer
 
-__all__ = ["_shape", "_int", "_ints", "_ndim", "_axes", "_axis"]
+__all__ = ["_shape", "_dtype", "_int", "_ints", "_ndim", "_axes", "_axis"]
 
 
 def _shape(x) -> tuple[int, ...]:
@@ -21,6 +21,17 @@ def _shape(x) -> tuple[int, ...]:
     except TraceError:  # numpy asked a tracer inside the list for its values
         raise TraceError(f"cannot use a {type(x).__name__} holding traced values as an array operand; "
                          "make it one array with fnp.asarray or fnp.stack") from None
+
+
+def _dtype(x) -> str | None:
+    """The dtype name of operand `x` (a tracer, array, scalar or nested list); None when it is no array
+    (a ragged list, a list of tracers), which the op then refuses by name."""
+    if isinstance(x, Tracer):
+        return x.value.type.dtype
+    try:
+        return _np.asarray(x).dtype.name
+    except (ValueError, TypeError):
+        return None
 
 
 def _int(value, op: str, what: str) -> int:

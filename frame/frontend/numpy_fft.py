@@ -15,15 +15,11 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..tracing import Tracer, bind, prim
-from .args import _axis, _int, _shape
+from .args import _axis, _dtype, _int, _shape
 
 __all__ = ['fft']
 
 _NORMS = ("backward", "ortho", "forward")
-
-
-def _dtype(x) -> str:
-    return x.type.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype.name
 
 
 def _as_inexact(x, kind: str, want_complex: bool | None):

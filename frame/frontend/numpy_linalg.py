@@ -22,7 +22,7 @@ import numpy as _np
 
 from ..errors import LinAlgError, ShapeError, TraceError
 from ..tracing import Tracer, bind, prim
-from .args import _axis, _int, _ints, _shape
+from .args import _axis, _dtype, _int, _ints, _shape
 from .numpy_shape import diagonal as _diagonal
 
 __all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace"]
@@ -367,10 +367,6 @@ def _count_above(s, tol):
 
 def _default_rtol(shape, dtype) -> float:
     return float(builtins.max(shape[-2:]) * _np.finfo(dtype).eps)
-
-
-def _dtype(x):
-    return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
 
 
 def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None):

@@ -6,19 +6,16 @@ import numpy as _np
 
 from ..errors import ShapeError, TraceError
 from ..ir.types import canonical_dtype
-from ..tracing import Tracer, bind
+from ..tracing import bind
+from .args import _dtype
 
 __all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "invert"]
 
 
-def _dtype(x) -> _np.dtype:
-    return x.dtype if isinstance(x, (Tracer, _np.ndarray, _np.generic)) else _np.asarray(x).dtype
-
-
 def _truth(cond):
     """`cond` as bool (numpy's truth value: nonzero is true)."""
-    return cond if _dtype(cond) == _np.bool_ else bind("not_equal", cond, 0)
+    return cond if _dtype(cond) == "bool" else bind("not_equal", cond, 0)
 
 
 def where(condition, x=None, y=None):
@@ -40,7 +37,7 @@ def select(condlist, choicelist, default=0):
         raise ShapeError("fnp.select needs at least one condition")
     result = default
     for cond, choice in reversed(list(zip(condlist, choicelist))):
-        if _dtype(cond) != _np.bool_:
+        if _dtype(cond) != "bool":
             raise ShapeError(f"fnp.select: conditions must be bool arrays, got {_dtype(cond)}")
         result = bind("where", cond, choice, result)
     return result
@@ -60,9 +57,9 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - nump
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """nan -> `nan`, +inf -> `posinf` (default: the dtype's largest finite value), -inf -> `neginf`."""
     dtype = _dtype(x)
-    if dtype.kind not in "fc":
+    if dtype is None or _np.dtype(dtype).kind not in "fc":
         return x
-    if dtype.kind == "c":
+    if _np.dtype(dtype).kind == "c":
         raise TraceError("fnp.nan_to_num of complex values is not supported yet")
     info = _np.finfo(dtype)
     hi = info.max if posinf is None else posinf
@@ -75,7 +72,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def astype(x, dtype, copy=True):
     """`x` cast to `dtype` (numpy's `astype`, unsafe casting: floats to ints truncate toward zero)."""
     dtype = canonical_dtype(dtype)
-    if _dtype(x).name == dtype:
+    if _dtype(x) == dtype:
         return x
     return bind("convert", x, dtype=dtype)
 
@@ -83,7 +80,7 @@ def astype(x, dtype, copy=True):
 def _bool_only(name: str, op: str):
     def function(*operands):
         for x in operands:
-            if _dtype(x) != _np.bool_ and not isinstance(x, bool):
+            if _dtype(x) != "bool":
                 raise ShapeError(f"fnp.{name}: frame has bitwise ops for bool values only, got {_dtype(x)}")
         return bind(op, *operands)
     function.__name__ = function.__qualname__ = name

@@ -10,13 +10,10 @@ from __future__ import annotations
 import builtins
 import math
 
-import numpy as _np
-
-from ..errors import ShapeError, TraceError
-from ..ir.registry import find
+from ..errors import TraceError
 from ..ir.types import canonical_dtype
-from ..tracing import Tracer, bind
-from .args import _axes, _axis, _ndim, _shape
+from ..tracing import bind
+from .args import _axes, _axis, _dtype, _ndim, _shape
 
 __all__ = ["sum", "mean", "prod", "max", "amax", "min", "amin", "argmax", "argmin", "cumsum", "cumprod", "var",
            "std", "logsumexp", "all", "any", "count_nonzero"]
@@ -31,31 +28,12 @@ def _refuse(op: str, **given) -> None:
                          f"supported{why}")
 
 
-def _dtype(x) -> str | None:
-    """The dtype of operand `x`; None when it is no array (a ragged list, a list of tracers), which
-    the op then refuses by name."""
-    if isinstance(x, Tracer):
-        return x.value.type.dtype
-    try:
-        return canonical_dtype(_np.asarray(x).dtype)
-    except (ValueError, TypeError):
-        return None
-
-
-def _convert(x, dtype: str, op: str):
-    """`x` as `dtype`: itself when it has it, else through the `convert` op."""
-    have = _dtype(x)
-    if have in (dtype, None):
-        return x
-    if find("convert") is None:
-        raise ShapeError(f"op '{op}': the operand is {have} and the result would be {dtype}, but frame cannot convert "
-                         "dtypes yet; cast the operand first")
-    return bind("convert", x, dtype=dtype)
-
-
 def _cast(x, dtype, op: str):
-    """numpy's `dtype=` argument: the operand converted to it (None: unchanged)."""
-    return x if dtype is None else _convert(x, canonical_dtype(dtype), op)
+    """numpy's `dtype=` argument: the operand converted to it (None: unchanged; a non-array is left for
+    the op to refuse by name)."""
+    if dtype is None or _dtype(x) in (None, canonical_dtype(dtype)):
+        return x
+    return bind("convert", x, dtype=canonical_dtype(dtype))
 
 
 def _accumulate(op: str, x, dtype, **attrs):
