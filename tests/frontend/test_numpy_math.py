@@ -17,7 +17,7 @@ def _both(fn, *args):
         return fn(*args), frame.function(fn)(*args)
 
 
-def _same(got, want):
+def assert_same(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert (got.shape, got.dtype) == (want.shape, want.dtype)
     np.testing.assert_array_equal(got, want)
@@ -31,7 +31,7 @@ def test_integer_division_by_zero_gives_numpys_zeros(dtype):
         want = [np.floor_divide(a, b), np.remainder(a, b), np.fmod(a, b)]
     for got in _both(lambda x, y: (x // y, x % y, fnp.fmod(x, y)), a, b):
         for g, w in zip(got, want):
-            _same(g, w)
+            assert_same(g, w)
 
 
 def test_float_remainders_at_zero_and_infinity_are_numpys():
@@ -61,11 +61,11 @@ def test_operators_and_ufuncs_reach_the_ops():
 def test_rounding_keeps_integers_and_bools_and_rint_promotes_them():
     i = np.array([-3, 0, 4], np.int32)
     for fn in (fnp.floor, fnp.ceil, fnp.trunc, fnp.fix):
-        _same(fn(i), np.floor(i))
-        _same(fn(np.array([True, False])), np.array([True, False]))
-    _same(fnp.rint(i), np.rint(i))                         # float64, as numpy
-    _same(fnp.round(i, 1), i)
-    _same(fnp.round(np.array([15, 25, -35], np.int32), -1), np.round(np.array([15, 25, -35], np.int32), -1))
+        assert_same(fn(i), np.floor(i))
+        assert_same(fn(np.array([True, False])), np.array([True, False]))
+    assert_same(fnp.rint(i), np.rint(i))                         # float64, as numpy
+    assert_same(fnp.round(i, 1), i)
+    assert_same(fnp.round(np.array([15, 25, -35], np.int32), -1), np.round(np.array([15, 25, -35], np.int32), -1))
 
 
 def test_rounding_of_special_values_keeps_signed_zeros():
@@ -146,10 +146,10 @@ def test_power_dispatch_keeps_pows_exponent_checks():
     assert widened.dtype == np.power(x, np.float64(2.0)).dtype == np.float64
     ints = np.arange(-3, 4)
     for p in (0, 1, 2, 5):
-        _same(frame.function(lambda t: t ** p)(ints), ints ** p)
-    _same(frame.function(lambda t: t ** 0.5)(np.arange(4)), np.arange(4) ** 0.5)
+        assert_same(frame.function(lambda t: t ** p)(ints), ints ** p)
+    assert_same(frame.function(lambda t: t ** 0.5)(np.arange(4)), np.arange(4) ** 0.5)
     with pytest.raises(ShapeError, match="negative integer powers"):
         frame.function(lambda t: t ** -1)(ints)
     with pytest.raises(ShapeError, match="must be a number or an array"):
         fnp.power(x, "2")
-    _same(fnp.power(x, np.array([2.0, 0.5], "float32")), np.power(x, np.array([2.0, 0.5], "float32")))
+    assert_same(fnp.power(x, np.array([2.0, 0.5], "float32")), np.power(x, np.array([2.0, 0.5], "float32")))
