@@ -202,6 +202,16 @@ def _weak_dtype(kind, others: Sequence) -> str:
     return ("bool", "int64", "float64", "complex128")[rank[kind]]
 
 
+def _one_inexact_dtype(operands: Sequence) -> bool:
+    """Whether the operands are strong tracers of one float or complex dtype, which numpy's resolution
+    leaves as they are (it changes dtypes only when they differ, or for ints and bools)."""
+    dtypes = {x.value.type.dtype if isinstance(x, Tracer) and not x.weak else None for x in operands}
+    return len(dtypes) == 1 and next(iter(dtypes)) in _INEXACT
+
+
+_INEXACT = frozenset({"float16", "float32", "float64", "complex64", "complex128"})
+
+
 def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
     """The dtype each operand must have for `schema` (None: a tensor left as it is).
 
@@ -213,6 +223,8 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
     partners' dtype when its kind fits. Operands numpy refuses are left alone, for the op's shape
     rule to name them.
     """
+    if not schema.to_float and _one_inexact_dtype(operands):
+        return [None] * len(operands)   # the common case while tracing: nothing for numpy to promote
     kinds = [_dtype_or_kind(x) for x in operands]
     if any(k is None or not isinstance(k, type) and k.kind not in "biufc" for k in kinds):
         return [None] * len(operands)   # not numbers (strings, objects): the shape rule names them
