@@ -74,6 +74,17 @@ def check_finite_data(loss_fn: Callable, data: tuple) -> None:
                              f"{kind} at index {index}; training data must be finite", i)
 
 
+def empty_data(loss_fn: Callable, data: tuple) -> str:
+    """"; data argument 1 (x) float64[0, 3] is empty" for the first empty data array, else "": the usual
+    reason for a nan loss from finite data (a mean over no elements)."""
+    for i, (arg, name) in enumerate(zip(data, _data_argument_names(loss_fn, len(data))), start=1):
+        for leaf in tree_flatten(arg)[0]:
+            a = np.asarray(leaf)
+            if a.size == 0:
+                return f"; data argument {i}{f' ({name})' if name else ''} {a.dtype.name}{list(a.shape)} is empty"
+    return ""
+
+
 def check_divergence_factor(factor) -> float | None:
     """A validated `divergence_factor`: None (guard off) or a finite number > 0."""
     if factor is None:

@@ -34,7 +34,7 @@ from ..ir.types import TensorType
 from ..runtime.compile import compile as compile_graph
 from .checkpoint import (CHECKPOINT_FORMAT, decode_treedef, encode_treedef, namedtuple_resolver, read_checkpoint,
                          with_type_names, write_checkpoint)
-from .guards import DEFAULT_DIVERGENCE_FACTOR, check_divergence_factor, check_finite_data, first_nonfinite
+from .guards import DEFAULT_DIVERGENCE_FACTOR, check_divergence_factor, check_finite_data, empty_data, first_nonfinite
 from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
 from .optimizers import Optimizer, optimizer_from_config
 
@@ -119,7 +119,7 @@ class Trainer:
         loss, grads = self._loss_graph.value_and_grad(self._leaves, data)
         value = scalar(loss)
         if not math.isfinite(value):
-            raise self._error(step_no, f"the loss is {value}")
+            raise self._error(step_no, f"the loss is {value}" + empty_data(self.loss_fn, data))
         self._check_divergence(step_no, value)
         bad = first_nonfinite(grads, [f"the gradient of {n}" for n in self._names])
         if bad:

@@ -97,3 +97,11 @@ def test_lbfgs_checks_its_data_too():
     x[5, 1] = np.inf
     with pytest.raises(InputError, match=r"data argument 1 \(x\) float64\[48, 2\] holds inf at index \(5, 1\)"):
         lbfgs(linear_loss, {"w": np.zeros((2, 1))}, x, y, maxiter=5, progress=False)
+
+
+def test_a_nan_loss_from_an_empty_batch_names_the_empty_data_argument():
+    # mean over no elements is nan (as in numpy); the error says which data argument was empty
+    trainer = Trainer(lambda p, x, y: fnp.mean((x @ p["w"] - y) ** 2), {"w": np.ones((3, 2))}, SGD(0.1), progress=False)
+    with pytest.raises(TrainingError, match=r"loss is nan; data argument 1 \(x\) float64\[0, 3\] is empty"):
+        trainer.step(np.zeros((0, 3)), np.int32(0))
+    np.testing.assert_array_equal(trainer.params["w"], np.ones((3, 2)))
