@@ -6,6 +6,7 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
+from .args import _dtype
 from .numpy_logic import astype
 
 __all__ = ['power', 'pow', 'round', 'around']
@@ -26,7 +27,10 @@ def power(x, p):
         return bind("power", x, p)
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise ShapeError(f"op 'pow': the exponent must be a number or an array, got {type(p).__name__} {p!r}")
-    kind = _np.dtype(getattr(x, "dtype", None) or _np.asarray(x).dtype).kind
+    try:   # a ragged list (dtype None) or a string is no numeric array; `pow` then refuses it by name
+        kind = _np.dtype(_dtype(x)).kind
+    except TypeError:
+        kind = "f"
     if kind in "iub":
         if isinstance(p, float):
             return bind("pow", astype(x, "float64"), exponent=p)

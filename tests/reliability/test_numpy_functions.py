@@ -294,3 +294,13 @@ def test_every_public_name_of_frame_numpy_is_covered():
     from tests.frontend.test_numpy_agreement import _covered_by_op_cases
     elsewhere = {c.name.split(".")[0] for c in ALL_CASES} | {n.split(".")[0] for n in _covered_by_op_cases()}
     assert set(fnp.__all__) - COVERED - elsewhere == set(), "frame.numpy names no test exercises"
+
+
+@pytest.mark.parametrize("exponent", [0.0, 2, np.float64(2.0)])
+def test_power_of_a_ragged_list_is_refused_by_name(exponent):
+    """A ragged base used to reach numpy's asarray inside `power`'s dtype check (found by CI's draw)."""
+    outcome = check_against_reference(f"power([1.0, [2.0, 3.0]], {exponent!r})",
+                                      lambda: fnp.power([1.0, [2.0, 3.0]], exponent),
+                                      lambda: np.power(np.asarray([1.0, [2.0, 3.0]]), exponent),
+                                      ["power", "pow", "list", "ragged"])
+    assert outcome == "refused"
