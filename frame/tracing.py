@@ -475,6 +475,49 @@ def _trace_gradient(rule, ctx: NodeContext) -> Graph:
     return graph
 
 
+def traced_jvp(rule: Callable) -> Callable:
+    """Turn `rule(ctx, xs, ys, txs) -> [ty or None, ...]` into a forward-mode rule `(ctx, mask) -> micro-graph`.
+
+    `mask[i]` says whether input i has a tangent; `txs[i]` is None where it has not (a zero). The
+    micro-graph's inputs are `[x..., y..., tx for each masked input]` and its outputs one tangent
+    per forward output, None standing for a zero of that output's type. Memoised per
+    (op, input types, attrs, mask) like gradient micro-graphs.
+    """
+    graphs: dict[tuple, Graph] = {}
+
+    def micro_graph(ctx: NodeContext, mask: tuple[bool, ...]):
+        key = (ctx.op, tuple(ctx.input_types), attrs_key(ctx.attrs), tuple(mask))
+        graph = graphs.get(key)
+        if graph is None:
+            graph = graphs[key] = _trace_jvp(rule, ctx, tuple(mask))
+        return graph
+
+    micro_graph.rule = rule
+    return micro_graph
+
+
+def _trace_jvp(rule, ctx: NodeContext, mask: tuple[bool, ...]) -> Graph:
+    out_types = ctx.output_types
+    graph = Graph(f"{ctx.op}_jvp")
+    xs = [graph.add_input(t) for t in ctx.input_types]
+    ys = [graph.add_input(t) for t in out_types]
+    txs = [graph.add_input(t) for t, m in zip(ctx.input_types, mask) if m]
+
+    def body(xs, ys, txs):
+        it = iter(txs)
+        tangents = [next(it) if m else None for m in mask]
+        tys = rule(ctx, xs, ys, tangents)
+        if len(tys) != len(ys):
+            raise GradientError(f"forward rule of '{ctx.op}' returned {len(tys)} tangents for {len(ys)} outputs")
+        return tys
+
+    outs = trace_rule(graph, body, xs, ys, txs, zero_types=out_types)
+    for i, (v, t) in enumerate(zip(outs, out_types)):
+        if v.type.shape != t.shape or v.type.dtype != t.dtype:
+            raise GradientError(f"forward rule of '{ctx.op}' gives output {i} a tangent of type {v.type}, expected {t}")
+    return graph
+
+
 def traced_decomposition(rule: Callable) -> DecomposeFn:
     """Turn `rule(ctx, *xs) -> y or [ys]` into a DecomposeFn returning a graph `[x...] -> [y...]`,
     memoised per (op, input types, attrs) like gradient micro-graphs."""

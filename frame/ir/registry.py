@@ -33,6 +33,7 @@ COMPOSITE = "composite"       # has a decomposition into primitives
 VIEW = "view"                 # the result is (a view of) its operand: no data is computed
 COMMUTATIVE = "commutative"   # op(a, b) == op(b, a), bit for bit
 BROADCASTING = "broadcasting"  # a binary elementwise op that broadcasts its operands (numpy's rules)
+BILINEAR = "bilinear"         # linear in each float operand separately: op(a + ta, b) = op(a, b) + op(ta, b)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class NodeContext:
 AttrSpec = dict[str, tuple[tuple[type, ...], bool]]
 
 GradientFn = Callable[[NodeContext], "Graph"]     # noqa: F821 - returns frame.ir.Graph
+JvpFn = Callable[[NodeContext, tuple], "Graph"]   # noqa: F821 - (ctx, tangent mask) -> micro-graph
 DecomposeFn = Callable[[NodeContext], "Graph"]    # noqa: F821
 
 
@@ -75,6 +77,10 @@ class OpSchema:
       `jax_imports`: the JAX primitives that import one to one as this op.
     - `frontend`: the `frame.numpy` names it backs; `operators`: the `Tracer` operators; `ufuncs`:
       the numpy ufuncs that map to it when applied to tracers.
+    - `jvp`: the forward-mode rule (`frame.tracing.traced_jvp`), when the default derivation is not
+      right or not the cheapest (frame/compiler/forward.py says how the default is derived).
+    - `batch`: the batching rule for `vmap` (frame/compiler/batching.py); `taylor`: the Taylor-mode
+      rule (frame/compiler/taylor.py). Each module documents its rule's signature and its default.
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
@@ -103,6 +109,9 @@ class OpSchema:
     zero_operands: tuple[int, ...] = ()
     promote: tuple[int, ...] = ()
     to_float: tuple[int, ...] = ()
+    jvp: JvpFn | None = None
+    batch: Callable | None = None
+    taylor: Callable | None = None
 
     def has(self, trait: str) -> bool:
         return trait in self.traits

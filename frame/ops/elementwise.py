@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_gradient
-from ..ir.registry import (BROADCASTING, COMMUTATIVE, ELEMENTWISE, LINEAR, VIEW, NodeContext, arity,
+from ..ir.registry import (BILINEAR, BROADCASTING, COMMUTATIVE, ELEMENTWISE, LINEAR, VIEW, NodeContext, arity,
                      broadcast_shapes, register_op, require_float, same_dtype)
 
 
@@ -95,7 +95,7 @@ binary("add", np.add, lambda a, b, y, gy: (gy, gy), traits=(LINEAR, COMMUTATIVE)
 binary("sub", np.subtract, lambda a, b, y, gy: (gy, -gy), operands="numeric", traits=(LINEAR,), doc="a - b",
        numpy="subtract", c="({0} - {1})", jax="jnp.subtract", jax_imports=["sub"], frontend=["subtract"],
        operators=["__sub__", "__rsub__"], ufuncs=["subtract"])
-binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), traits=(COMMUTATIVE,), doc="a * b",
+binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), traits=(COMMUTATIVE, BILINEAR), doc="a * b",
        numpy="multiply", c="({0} * {1})", jax="jnp.multiply", jax_imports=["mul"], frontend=["multiply"],
        operators=["__mul__", "__rmul__"], ufuncs=["multiply"])
 # numpy's true division of integers gives floats; frame does not promote, so ints are refused.

@@ -16,7 +16,7 @@ from ..errors import GradientError, LinAlgError, ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from .elementwise import sum_to_shape
-from ..ir.registry import NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
+from ..ir.registry import BILINEAR, NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:
@@ -70,7 +70,7 @@ def _grad(ctx, xs, ys, gys):
 
 # Gradients read their operands transposed inside np.matmul (`swapaxes` is a view): no transpose is
 # materialised (seed v0 list).
-register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2,
+register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2, traits=(BILINEAR,),
             attrs={"transpose_a": ((bool,), False), "transpose_b": ((bool,), False)},
             gradient=traced_gradient(_grad),
             doc="op(a) @ op(b) over the last two axes, op transposing them when transpose_a/transpose_b; "
