@@ -1,6 +1,7 @@
-"""User-facing transforms: `function` (compile like `jax.jit`), `grad`, `value_and_grad`, `vjp`, `hessian`.
+"""User-facing transforms: `function` (compile like `jax.jit`), `grad`, `value_and_grad`, `vjp`.
 
-All of them trace the Python function into a graph and derive with `build_backward_graph`.
+All of them trace the Python function into a graph and derive with `build_backward_graph`
+(forward mode and Jacobians, built on `tangent_graph`, are in frame/frontend/jacobians.py).
 Outside a trace they compile and run on numpy. Inside a trace (e.g. `grad(grad(f))`, or a
 `grad` inside a `@frame.function`) they inline the derived graph into the enclosing trace, so
 they nest to any depth without a tape (ARCH-067).
@@ -17,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..compiler.autograd import build_backward_graph
+from ..compiler.forward import build_forward_graph
 from ..errors import GradientError, TraceError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
@@ -34,14 +36,24 @@ _DERIVED_LOCK = threading.Lock()  # threads trace concurrently; OrderedDict upda
 
 def derived_graph(forward: Graph, loss_index: int, wrt: Sequence[int]) -> Graph:
     """`build_backward_graph`, memoised (least recently used first out) by (forward fingerprint, loss index, wrt)."""
-    key = (fingerprint(forward), loss_index, tuple(wrt))
+    return _memoised(("grad", fingerprint(forward), loss_index, tuple(wrt)),
+                     lambda: build_backward_graph(forward, loss_index, wrt))
+
+
+def tangent_graph(graph: Graph, wrt: Sequence[int]) -> Graph:
+    """`build_forward_graph`, memoised like `derived_graph`."""
+    wrt = tuple(wrt)
+    return _memoised(("jvp", fingerprint(graph), wrt), lambda: build_forward_graph(graph, wrt))
+
+
+def _memoised(key: tuple, derive: Callable[[], Graph]) -> Graph:
     with _DERIVED_LOCK:
         graph = _DERIVED.get(key)
         if graph is not None:
             _DERIVED.move_to_end(key)
             return graph
     # Derived outside the lock: derivations take time and other threads' lookups should not wait.
-    graph = build_backward_graph(forward, loss_index, wrt)
+    graph = derive()
     with _DERIVED_LOCK:
         graph = _DERIVED.setdefault(key, graph)  # a racing thread's equal graph wins; either is correct
         while len(_DERIVED) > _DERIVED_MAX:
@@ -225,62 +237,17 @@ def vjp(fn: Callable, *primals):
     return out, vjp_fn
 
 
-def _cotangent_leaf(i: int, ct, expected: TensorType):
-    """Cotangent leaf `i`, checked against output leaf `i` before anything runs (a Python number may stand for a scalar)."""
+def _cotangent_leaf(i: int, ct, expected: TensorType, what: str = "vjp_fn: cotangent", like: str = "output"):
+    """Cotangent (or tangent) leaf `i`, checked against output (primal) leaf `i` before anything runs (a
+    Python number may stand for a scalar)."""
     if is_weak_scalar(ct) and expected.rank == 0:
         return np.asarray(ct, dtype=expected.dtype)
     shape, dtype = (ct.shape, ct.dtype) if isinstance(ct, (Tracer, np.ndarray, np.generic)) else (None, type(ct).__name__)
     if shape != expected.shape or str(dtype) != expected.dtype:
-        raise GradientError(f"vjp_fn: cotangent leaf {i} must have shape {expected.shape} and dtype {expected.dtype} "
-                            f"like output leaf {i}, got " + (f"shape {shape} and dtype {dtype}" if shape is not None
+        raise GradientError(f"{what} leaf {i} must have shape {expected.shape} and dtype {expected.dtype} "
+                            f"like {like} leaf {i}, got " + (f"shape {shape} and dtype {dtype}" if shape is not None
                                                             else f"a {dtype}"))
     return ct
-
-
-def hessian(fn: Callable, argnums: int = 0) -> Callable:
-    """The full Hessian of scalar `fn` w.r.t. argument `argnums`, built explicitly.
-
-    For every basis direction e_k of the argument it derives the scalar contraction
-    `sum(grad(fn)(x) * e_k)` once more, giving row k (a Hessian-vector product with e_k). That is
-    one contraction per direction, so the cost grows with the argument's size; row sums of a
-    single all-ones contraction are never passed off as a Hessian (ARCH-067). For an array
-    argument of shape S the result has shape S + S; for a pytree argument, a nested tree
-    `H[i][j]` of blocks shaped leaf_i.shape + leaf_j.shape.
-    """
-    if not isinstance(argnums, int):
-        raise GradientError("hessian takes a single integer argnums")
-
-    def contracted(*all_args):
-        *args, direction = all_args
-        g_leaves = tree_flatten(grad(fn, argnums)(*args))[0]
-        d_leaves = tree_flatten(direction)[0]
-        total = fnp.sum(g_leaves[0] * d_leaves[0])
-        for g, d in zip(g_leaves[1:], d_leaves[1:]):
-            total = total + fnp.sum(g * d)
-        return total
-
-    hvp = grad(contracted, argnums)
-
-    @functools.wraps(fn)
-    def wrapper(*args):
-        x = args[argnums]
-        x_leaves, x_tree = tree_flatten(x)
-        types = [example_type(leaf) for leaf in x_leaves]
-        blocks = []  # blocks[i][j]: d/dx_j of grad_i
-        for i, ti in enumerate(types):
-            rows = []
-            for k in range(ti.size):
-                direction = [np.zeros(t.shape, t.dtype) for t in types]
-                direction[i].reshape(-1)[k] = 1
-                row = tree_flatten(hvp(*args, tree_unflatten(x_tree, direction)))[0]
-                rows.append([fnp.reshape(r, (1, -1)) for r in row])
-            blocks.append([fnp.reshape(fnp.concatenate([r[j] for r in rows], axis=0), ti.shape + tj.shape)
-                           for j, tj in enumerate(types)])
-        if len(types) == 1 and x_tree.kind == "leaf":
-            return blocks[0][0]
-        return tree_unflatten(x_tree, [tree_unflatten(x_tree, row) for row in blocks])
-
-    return wrapper
 
 
 def stop_gradient(x):
