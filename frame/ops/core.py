@@ -6,6 +6,8 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..ir.registry import SIDE_EFFECT, NodeContext, arity, register_op
+from ..tracing import prim
+from .batching_rules import traced_batch
 
 
 def _constant_shape(ctx: NodeContext):
@@ -46,5 +48,7 @@ def _debug_print_jax(J, x, fmt="{}"):
 
 register_op("debug_print", shape=_debug_print_shape, kernel=_debug_print_kernel, num_inputs=1,
             attrs={"fmt": ((str,), False)}, traits=(SIDE_EFFECT,),
+            # Batched, it prints the whole batch at once (one line, the batch axis leading).
+            batch=traced_batch(lambda ctx, xs, batched, size: prim.debug_print(xs[0], **ctx.attrs) or []),
             doc="prints fmt.format(x) at run time; has no outputs and is never removed",
             jax=_debug_print_jax, frontend=["debug_print"])

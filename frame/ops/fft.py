@@ -28,6 +28,7 @@ from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from ..ir.registry import LINEAR, NodeContext, arity, register_op, require_float
+from .batching_rules import LEADING
 from .complex import COMPLEX_OF, REAL_OF
 
 _COMPLEX = {"float32": np.complex64, "float64": np.complex128}
@@ -78,7 +79,7 @@ def _rfft_jax(J, x):
 
 
 register_op("rfft", shape=_rfft_shape, kernel=_rfft_kernel, num_inputs=1, traits=(LINEAR,),
-            gradient=traced_gradient(_rfft_grad),
+            gradient=traced_gradient(_rfft_grad), batch=LEADING,
             doc="real FFT along the last axis, output (..., n//2+1, 2) = (re, im); numpy 'backward' norm",
             jax=_rfft_jax, frontend=["fft.rfft_packed"])
 
@@ -110,7 +111,7 @@ def _irfft_grad(ctx, xs, ys, gys):
 
 
 register_op("irfft", shape=_irfft_shape, kernel=_irfft_kernel, num_inputs=1, traits=(LINEAR,),
-            attrs={"n": ((int,), True)}, gradient=traced_gradient(_irfft_grad),
+            attrs={"n": ((int,), True)}, gradient=traced_gradient(_irfft_grad), batch=LEADING,
             doc="inverse of rfft: packed (..., n//2+1, 2) spectrum to a length-n real signal; 1/n normalisation",
             jax=lambda J, spec, n: J.jnp.fft.irfft(J.lax.complex(spec[..., 0], spec[..., 1]), n=n,
                                                    axis=-1).astype(spec.dtype),
@@ -183,6 +184,6 @@ def _fft_jax(J, x, kind, n=None):
 
 
 register_op("fft", shape=_fft_shape, kernel=_fft_kernel, num_inputs=1, traits=(LINEAR,),
-            attrs={"kind": ((str,), True), "n": ((int,), False)}, gradient=traced_gradient(_fft_grad),
+            attrs={"kind": ((str,), True), "n": ((int,), False)}, gradient=traced_gradient(_fft_grad), batch=LEADING,
             doc="numpy's 1-D fft/ifft/rfft/irfft (`kind`) along the last axis, 'backward' norm; irfft's length is n",
             jax=_fft_jax, frontend=["fft.fft", "fft.ifft", "fft.rfft", "fft.irfft"])

@@ -21,7 +21,8 @@ import numpy as np
 from ..errors import GradientError, ShapeError
 from ..ir.registry import LINEAR, NodeContext, register_op
 from ..ir.types import TensorType
-from ..tracing import prim, traced_gradient
+from ..tracing import bind, prim, traced_gradient
+from .batching_rules import batch_positions, materialize, traced_batch
 
 
 def _index_types(op: str, x: TensorType, indices) -> tuple[int, ...]:
@@ -54,8 +55,22 @@ def _zeros(t) -> np.ndarray:
     return np.zeros(t.shape, t.dtype)
 
 
+def _indexing_batch(ctx, xs, batched, size):
+    """gather and the scatters batched: the index operands get the batch axis (broadcast when shared), and
+    a batched `x` (a scatter's `x` and updates always) one more leading index, each example's position, so
+    every example reads and writes its own slice (duplicates stay within an example, in numpy's order)."""
+    n_data = 1 if ctx.op == "gather" else 2
+    data = xs[:n_data]
+    indices = [materialize(i, b, size) for i, b in zip(xs[n_data:], batched[n_data:])]
+    per_example = ctx.input_types[n_data]
+    if ctx.op == "gather" and not batched[0]:
+        return [prim.gather(data[0], *indices)]
+    positions = batch_positions(size, per_example.shape, per_example.dtype)
+    return [bind(ctx.op, *[materialize(d, b, size) for d, b in zip(data, batched)], positions, *indices, **ctx.attrs)]
+
+
 register_op("gather", shape=_gather_shape, kernel=lambda x, *indices: x[_checked("gather", x, indices)],
-            traits=(LINEAR,), zero_operands=(0,),
+            traits=(LINEAR,), zero_operands=(0,), batch=traced_batch(_indexing_batch),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [prim.scatter_add(_zeros(xs[0]), gys[0], *xs[1:]),
                                                                *[None] * (len(xs) - 1)]),
             doc="x[i0, ..., ik-1] for integer arrays i0.. of one shape indexing the first k axes (numpy's rules)",
@@ -82,6 +97,7 @@ def _scatter_add_kernel(x, updates, *indices):
 
 
 register_op("scatter_add", shape=_scatter_shape, kernel=_scatter_add_kernel, traits=(LINEAR,),
+            batch=traced_batch(_indexing_batch),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0], prim.gather(gys[0], *xs[2:]),
                                                                *[None] * (len(xs) - 2)]),
             doc="x with `updates` added at [i0, ..., ik-1] (np.add.at: duplicates accumulate); gather's adjoint",
@@ -126,6 +142,7 @@ def _scatter_grad(ctx, xs, ys, gys):
 
 register_op("scatter", shape=_scatter_shape, kernel=_scatter_kernel,
             attrs={"mode": ((str,), True), "unique": ((bool,), False)}, gradient=traced_gradient(_scatter_grad),
+            batch=traced_batch(_indexing_batch),
             doc="x with `updates` written at [i0, ..., ik-1]: mode 'set' (the last duplicate wins), "
                 "'mul', 'min' or 'max' (np.<ufunc>.at: every duplicate combines)",
             jax=lambda J, x, updates, *indices, mode, unique=False: getattr(

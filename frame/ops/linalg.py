@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import GradientError, LinAlgError, ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
+from .batching_rules import LEADING, PER_EXAMPLE
 from .elementwise import sum_to_shape
 from ..ir.registry import BILINEAR, NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
 
@@ -72,7 +73,7 @@ def _grad(ctx, xs, ys, gys):
 # materialised (seed v0 list).
 register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2, traits=(BILINEAR,),
             attrs={"transpose_a": ((bool,), False), "transpose_b": ((bool,), False)},
-            gradient=traced_gradient(_grad),
+            gradient=traced_gradient(_grad), batch=LEADING,
             doc="op(a) @ op(b) over the last two axes, op transposing them when transpose_a/transpose_b; "
                 "batch axes broadcast",
             numpy=_numpy, numpy_out=True, jax=_jax, frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],
@@ -173,7 +174,7 @@ def _solve_jax(J, a, b):
 
 
 register_op("solve", shape=_solve_shape, kernel=_lapack("solve", np.linalg.solve), num_inputs=2,
-            gradient=traced_gradient(_solve_grad),
+            gradient=traced_gradient(_solve_grad), batch=LEADING,
             doc="x with a @ x = b for (stacks of) square a and matrices b (..., n, k); batch axes broadcast",
             jax=_solve_jax, frontend=["linalg.solve"], to_float=[0, 1])
 
@@ -203,16 +204,18 @@ def _inv_transposed(a):
 
 
 register_op("inv", shape=_square_shape, kernel=_lapack("inv", np.linalg.inv), num_inputs=1,
-            gradient=traced_gradient(_inv_grad),
+            gradient=traced_gradient(_inv_grad), batch=LEADING,
             doc="matrix inverse of (stacks of) square matrices", jax="jnp.linalg.inv", frontend=["linalg.inv"], to_float=[0])
 # d det(a) = det(a) tr(a^-1 da): ga = g det(a) a^-T. Undefined (inf/nan) at singular a; JAX's rule
 # there goes through a cofactor expansion instead.
 register_op("det", shape=_batch_scalar_shape(1), kernel=np.linalg.det, num_inputs=1,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[0] * ys[0]) * _inv_transposed(xs[0])]),
+            batch=LEADING,
             doc="determinant of (stacks of) square matrices", jax="jnp.linalg.det", frontend=["linalg.det"], to_float=[0])
 # sign is locally constant (zero gradient); d log|det a| = tr(a^-1 da).
 register_op("slogdet", shape=_batch_scalar_shape(2), kernel=lambda a: tuple(np.linalg.slogdet(a)), num_inputs=1,
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_scalars(gys[1]) * _inv_transposed(xs[0])]),
+            batch=LEADING,
             doc="(sign, log|det|) of (stacks of) square matrices; the sign has gradient zero",
             jax=lambda J, a: tuple(J.jnp.linalg.slogdet(a)), frontend=["linalg.slogdet"], to_float=[0])
 
@@ -232,7 +235,7 @@ def _cholesky_grad(ctx, xs, ys, gys):
 
 
 register_op("cholesky", shape=_square_shape, kernel=_lapack("cholesky", np.linalg.cholesky), num_inputs=1,
-            gradient=traced_gradient(_cholesky_grad),
+            gradient=traced_gradient(_cholesky_grad), batch=LEADING,
             doc="lower Cholesky factor L (a = L L^T) of (stacks of) symmetric positive-definite matrices; reads "
                 "the lower triangle only, as numpy does",
             jax=lambda J, a: J.jnp.linalg.cholesky(_symmetric_from_triangle(J.jnp, a, True)),
@@ -272,7 +275,7 @@ def _eigh_jax(J, a, UPLO="L"):
 
 register_op("eigh", shape=_eigh_shape, num_inputs=1,
             kernel=_lapack("eigh", lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO))),
-            attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad),
+            attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad), batch=LEADING,
             doc="eigenvalues (ascending) and eigenvectors of (stacks of) symmetric matrices, reading the "
                 "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"], to_float=[0])
 
@@ -325,6 +328,7 @@ def _svd_grad(ctx, xs, ys, gys):
 register_op("svd", shape=_svd_shape,
             kernel=_lapack("svd", lambda a, full_matrices=True: tuple(np.linalg.svd(a, full_matrices))),
             num_inputs=1, attrs={"full_matrices": ((bool,), False)}, gradient=traced_gradient(_svd_grad),
+            batch=LEADING,
             doc="singular value decomposition a = u diag(s) vh of (stacks of) matrices, s descending; "
                 "(m, m)/(n, n) factors when full_matrices, else (m, k)/(k, n)",
             jax=lambda J, a, full_matrices=True: tuple(J.jnp.linalg.svd(a, full_matrices=full_matrices)),
@@ -354,7 +358,7 @@ def _qr_grad(ctx, xs, ys, gys):
 
 
 register_op("qr", shape=_qr_shape, kernel=_lapack("qr", lambda a: tuple(np.linalg.qr(a))), num_inputs=1,
-            gradient=traced_gradient(_qr_grad),
+            gradient=traced_gradient(_qr_grad), batch=LEADING,
             doc="reduced QR decomposition a = q r of (stacks of) matrices: q (m, k) orthonormal columns, "
                 "r (k, n) upper triangular",
             jax=lambda J, a: tuple(J.jnp.linalg.qr(a)), frontend=["linalg.qr"], to_float=[0])
@@ -390,7 +394,7 @@ def _lstsq_grad(ctx, xs, ys, gys):
 
 register_op("lstsq", shape=_lstsq_shape, num_inputs=2, attrs={"rcond": ((float,), True)},
             kernel=_lapack("lstsq", lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0]),
-            gradient=traced_gradient(_lstsq_grad),
+            gradient=traced_gradient(_lstsq_grad), batch=PER_EXAMPLE,  # numpy's lstsq takes one matrix
             doc="least-squares solution x of a @ x = b (a (m, n), b (m, k)), singular values below rcond * max "
                 "cut off; the gradient is that of the full-rank solution",
             jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"], to_float=[0, 1])

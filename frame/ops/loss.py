@@ -5,7 +5,8 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import traced_gradient
+from ..tracing import prim, traced_gradient
+from .batching_rules import materialize, traced_batch
 from ..ir.registry import NodeContext, arity, register_op, require_float, same_dtype
 
 
@@ -31,6 +32,14 @@ def _mse_grad(ctx, xs, ys, gys):
     return [g, -g]
 
 
+def _mse_batch(ctx, xs, batched, size):
+    # One mean per example: over every axis but the batch axis, of d * d as the kernel computes it.
+    pred, target = (materialize(x, b, size) for x, b in zip(xs, batched))
+    d = pred - target
+    return [prim.mean(d * d, axes=tuple(range(1, d.ndim)))]
+
+
 register_op("mse_loss", shape=_mse_shape, kernel=_mse_kernel, num_inputs=2, gradient=traced_gradient(_mse_grad),
+            batch=traced_batch(_mse_batch),
             doc="mean((pred - target)**2) over all elements",
             jax=lambda J, pred, target: J.jnp.mean(J.jnp.square(pred - target)), frontend=["mse_loss"])

@@ -6,6 +6,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_gradient
+from .batching_rules import lead, traced_batch
 from .elementwise import sum_to_shape
 from ..ir.registry import LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
 
@@ -27,6 +28,7 @@ def _reshape_shape(ctx: NodeContext):
 register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR, VIEW),
             kernel=lambda x, shape: np.reshape(x, shape),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [prim.reshape(gys[0], shape=tuple(xs[0].shape))]),
+            batch=traced_batch(lambda ctx, xs, bs, n: [prim.reshape(xs[0], shape=(n, *ctx.attrs["shape"]))]),
             doc="same elements, new shape (row-major)",
             numpy=lambda e, x: f"{x}.reshape({e.attrs['shape']!r})", jax="jnp.reshape",
             frontend=["reshape", "expand_dims", "squeeze"])
@@ -46,6 +48,7 @@ register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((
             traits=(LINEAR, VIEW), kernel=lambda x, perm: np.transpose(x, perm),
             gradient=traced_gradient(
                 lambda ctx, xs, ys, gys: [prim.transpose(gys[0], perm=tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
+            batch=traced_batch(lambda ctx, xs, bs, n: [prim.transpose(xs[0], perm=(0, *[p + 1 for p in ctx.attrs["perm"]]))]),
             doc="permute axes: out.shape[i] = x.shape[perm[i]]",
             numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax=lambda J, x, perm: J.jnp.transpose(x, perm),
             frontend=["transpose", "swapaxes"])
@@ -68,6 +71,8 @@ def _broadcast_shape(ctx: NodeContext):
 register_op("broadcast_to", shape=_broadcast_shape, num_inputs=1, attrs={"shape": ((tuple,), True)},
             traits=(LINEAR, VIEW), kernel=lambda x, shape: np.broadcast_to(x, shape),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [sum_to_shape(gys[0], xs[0].shape)]),
+            batch=traced_batch(lambda ctx, xs, bs, n: [
+                prim.broadcast_to(lead(xs[0], len(ctx.attrs["shape"])), shape=(n, *ctx.attrs["shape"]))]),
             doc="numpy broadcasting to `shape`",
             numpy=lambda e, x: f"{e.fn(np.broadcast_to)}({x}, {e.attrs['shape']!r})", jax="jnp.broadcast_to",
             frontend=["broadcast_to"])
@@ -141,6 +146,8 @@ def _index(starts, stops, steps):
 register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, traits=(LINEAR, VIEW),
             kernel=lambda x, starts, stops, steps: x[_index(starts, stops, steps)],
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_slice_adjoint(gys[0], xs[0].shape, **ctx.attrs)]),
+            batch=traced_batch(lambda ctx, xs, bs, n: [prim.slice(xs[0], starts=(0, *ctx.attrs["starts"]),
+                                                                  stops=(n, *ctx.attrs["stops"]), steps=(1, *ctx.attrs["steps"]))]),
             doc="basic slicing x[starts:stops:steps] per axis (positive steps)",
             numpy=lambda e, x: f"{x}[{e.fn(_index(**e.attrs))}]",
             jax=lambda J, x, starts, stops, steps: x[_index(starts, stops, steps)],
@@ -192,6 +199,7 @@ def _slice_adjoint(gy, shape, starts, stops, steps):
 
 register_op("pad", shape=_pad_shape, kernel=_pad_kernel, num_inputs=1, attrs=_PAD_ATTRS, traits=(LINEAR,),
             gradient=traced_gradient(_pad_adjoint),
+            batch=traced_batch(lambda ctx, xs, bs, n: [prim.pad(xs[0], **{k: (0, *ctx.attrs[k]) for k in _PAD_ATTRS})]),
             doc="zeros around and between the elements: `lo`/`hi` before/after and `interior` between, per axis "
                 "(lax.pad with zero); the adjoint of slice",
             jax=lambda J, x, lo, hi, interior: J.lax.pad(x, J.jnp.zeros((), x.dtype), list(zip(lo, hi, interior))),
