@@ -26,7 +26,7 @@ jax = require_jax()
 import jax.numpy as jnp  # noqa: E402
 
 LoweringFn = Callable[..., object]
-J = SimpleNamespace(jnp=jnp, lax=jax.lax, nn=jax.nn, jax=jax)   # what the blocks' `jax` facts are written over
+J = SimpleNamespace(jnp=jnp, lax=jax.lax, nn=jax.nn, jax=jax)   # what the blocks' `jax` facts are written over (+ `call`, below)
 
 
 def _fused_elementwise(*operands, body):
@@ -72,6 +72,15 @@ def evaluate(nodes, env: dict, outputs) -> list:
                                  f"{list(jnp.shape(r))}, but the op's type is {v.type}")
             env[v] = r
     return [env[v] for v in outputs]
+
+
+def call(graph: Graph, *operands) -> list:
+    """`graph` (a node's graph-valued attribute) on JAX arrays, each of its ops through its lowering:
+    `J.call`, with which the custom-rule ops (frame/ops/custom.py) lower their bodies and rules."""
+    return evaluate(graph.nodes, dict(zip(graph.inputs, operands)), graph.outputs)
+
+
+J.call = call
 
 
 def _needs_x64(graph: Graph) -> bool:

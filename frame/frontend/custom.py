@@ -1,0 +1,310 @@
+"""`custom_vjp` and `custom_jvp`: user-defined derivative rules, with JAX's API (issue 15, item 4).
+
+    @custom_vjp
+    def f(x, y):
+        return fnp.sin(x) * y
+
+    def f_fwd(x, y):
+        return f(x, y), (fnp.cos(x), fnp.sin(x), y)      # (output, residuals)
+
+    def f_bwd(res, g):
+        cos_x, sin_x, y = res
+        return (cos_x * g * y, sin_x * g)                 # one cotangent per argument
+
+    f.defvjp(f_fwd, f_bwd)
+
+    @custom_jvp
+    def log1pexp(x):
+        return fnp.log(1.0 + fnp.exp(x))
+
+    @log1pexp.defjvp
+    def log1pexp_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return log1pexp(x), t * (1.0 - 1.0 / (1.0 + fnp.exp(x)))
+
+Arguments and outputs are pytrees, residuals any pytree of arrays; a cotangent (tangent) may be
+`None` for a zero. `nondiff_argnums` name static arguments (Python values, not traced arrays, as
+in JAX since its custom_vjp update): they are passed to the function and its rules as they are,
+first to `bwd` (`bwd(*nondiff, res, g)`) and to the jvp rule (`jvp(*nondiff, primals, tangents)`).
+
+Called on plain data the function simply runs (no derivative can be asked of it, as in JAX). On
+traced arguments (under `frame.grad`, `frame.vjp`, `frame.jvp`, `frame.function`) the function and
+its rules are traced into graphs, checked against each other, and bound as one `custom_vjp_call`
+or `custom_jvp_call` node (frame/ops/custom.py), whose reverse and forward rules are the user's.
+Rules written in frame ops are themselves differentiable, so derivatives of any order work.
+`frame.jvp` of a custom_vjp function is refused, as in JAX.
+
+Inside its own rules the function stands for its body (`fwd` may return `f(x)` as its output): a
+derivative through a residual computed by calling it there is the body's, not the rule's again.
+
+The function and its rules must take every traced value they depend on as an argument: a
+traced value of an enclosing trace used through a closure is refused (`TraceError`), since the
+rules give no derivative with respect to it (JAX refuses to differentiate with respect to it).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from contextvars import ContextVar
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..compiler.autograd import build_backward_graph
+from ..errors import GradientError, TraceError
+from ..ir.types import TensorType
+from ..ops import custom as custom_ops
+from ..ops.fused import FusedBody
+from ..tracing import Tracer, bind, is_weak_scalar
+from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
+from .tracer import example_type, trace_function
+
+custom_ops.install_reverse_mode(build_backward_graph)
+
+# The custom functions whose rules are being traced (by id): inside its own rules a function stands
+# for its body, so `fwd` may call it without tracing its rules again (forever).
+_IN_RULES: ContextVar[frozenset] = ContextVar("frame_custom_rules", default=frozenset())
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__name__", "fn").replace("<", "").replace(">", "")
+
+
+class _CustomFunction:
+    """What custom_vjp and custom_jvp share: the wrapped function, its static arguments, the call."""
+
+    kind = ""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        if not callable(fun):
+            raise TraceError(f"{self.kind} needs a callable, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        try:
+            self.nondiff_argnums = tuple(sorted(int(i) for i in nondiff_argnums))
+        except (TypeError, ValueError):
+            raise TraceError(f"{self.kind}: nondiff_argnums must be a tuple of ints, got {nondiff_argnums!r}") from None
+        self.name = _name(fun)
+
+    def _arguments(self, args: tuple, kwargs: dict) -> tuple:
+        """The call's arguments, positional (keywords bound by the signature, as JAX does)."""
+        if kwargs:
+            try:
+                bound = inspect.signature(self.fun).bind(*args, **kwargs)
+            except (TypeError, ValueError) as e:
+                raise TraceError(f"{self.kind} '{self.name}': cannot bind the keyword arguments: {e}") from None
+            bound.apply_defaults()
+            if bound.kwargs:
+                raise TraceError(f"{self.kind} '{self.name}': keyword-only arguments {sorted(bound.kwargs)} are not "
+                                 "supported; pass them positionally")
+            args = bound.args
+        for i in self.nondiff_argnums:
+            if not 0 <= i < len(args):
+                raise TraceError(f"{self.kind} '{self.name}': nondiff_argnums {self.nondiff_argnums} is out of range "
+                                 f"for a call with {len(args)} argument(s)")
+            if any(isinstance(leaf, Tracer) for leaf in tree_flatten(args[i])[0]):
+                raise TraceError(f"{self.kind} '{self.name}': argument {i} is in nondiff_argnums but holds a traced "
+                                 "array; nondiff_argnums are for static Python values (as in JAX): pass arrays as "
+                                 "ordinary arguments and return None as their cotangent")
+        return tuple(args)
+
+    def _split(self, args: tuple):
+        """(static values in order, the differentiated arguments, `merge(diff) -> all arguments`)."""
+        static = [args[i] for i in self.nondiff_argnums]
+        diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
+
+        def merge(diff_args):
+            it, st = iter(diff_args), iter(static)
+            return tuple(next(st) if i in self.nondiff_argnums else next(it) for i in range(len(args)))
+
+        return static, diff, merge
+
+    def _trace(self, what: str, fn: Callable, example: Sequence, name: str):
+        """Trace `fn(*leaves)`; refuse closures over traced values of an enclosing trace."""
+        res = trace_function(fn, tuple(example), name=name)
+        if res.captures:
+            types = ", ".join(str(c.type) for c in res.captures)
+            raise TraceError(f"{self.kind} '{self.name}': {what} uses traced value(s) of an enclosing trace through a "
+                             f"closure ({types}); the custom rule gives no derivative with respect to them. Pass "
+                             "them as arguments (their cotangents come from the rule; None for a zero)")
+        return res
+
+    def __call__(self, *args, **kwargs):
+        args = self._arguments(args, kwargs)
+        self._check_defined()
+        static, diff, merge = self._split(args)
+        leaves, in_tree = tree_flatten(diff)
+        if id(self) in _IN_RULES.get() or not any(isinstance(leaf, Tracer) for leaf in leaves):
+            return self.fun(*args)   # plain data (nothing can differentiate it), or inside its own rules
+        operands = [np.asarray(leaf) if is_weak_scalar(leaf) else leaf for leaf in leaves]
+        types = [example_type(leaf) for leaf in leaves]
+        body = self._trace("the function", lambda *ls: self.fun(*merge(tree_unflatten(in_tree, ls))), leaves,
+                           self.name)
+        token = _IN_RULES.set(_IN_RULES.get() | {id(self)})
+        try:
+            attrs = self._rules(static, merge, leaves, in_tree, types, body)
+        finally:
+            _IN_RULES.reset(token)
+        outs = bind(self.op, *operands, body=FusedBody.of(body.graph), **attrs)
+        outs = [outs] if len(body.graph.outputs) == 1 else list(outs or ())
+        return tree_unflatten(body.out_tree, outs)
+
+    def _check_outputs(self, what: str, tree: TreeDef, out_types, body) -> None:
+        """`what`'s output structure and types must be the function's."""
+        if tree != body.out_tree:
+            raise GradientError(f"{self.kind} '{self.name}': {what} has structure {tree}, but the function returns "
+                                f"{body.out_tree}")
+        want = [v.type for v in body.graph.outputs]
+        for path, got, exp in zip(tree_paths(tree), out_types, want):
+            if got != exp:
+                raise GradientError(f"{self.kind} '{self.name}': {what}{path} is {got}, but the function's output{path} "
+                                    f"is {exp}")
+
+
+def _pair(kind: str, name: str, rule: str, result, what: str):
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        got = f"a {type(result).__name__} of length {len(result)}" if isinstance(result, (tuple, list)) \
+            else f"a {type(result).__name__}"
+        raise GradientError(f"{kind} '{name}': {rule} must return a pair {what}, got {got}")
+    return tuple(result)
+
+
+def _fill(kind: str, name: str, what: str, value, tree: TreeDef, types: list[TensorType], path: str = "") -> list:
+    """The leaves of `value`, of structure `tree` and the given types, `None` standing for zeros
+    (of a whole subtree or of one leaf); a `GradientError` naming the path when they do not fit."""
+    if value is None:
+        return [np.zeros(t.shape, t.dtype) for t in types]
+    if tree.kind == "leaf":
+        (t,) = types
+        if is_weak_scalar(value):
+            value = np.asarray(value, dtype=t.dtype)
+        if not isinstance(value, (Tracer, np.ndarray, np.generic)):
+            raise GradientError(f"{kind} '{name}': {what}{path} must be an array of {t}, got a {type(value).__name__}")
+        shape, dtype = (value.shape, value.type.dtype) if isinstance(value, Tracer) else (value.shape, value.dtype.name)
+        if not t.is_inexact:
+            return [np.zeros(t.shape, t.dtype)]   # an integer argument has no cotangent: whatever the rule says is zero
+        if shape != t.shape or dtype != t.dtype:
+            raise GradientError(f"{kind} '{name}': {what}{path} has shape {shape} and dtype {dtype}, expected shape "
+                                f"{t.shape} and dtype {t.dtype}")
+        return [value]
+    if tree.kind == "dict":
+        fits = isinstance(value, dict) and tuple(sorted(value)) == tree.meta
+        items, labels = ([value[k] for k in tree.meta] if fits else []), [f"[{k!r}]" for k in tree.meta]
+    else:   # a list may stand for a tuple and the reverse
+        fits = tree.kind != "none" and isinstance(value, (list, tuple)) and len(value) == len(tree.children)
+        items, labels = (list(value) if fits else []), [f"[{i}]" for i in range(len(tree.children))]
+    if not fits:
+        raise GradientError(f"{kind} '{name}': {what}{path} has structure {tree_flatten(value)[1]}, expected {tree}")
+    out, k = [], 0
+    for item, sub, label in zip(items, tree.children, labels):
+        out += _fill(kind, name, what, item, sub, types[k:k + sub.num_leaves], path + label)
+        k += sub.num_leaves
+    return out
+
+
+class custom_vjp(_CustomFunction):
+    """A function with a user-defined vector-Jacobian product, like `jax.custom_vjp`.
+
+    `f = custom_vjp(fun, nondiff_argnums=())` (or `@custom_vjp`, `@functools.partial(custom_vjp,
+    nondiff_argnums=...)`), then `f.defvjp(fwd, bwd)`: `fwd(*args) -> (output, residuals)` with the
+    function's signature, `bwd(*nondiff_args, residuals, output_cotangent) -> tuple` of one
+    cotangent per (differentiated) argument, each a pytree like the argument or None for zero.
+    Forward mode (`frame.jvp`) of it raises `GradientError`, as in JAX.
+    """
+
+    kind = "custom_vjp"
+    op = "custom_vjp_call"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        super().__init__(fun, nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        """Set the rules: `fwd(*args) -> (output, residuals)` and `bwd(*nondiff_args, residuals, g) -> cotangents`."""
+        if not callable(fwd) or not callable(bwd):
+            raise GradientError(f"custom_vjp '{self.name}': defvjp needs two callables (fwd, bwd), got "
+                                f"{type(fwd).__name__} and {type(bwd).__name__}")
+        self.fwd, self.bwd = fwd, bwd
+
+    def _check_defined(self) -> None:
+        if self.fwd is None:
+            raise GradientError(f"custom_vjp '{self.name}' has no rule: call {self.name}.defvjp(fwd, bwd) before "
+                                "calling it")
+
+    def _rules(self, static, merge, leaves, in_tree, types, body) -> dict:
+        kind, name, n_out = self.kind, self.name, len(body.graph.outputs)
+
+        def fwd(*ls):
+            return _pair(kind, name, "fwd", self.fwd(*merge(tree_unflatten(in_tree, ls))), "(output, residuals)")
+
+        fwd_res = self._trace("fwd", fwd, leaves, f"{name}_fwd")
+        out_tree, res_tree = fwd_res.out_tree.children
+        self._check_outputs("fwd's output", out_tree, [v.type for v in fwd_res.graph.outputs[:n_out]], body)
+        res_types = [v.type for v in fwd_res.graph.outputs[n_out:]]
+        out_types = [v.type for v in body.graph.outputs]
+        arg_trees = in_tree.children
+        n_args = len(arg_trees)
+
+        def bwd(*ls):
+            residuals = tree_unflatten(res_tree, ls[:len(res_types)])
+            cotangent = tree_unflatten(body.out_tree, ls[len(res_types):])
+            cts = self.bwd(*static, residuals, cotangent)
+            if not isinstance(cts, (tuple, list)) or len(cts) != n_args:
+                got = f"a {type(cts).__name__} of length {len(cts)}" if isinstance(cts, (tuple, list)) \
+                    else f"a {type(cts).__name__}"
+                raise GradientError(f"custom_vjp '{name}': bwd must return a tuple of {n_args} cotangent(s), one per "
+                                    f"argument of the function (None for a zero), got {got}")
+            out, k = [], 0
+            for i, (ct, tree) in enumerate(zip(cts, arg_trees)):
+                out += _fill(kind, name, f"bwd's cotangent of argument {i}", ct, tree, types[k:k + tree.num_leaves])
+                k += tree.num_leaves
+            return out
+
+        bwd_res = self._trace("bwd", bwd, res_types + out_types, f"{name}_bwd")
+        return {"fwd": FusedBody.of(fwd_res.graph), "bwd": FusedBody.of(bwd_res.graph)}
+
+
+class custom_jvp(_CustomFunction):
+    """A function with a user-defined Jacobian-vector product, like `jax.custom_jvp`.
+
+    `f = custom_jvp(fun, nondiff_argnums=())` (or `@custom_jvp`), then `f.defjvp(rule)` (also a
+    decorator): `rule(*nondiff_args, primals, tangents) -> (output, tangent_out)` with `primals`
+    and `tangents` tuples of the (differentiated) arguments. The rule must be linear in the
+    tangents: reverse mode uses its exact transpose.
+    """
+
+    kind = "custom_jvp"
+    op = "custom_jvp_call"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        """Set the rule `jvp(*nondiff_args, primals, tangents) -> (output, tangent_out)`; returns it (a decorator)."""
+        if not callable(jvp):
+            raise GradientError(f"custom_jvp '{self.name}': defjvp needs a callable, got {type(jvp).__name__}")
+        self.jvp = jvp
+        return jvp
+
+    def _check_defined(self) -> None:
+        if self.jvp is None:
+            raise GradientError(f"custom_jvp '{self.name}' has no rule: call {self.name}.defjvp(rule) before "
+                                "calling it")
+
+    def _rules(self, static, merge, leaves, in_tree, types, body) -> dict:
+        kind, name, n = self.kind, self.name, len(leaves)
+
+        def rule(*ls):
+            primals = tree_unflatten(in_tree, ls[:n])
+            tangents = tree_unflatten(in_tree, ls[n:])
+            out, tangent_out = _pair(kind, name, "the jvp rule", self.jvp(*static, primals, tangents),
+                                     "(output, tangent_out)")
+            return out, tree_unflatten(body.out_tree, _fill(kind, name, "the jvp rule's tangent_out", tangent_out,
+                                                            body.out_tree, [v.type for v in body.graph.outputs]))
+
+        jvp_res = self._trace("the jvp rule", rule, list(leaves) + types, f"{name}_jvp")
+        n_out = len(body.graph.outputs)
+        self._check_outputs("the jvp rule's output", jvp_res.out_tree.children[0],
+                            [v.type for v in jvp_res.graph.outputs[:n_out]], body)
+        return {"jvp": FusedBody.of(jvp_res.graph)}
