@@ -10,6 +10,7 @@ immutable, hashed by text, printed nested and parsed back):
 - `custom_jvp_call(*xs) {body, jvp}`: `jvp` is the user's rule `[xs..., txs...] -> [ys..., tys...]`
   (a tangent per operand, of the operand's type; zeros for integer operands).
 
+They are INTERNAL: users meet them through frame.custom_vjp / frame.custom_jvp, never by name.
 Both are composites whose decomposition is `body`: the pipeline's `decompose` stage expands them
 (after autodiff, which keeps composites that have a gradient rule), so backends meet only the
 primal body's ops and the ops need no numpy or C facts; eager calls run the body.
@@ -38,7 +39,7 @@ import numpy as np
 from ..errors import GradientError, ShapeError
 from ..ir.clone import inline_graph
 from ..ir.graph import Graph, Value
-from ..ir.registry import NodeContext, register_op
+from ..ir.registry import INTERNAL, NodeContext, register_op
 from ..ir.types import TensorType
 from ..tracing import Tracer, current_frame, lift, traced_gradient, traced_jvp
 from .fused import FusedBody
@@ -96,7 +97,7 @@ def _vjp_call_no_forward_mode(ctx: NodeContext, mask=None):
 
 
 register_op("custom_vjp_call", shape=_vjp_call_shape, decomposition=lambda ctx: ctx.attrs["body"],
-            gradient=traced_gradient(_vjp_call_gradient), jvp=_vjp_call_no_forward_mode,
+            gradient=traced_gradient(_vjp_call_gradient), jvp=_vjp_call_no_forward_mode, traits=(INTERNAL,),
             attrs={"body": ((FusedBody,), True), "fwd": ((FusedBody,), True), "bwd": ((FusedBody,), True)},
             jax=lambda J, *xs, body, fwd, bwd: _jax_custom_vjp(J, xs, body, fwd, bwd),
             doc="a function with a user-defined VJP (frame.custom_vjp): body, fwd and bwd graphs")
@@ -159,7 +160,7 @@ def _jvp_call_gradient(ctx, xs, ys, gys):
 
 
 register_op("custom_jvp_call", shape=_jvp_call_shape, decomposition=lambda ctx: ctx.attrs["body"],
-            gradient=traced_gradient(_jvp_call_gradient), jvp=traced_jvp(_jvp_call_forward),
+            gradient=traced_gradient(_jvp_call_gradient), jvp=traced_jvp(_jvp_call_forward), traits=(INTERNAL,),
             attrs={"body": ((FusedBody,), True), "jvp": ((FusedBody,), True)},
             jax=lambda J, *xs, body, jvp: _jax_custom_jvp(J, xs, body, jvp),
             doc="a function with a user-defined JVP (frame.custom_jvp): body and jvp graphs")
