@@ -27,7 +27,8 @@ above this layer, so frame.frontend.custom installs it here (`install_reverse_mo
 frame.numpy attaches itself to the tracing core. The rules are frame graphs, so the gradients
 are differentiable again, to any order.
 
-Forward mode (`jvp` facts, frame/compiler/forward.py): `custom_jvp_call`'s is the user's rule;
+Batching (`batch` facts, frame/ops/batching_rules.py): the graphs are batched themselves, so a
+vmapped custom function keeps its rules. Forward mode (`jvp` facts, frame/compiler/forward.py): `custom_jvp_call`'s is the user's rule;
 `custom_vjp_call` refuses with `GradientError`, as JAX refuses `jvp` of a custom_vjp function.
 """
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ..ir.graph import Graph, Value
 from ..ir.registry import INTERNAL, NodeContext, register_op
 from ..ir.types import TensorType
 from ..tracing import Tracer, current_frame, lift, traced_gradient, traced_jvp
+from .batching_rules import CUSTOM_JVP, CUSTOM_VJP
 from .fused import FusedBody
 
 _REVERSE_MODE: dict = {}   # "build_backward_graph": frame.compiler's, installed by frame.frontend.custom
@@ -99,7 +101,7 @@ def _vjp_call_no_forward_mode(ctx: NodeContext, mask=None):
 register_op("custom_vjp_call", shape=_vjp_call_shape, decomposition=lambda ctx: ctx.attrs["body"],
             gradient=traced_gradient(_vjp_call_gradient), jvp=_vjp_call_no_forward_mode, traits=(INTERNAL,),
             attrs={"body": ((FusedBody,), True), "fwd": ((FusedBody,), True), "bwd": ((FusedBody,), True)},
-            jax=lambda J, *xs, body, fwd, bwd: _jax_custom_vjp(J, xs, body, fwd, bwd),
+            batch=CUSTOM_VJP, jax=lambda J, *xs, body, fwd, bwd: _jax_custom_vjp(J, xs, body, fwd, bwd),
             doc="a function with a user-defined VJP (frame.custom_vjp): body, fwd and bwd graphs")
 
 
@@ -162,7 +164,7 @@ def _jvp_call_gradient(ctx, xs, ys, gys):
 register_op("custom_jvp_call", shape=_jvp_call_shape, decomposition=lambda ctx: ctx.attrs["body"],
             gradient=traced_gradient(_jvp_call_gradient), jvp=traced_jvp(_jvp_call_forward), traits=(INTERNAL,),
             attrs={"body": ((FusedBody,), True), "jvp": ((FusedBody,), True)},
-            jax=lambda J, *xs, body, jvp: _jax_custom_jvp(J, xs, body, jvp),
+            batch=CUSTOM_JVP, jax=lambda J, *xs, body, jvp: _jax_custom_jvp(J, xs, body, jvp),
             doc="a function with a user-defined JVP (frame.custom_jvp): body and jvp graphs")
 
 
