@@ -20,7 +20,8 @@ transform to any depth.
 Rules (the rule signature and `traced_batch` are in frame/ops/batching_rules.py):
 
 - the op's own `batch` field when it has one (reshape, transpose, broadcast_to, slice, pad, gather,
-  scatter, scatter_add, mse_loss, debug_print, lstsq);
+  scatter, scatter_add, mse_loss, debug_print, lstsq; `CUSTOM_VJP`/`CUSTOM_JVP` for custom_vjp_call and
+  custom_jvp_call batch their body and rule graphs with this transform, so the user's rules survive);
 - ELEMENTWISE ops of any arity, matmul, solve, the numpy.linalg ops and the fft ops: `LEADING` (the
   batch axis is one more leading axis; operands' ranks aligned for numpy's broadcasting), named in the
   non-elementwise ops' blocks as `batch=LEADING`;
@@ -41,7 +42,7 @@ from ..ir.clone import copy_nodes, inline_graph
 from ..ir.graph import Graph, Value
 from ..ir.registry import ELEMENTWISE, NodeContext, OpSchema, get
 from ..ir.types import TensorType
-from ..ops.batching_rules import ALONG_AXES, LEADING, batched_type
+from ..ops.batching_rules import ALONG_AXES, LEADING, batched_type, install_batching
 from .collector import collector_paused
 from .passes.decompose import expand_composites
 
@@ -145,3 +146,6 @@ def build_batched_graph(graph: Graph, in_axes: Sequence[int | None], size: int,
             r = out.add_node("broadcast_to", [r], {"shape": tuple(batched_type(v.type, size).shape)}).output
         out.mark_output(_move_axis(out, r, 0, ax))
     return out
+
+
+install_batching(build_batched_graph)   # the rules of ops whose attributes are graphs batch those graphs

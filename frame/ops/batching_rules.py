@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import TraceError
+from ..ir.clone import inline_graph
 from ..ir.graph import Graph
 from ..ir.printer import attrs_key
 from ..ir.registry import NodeContext
@@ -174,3 +175,54 @@ def batch_positions(size: int, shape: Sequence[int], dtype: str = "int64") -> np
     leading index that makes gather and scatter reach each example's own slice of a batched operand."""
     arange = np.arange(size, dtype=dtype).reshape((size,) + (1,) * len(shape))
     return np.ascontiguousarray(np.broadcast_to(arange, (size, *shape)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops whose attributes are graphs (custom_vjp_call, custom_jvp_call): batch the graphs themselves
+
+# frame.compiler.batching's `build_batched_graph`, installed when that module loads: the transform
+# lives above the op families, which cannot import it (as frame/ops/custom.py's reverse mode).
+_TRANSFORM: dict = {}
+
+
+def install_batching(build_batched_graph) -> None:
+    """Give the rules below the batching transform (called by frame/compiler/batching.py)."""
+    _TRANSFORM["build_batched_graph"] = build_batched_graph
+
+
+def _batched_body(graph: Graph, in_axes, size: int, sum_outputs=()) -> "FusedBody":  # noqa: F821
+    """`graph` batched (outputs at axis 0), frozen as a graph attribute; outputs listed in `sum_outputs`
+    summed over the batch axis (the cotangents of operands shared by every example)."""
+    from .fused import FusedBody
+    batched = _TRANSFORM["build_batched_graph"](graph, list(in_axes), size)
+    if sum_outputs:
+        out = Graph(batched.name)
+        ys = inline_graph(out, batched, [out.add_input(v.type) for v in batched.inputs])
+        for i, y in enumerate(ys):
+            if i in sum_outputs:
+                y = out.add_node("sum", [y], {"axes": (0,), "keepdims": False}).output
+            out.mark_output(y)
+        batched = out
+    return FusedBody.of(batched)
+
+
+def _custom_vjp_batch(ctx, xs, batched, size):
+    """A custom_vjp_call batched keeps the user's rule: body and fwd batched over the mapped operands,
+    bwd over all of its inputs (residuals and cotangents are per example), with the per-example
+    cotangents of shared operands summed, as the batched function's VJP gives them."""
+    body, fwd, bwd = ctx.attrs["body"], ctx.attrs["fwd"], ctx.attrs["bwd"]
+    axes = [0 if b else None for b in batched]
+    shared = {i for i, b in enumerate(batched) if not b}
+    return _as_list(bind(ctx.op, *xs, body=_batched_body(body, axes, size), fwd=_batched_body(fwd, axes, size),
+                         bwd=_batched_body(bwd, [0] * len(bwd.inputs), size, shared)))
+
+
+def _custom_jvp_batch(ctx, xs, batched, size):
+    """A custom_jvp_call batched keeps the user's rule: body and jvp batched, a tangent batched with its operand."""
+    axes = [0 if b else None for b in batched]
+    return _as_list(bind(ctx.op, *xs, body=_batched_body(ctx.attrs["body"], axes, size),
+                         jvp=_batched_body(ctx.attrs["jvp"], axes + axes, size)))
+
+
+CUSTOM_VJP = traced_batch(_custom_vjp_batch)
+CUSTOM_JVP = traced_batch(_custom_jvp_batch)

@@ -313,3 +313,58 @@ def test_an_op_without_a_rule_is_named():
             build_batched_graph(graph, [0], 3)
     finally:
         unregister_op("vmap_test_opaque")
+
+
+# ---------------------------------------------------------------------------------------------
+# User-defined derivative rules survive vmap
+
+@pytest.fixture
+def custom_rules(monkeypatch):
+    """The custom ops' batching rules (frame/ops/batching_rules.py), set on their blocks if not yet there."""
+    from frame.ops.batching_rules import CUSTOM_JVP, CUSTOM_VJP
+    for op, rule in (("custom_vjp_call", CUSTOM_VJP), ("custom_jvp_call", CUSTOM_JVP)):
+        if get(op).batch is None:
+            monkeypatch.setattr(get(op), "batch", rule)
+
+
+def _frozen(fn, *examples):
+    from frame.ops.fused import FusedBody
+    return FusedBody.of(frame.trace(fn, *examples))
+
+
+def test_custom_vjp_keeps_the_users_rule_under_vmap(custom_rules):
+    from frame.tracing import bind
+    x0, y0 = np.zeros(3), np.zeros(3)
+    body = _frozen(lambda x, y: fnp.sin(x) * y, x0, y0)
+    fwd = _frozen(lambda x, y: (fnp.sin(x) * y, fnp.cos(x), fnp.sin(x), y), x0, y0)
+    # a deliberately scaled rule, so the test sees whether the user's rule or the body's derivative ran
+    bwd = _frozen(lambda c, s, y, g: (100.0 * c * g * y, s * g), x0, x0, y0, x0)
+
+    def f(x, y):
+        return bind("custom_vjp_call", x, y, body=body, fwd=fwd, bwd=bwd)
+
+    rng = np.random.default_rng(8)
+    xs, y = rng.normal(size=(4, 3)), rng.normal(size=3)
+    np.testing.assert_allclose(vmap(f, in_axes=(0, None))(xs, y), np.sin(xs) * y, rtol=1e-13)
+    gx, gy = frame.grad(lambda xs, y: fnp.sum(vmap(f, in_axes=(0, None))(xs, y)), argnums=(0, 1))(xs, y)
+    np.testing.assert_allclose(gx, 100.0 * np.cos(xs) * y, rtol=1e-13)
+    np.testing.assert_allclose(gy, np.sin(xs).sum(axis=0), rtol=1e-13)   # shared operand: summed over examples
+    per_example = vmap(frame.grad(lambda x, y: fnp.sum(f(x, y))), in_axes=(0, None))(xs, y)
+    np.testing.assert_allclose(per_example, 100.0 * np.cos(xs) * y, rtol=1e-13)
+
+
+def test_custom_jvp_keeps_the_users_rule_under_vmap(custom_rules):
+    from frame.tracing import bind
+    x0 = np.zeros(3)
+    body = _frozen(lambda x: fnp.sin(x), x0)
+    jvp = _frozen(lambda x, t: (fnp.sin(x), 7.0 * fnp.cos(x) * t), x0, x0)
+
+    def f(x):
+        return bind("custom_jvp_call", x, body=body, jvp=jvp)
+
+    rng = np.random.default_rng(9)
+    xs, ts = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    _, tangent = frame.jvp(vmap(f), (xs,), (ts,))
+    np.testing.assert_allclose(tangent, 7.0 * np.cos(xs) * ts, rtol=1e-13)
+    g = frame.grad(lambda xs: fnp.sum(vmap(f)(xs)))(xs)
+    np.testing.assert_allclose(g, 7.0 * np.cos(xs), rtol=1e-13)
