@@ -42,9 +42,9 @@ from .collector import collector_paused
 from .passes.decompose import expand_composites
 
 
-def forward_rule_kind(schema: OpSchema, operand_types=None) -> str | None:
+def forward_rule_kind(schema: OpSchema, ctx: NodeContext | None = None) -> str | None:
     """Which derivation gives `schema`'s tangents (module docstring); None when it has none.
-    The "elementwise" case needs the node's `operand_types` (it holds for real operands only)."""
+    The "elementwise" case needs the node (`ctx`): it holds for a real operand of the result's type."""
     if schema.jvp is not None:
         return "explicit"
     if schema.has(LINEAR):
@@ -53,9 +53,9 @@ def forward_rule_kind(schema: OpSchema, operand_types=None) -> str | None:
         return "bilinear"
     if schema.gradient is None:
         return None
-    if schema.has(ELEMENTWISE) and schema.num_inputs == 1 and operand_types is not None:
-        (t,) = operand_types
-        if t.is_float and schema.infer(operand_types) == [t]:   # gy has the operand's type: t can stand for it
+    if schema.has(ELEMENTWISE) and schema.num_inputs == 1 and ctx is not None:
+        (t,) = ctx.input_types
+        if t.is_float and ctx.output_types == [t]:   # gy has the operand's type: t can stand for it
             return "elementwise"
     return "transposed"
 
@@ -107,7 +107,7 @@ def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph
         schema = get(node.op)
         ctx = NodeContext(node.op, [v.type for v in node.inputs], node.attrs)
         txs = [tangents[x] for x, m in zip(node.inputs, mask) if m]
-        kind = forward_rule_kind(schema, ctx.input_types)
+        kind = forward_rule_kind(schema, ctx)
         if kind is None:
             raise GradientError(f"op '{node.op}' has no forward-mode rule (no jvp, linearity or gradient rule), but it "
                                 f"is on a tangent's dependency chain (graph '{graph.name}')")
