@@ -85,16 +85,11 @@ def test_batch_axis_inside_the_operand(case):
     _check_case(case, in_axis_of_first=1)
 
 
-# Composites without a batching rule are batched through their decomposition (the transform expands them).
-THROUGH_DECOMPOSITION = {"custom_vjp_call", "custom_jvp_call"}
-
-
 def test_every_op_has_a_batching_rule():
-    missing = sorted(s.name for s in all_ops() if batch_rule(s) is None and s.name not in NO_RULE_NEEDED
-                     and not (s.decomposition is not None and s.name in THROUGH_DECOMPOSITION))
+    missing = sorted(s.name for s in all_ops() if batch_rule(s) is None and s.name not in NO_RULE_NEEDED)
     assert not missing, f"ops without a batching rule (add `batch=` to their block): {missing}"
     untested = sorted(s.name for s in all_ops() if s.name not in CASES_BY_OP and s.name not in NO_RULE_NEEDED
-                      and s.name != "debug_print" and s.name not in THROUGH_DECOMPOSITION)
+                      and s.name != "debug_print")
     assert not untested, f"ops with a batching rule but no cases to check it: {untested}"
 
 
@@ -318,21 +313,12 @@ def test_an_op_without_a_rule_is_named():
 # ---------------------------------------------------------------------------------------------
 # User-defined derivative rules survive vmap
 
-@pytest.fixture
-def custom_rules(monkeypatch):
-    """The custom ops' batching rules (frame/ops/batching_rules.py), set on their blocks if not yet there."""
-    from frame.ops.batching_rules import CUSTOM_JVP, CUSTOM_VJP
-    for op, rule in (("custom_vjp_call", CUSTOM_VJP), ("custom_jvp_call", CUSTOM_JVP)):
-        if get(op).batch is None:
-            monkeypatch.setattr(get(op), "batch", rule)
-
-
 def _frozen(fn, *examples):
     from frame.ops.fused import FusedBody
     return FusedBody.of(frame.trace(fn, *examples))
 
 
-def test_custom_vjp_keeps_the_users_rule_under_vmap(custom_rules):
+def test_custom_vjp_keeps_the_users_rule_under_vmap():
     from frame.tracing import bind
     x0, y0 = np.zeros(3), np.zeros(3)
     body = _frozen(lambda x, y: fnp.sin(x) * y, x0, y0)
@@ -353,7 +339,7 @@ def test_custom_vjp_keeps_the_users_rule_under_vmap(custom_rules):
     np.testing.assert_allclose(per_example, 100.0 * np.cos(xs) * y, rtol=1e-13)
 
 
-def test_custom_jvp_keeps_the_users_rule_under_vmap(custom_rules):
+def test_custom_jvp_keeps_the_users_rule_under_vmap():
     from frame.tracing import bind
     x0 = np.zeros(3)
     body = _frozen(lambda x: fnp.sin(x), x0)
