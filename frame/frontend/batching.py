@@ -48,22 +48,36 @@ def _is_axis(a) -> bool:
     return a is None or isinstance(a, int) and not isinstance(a, bool)
 
 
+def _valid_spec(spec) -> bool:
+    if isinstance(spec, dict):
+        return all(_valid_spec(v) for v in spec.values())
+    if isinstance(spec, (tuple, list)):
+        return all(_valid_spec(v) for v in spec)
+    return _is_axis(spec)
+
+
 def _check_spec(spec, name: str) -> None:
-    """`in_axes`/`out_axes`: an int, None, or a tuple/list of those (one per argument or output)."""
-    if _is_axis(spec) or isinstance(spec, (tuple, list)) and all(_is_axis(a) for a in spec):
-        return
-    raise TraceError(f"vmap: {name} must be an int, None, or a tuple of ints and Nones (one per "
-                     f"{'positional argument' if name == 'in_axes' else 'output'}), got {spec!r}")
+    """`in_axes`/`out_axes`: an int, None, or a tuple (per positional argument / per output element) whose
+    entries are ints, Nones or containers matching that argument's or output's pytree (a prefix, as in JAX)."""
+    if not _valid_spec(spec) or name == "in_axes" and isinstance(spec, dict):
+        raise TraceError(f"vmap: {name} must be an int, None, or a tuple of ints and Nones (one per "
+                         f"{'positional argument' if name == 'in_axes' else 'output'}; an entry may be a "
+                         f"list/tuple/dict of those matching that pytree), got {spec!r}")
 
 
-def _per_part(spec, n: int, name: str, what: str, fn_name: str) -> list:
-    """The axis spec of each of `n` parts (arguments or outputs)."""
+def _leaf_specs(spec, tree, where: str, name: str, fn_name: str) -> list:
+    """One axis per leaf of `tree`: `spec` is a prefix of it, an axis standing for every leaf below it."""
     if _is_axis(spec):
-        return [spec] * n
-    if len(spec) != n:
-        raise TraceError(f"vmap of '{fn_name}': {name} {tuple(spec)!r} has {len(spec)} entries but there are {n} "
-                         f"{what}; give one int or None per {what[:-1] if what.endswith('s') else what}")
-    return list(spec)
+        return [spec] * len(tree_flatten(tree)[0])
+    if isinstance(spec, dict) and isinstance(tree, dict) and sorted(spec) == sorted(tree):
+        return [a for k in sorted(tree) for a in _leaf_specs(spec[k], tree[k], f"{where}[{k!r}]", name, fn_name)]
+    if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)) and len(spec) == len(tree):
+        return [a for i, (sp, t) in enumerate(zip(spec, tree))
+                for a in _leaf_specs(sp, t, f"{where}[{i}]", name, fn_name)]
+    shape = (f"{len(tree)} entries" if isinstance(tree, (tuple, list)) else
+             f"keys {sorted(tree)}" if isinstance(tree, dict) else "a single array")
+    raise TraceError(f"vmap of '{fn_name}': {name} {spec!r} does not match the structure of {where}, which has "
+                     f"{shape}; give one int or None per entry (or one for all of it)")
 
 
 def _leaf_axis(axis: int | None, rank: int, label: str, fn_name: str, extra: int = 0) -> int | None:
@@ -83,11 +97,12 @@ def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
     """Vectorise `fn` over a batch axis of its arguments, like `jax.vmap`.
 
     - `in_axes`: an int (the batch axis of every argument), None (an argument shared by every example),
-      or a tuple with one int or None per positional argument, applied to every leaf of that
-      argument's pytree. Negative axes count from the end. Keyword arguments are mapped over axis 0,
-      as in JAX. Every mapped leaf must have the same size along its axis (the batch size).
-    - `out_axes`: an int, None or a tuple with one entry per element of the output tuple: where the
-      batch axis goes in each output leaf. None leaves an output unbatched, which needs it not to
+      or a tuple with one entry per positional argument: an int or None applied to every leaf of that
+      argument's pytree, or a list/tuple/dict of entries matching its structure (a pytree prefix, as
+      in JAX). Negative axes count from the end. Keyword arguments are mapped over axis 0, as in JAX.
+      Every mapped leaf must have the same size along its axis (the batch size).
+    - `out_axes`: the same for the output (an int, None, or a prefix of the output's pytree): where
+      the batch axis goes in each output leaf. None leaves an output unbatched, which needs it not to
       depend on the mapped arguments. Outputs that do not depend on them are broadcast along the axis.
     - Values the function closes over (outer tracers, numpy arrays) are shared by every example.
 
@@ -107,14 +122,18 @@ def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
 
 def _vmap_call(fn, in_axes, out_axes, args: tuple, kwargs: dict):
     name = getattr(fn, "__name__", "fn")
-    arg_axes = _per_part(in_axes, len(args), "in_axes", "positional arguments", name)
+    if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
+        raise TraceError(f"vmap of '{name}': in_axes {tuple(in_axes)!r} has {len(in_axes)} entries but it was called "
+                         f"with {len(args)} positional arguments; give one int or None per argument")
+    arg_axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
     leaves, axes, labels = [], [], []
     parts = [(f"argument {i}", a, ax) for i, (a, ax) in enumerate(zip(args, arg_axes))]
     if kwargs:
         parts.append(("keyword argument", kwargs, 0))
-    for label, part, axis in parts:
+    for label, part, spec in parts:
         part_leaves, tree = tree_flatten(part)
-        for leaf, path in zip(part_leaves, tree_paths(tree)):
+        part_axes = _leaf_specs(spec, part, label, "in_axes", name)
+        for leaf, path, axis in zip(part_leaves, tree_paths(tree), part_axes):
             t = example_type(leaf)
             where = label + path if label != "keyword argument" else f"keyword argument {path[2:-2]}"
             leaves.append(leaf)
@@ -151,15 +170,9 @@ def _vmap_call(fn, in_axes, out_axes, args: tuple, kwargs: dict):
 
 
 def _output_axes(res, out_axes, name: str) -> list[int | None]:
-    """One normalised out axis per output leaf: the spec's entry for the output element it is part of."""
+    """One normalised out axis per output leaf (`out_axes` a prefix of the output's pytree)."""
     tree = res.out_tree
-    if _is_axis(out_axes):
-        per_leaf = [out_axes] * tree.num_leaves
-    else:
-        if tree.kind not in ("tuple", "list"):
-            raise TraceError(f"vmap of '{name}': out_axes {tuple(out_axes)!r} is a tuple but the function returns "
-                             f"a single {tree.kind} {tree}, not a tuple")
-        parts = _per_part(out_axes, len(tree.children), "out_axes", "outputs", name)
-        per_leaf = [ax for ax, child in zip(parts, tree.children) for _ in range(child.num_leaves)]
+    structure = tree_unflatten(tree, list(range(tree.num_leaves)))
+    per_leaf = _leaf_specs(out_axes, structure, "the output", "out_axes", name)
     return [_leaf_axis(ax, v.type.rank, f"output{path} of per-example shape {v.type.shape}", name, extra=1)
             for ax, v, path in zip(per_leaf, res.graph.outputs, tree_paths(tree))]

@@ -226,6 +226,9 @@ def test_axes_pytrees_keywords_and_constant_outputs():
     # negative in_axes, a tuple of axes per argument, a dict argument mapped on every leaf
     got = vmap(lambda p, y: p["u"] * y + p["v"], in_axes=(0, -1))({"u": a, "v": a * 2}, b)
     np.testing.assert_allclose(got, a * b.T + a * 2)
+    # an entry may itself be a pytree prefix of its argument
+    got = vmap(lambda p, y: p["u"] * y + p["v"], in_axes=({"u": 0, "v": None}, 1))({"u": a, "v": b[:, 0]}, b)
+    np.testing.assert_allclose(got, a * b.T + b[:, 0])
     # keyword arguments are mapped over axis 0, as in JAX
     got = vmap(lambda x, *, scale: x * scale)(a, scale=a[:, :1])
     np.testing.assert_allclose(got, a * a[:, :1])
@@ -263,7 +266,8 @@ def test_mismatched_batch_sizes_name_the_arguments():
 
 
 @pytest.mark.parametrize("in_axes, match", [
-    ((0, 0, 0), "has 3 entries but there are 2 positional arguments"),
+    ((0, 0, 0), "has 3 entries but it was called with 2 positional arguments"),
+    (({"a": 0}, 0), "in_axes \\{'a': 0\\} does not match the structure of argument 0, which has a single array"),
     (2, "in_axes 2 is out of range for argument 0 of shape \\(3, 2\\)"),
     (-3, "in_axes -3 is out of range"),
     ((None, None), "needs at least one mapped argument"),
@@ -282,7 +286,7 @@ def test_bad_axes_specs_and_scalars():
         vmap(lambda x: x)(2.0)
     with pytest.raises(ShapeError, match="out_axes 2 is out of range for output"):
         vmap(lambda x: x * 2.0, out_axes=2)(np.ones((3, 2)))
-    with pytest.raises(TraceError, match="out_axes \\(0, 0\\) has 2 entries but there are 3 outputs"):
+    with pytest.raises(TraceError, match="out_axes \\(0, 0\\) does not match the structure of the output, which has 3"):
         vmap(lambda x: (x, x, x), out_axes=(0, 0))(np.ones(3))
 
 
