@@ -22,6 +22,7 @@ from frame.ir.registry import all_ops, get, run_graph
 from frame.ir.types import TensorType
 from frame.ir.verify import verify
 from frame.runtime.compile import compile as compile_graph
+from frame.tracing import bind
 from tests.ops.cases import CASES_BY_OP
 
 B = 3
@@ -83,6 +84,50 @@ def test_every_op_batches_like_a_loop(case):
 def test_batch_axis_inside_the_operand(case):
     """The first operand carries its examples along axis 1 (the transform moves it to the front)."""
     _check_case(case, in_axis_of_first=1)
+
+
+def _float_outputs(op: str, attrs: dict):
+    def f(*xs):
+        outs = _as_list(bind(op, *xs, **attrs))
+        return [o for o in outs if o.dtype.kind in "fc"]
+    return f
+
+
+def _with(fn, operands: list, wrt: tuple):
+    """`fn` of the operands at positions `wrt`, the others fixed to `operands`."""
+    def partial(*ws):
+        full = list(operands)
+        for i, w in zip(wrt, ws):
+            full[i] = w
+        return fn(*full)
+    return partial
+
+
+@pytest.mark.parametrize("case", [c for c in SWEEP_CASES if c.wrt], ids=lambda c: c.id)
+def test_derivatives_through_batched_ops_match_the_loop(case):
+    """grad of a vmapped op, vmap of its grad and jvp of its vmap equal the per-example derivatives: the
+    batched graphs' ops (transposes, reshapes, broadcasts, batch-position gathers) differentiate in both modes."""
+    examples = [case.make_inputs(np.random.default_rng(100 + b), "float64") for b in range(B)]
+    stacked = [np.stack([ex[i] for ex in examples]) for i in range(len(examples[0]))]
+    f, wrt = _float_outputs(case.op, case.attrs), case.wrt
+
+    def total(*xs):
+        return sum(fnp.sum(fnp.real(y)) for y in f(*xs))
+
+    loop = [frame.grad(total, argnums=wrt)(*ex) for ex in examples]
+    want = [np.stack([g[k] for g in loop]) for k in range(len(wrt))]
+    summed = frame.grad(lambda *xs: fnp.sum(vmap(total)(*xs)), argnums=wrt)(*stacked)
+    per_example = vmap(frame.grad(total, argnums=wrt))(*stacked)
+    for k in range(len(wrt)):
+        np.testing.assert_allclose(summed[k], want[k], rtol=1e-9, atol=1e-11, err_msg=f"grad of vmap, operand {wrt[k]}")
+        np.testing.assert_allclose(per_example[k], want[k], rtol=1e-9, atol=1e-11, err_msg=f"vmap of grad, operand {wrt[k]}")
+    rng = np.random.default_rng(1)
+    tangents = {i: rng.normal(size=stacked[i].shape).astype(stacked[i].dtype) for i in wrt}
+    _, got = frame.jvp(_with(vmap(f), stacked, wrt), tuple(stacked[i] for i in wrt), tuple(tangents[i] for i in wrt))
+    for k, tk in enumerate(got):
+        loop = [frame.jvp(_with(f, ex, wrt), tuple(ex[i] for i in wrt), tuple(tangents[i][b] for i in wrt))[1][k]
+                for b, ex in enumerate(examples)]
+        np.testing.assert_allclose(tk, np.stack(loop), rtol=1e-9, atol=1e-11, err_msg=f"jvp of vmap, output {k}")
 
 
 def test_every_op_has_a_batching_rule():
@@ -323,7 +368,6 @@ def _frozen(fn, *examples):
 
 
 def test_custom_vjp_keeps_the_users_rule_under_vmap():
-    from frame.tracing import bind
     x0, y0 = np.zeros(3), np.zeros(3)
     body = _frozen(lambda x, y: fnp.sin(x) * y, x0, y0)
     fwd = _frozen(lambda x, y: (fnp.sin(x) * y, fnp.cos(x), fnp.sin(x), y), x0, y0)
@@ -344,7 +388,6 @@ def test_custom_vjp_keeps_the_users_rule_under_vmap():
 
 
 def test_custom_jvp_keeps_the_users_rule_under_vmap():
-    from frame.tracing import bind
     x0 = np.zeros(3)
     body = _frozen(lambda x: fnp.sin(x), x0)
     jvp = _frozen(lambda x, t: (fnp.sin(x), 7.0 * fnp.cos(x) * t), x0, x0)
