@@ -178,6 +178,9 @@ def _fill(kind: str, name: str, what: str, value, tree: TreeDef, types: list[Ten
         (t,) = types
         if is_weak_scalar(value):
             value = np.asarray(value, dtype=t.dtype)
+        if isinstance(value, (tuple, list, dict)):
+            raise GradientError(f"{kind} '{name}': {what}{path} has structure {tree_flatten(value)[1]}, expected {tree} "
+                                f"(an array of {t})")
         if not isinstance(value, (Tracer, np.ndarray, np.generic)):
             raise GradientError(f"{kind} '{name}': {what}{path} must be an array of {t}, got a {type(value).__name__}")
         shape, dtype = (value.shape, value.type.dtype) if isinstance(value, Tracer) else (value.shape, value.dtype.name)
