@@ -70,6 +70,17 @@ def _name(fn) -> str:
     return getattr(fn, "__name__", "fn").replace("<", "").replace(">", "")
 
 
+_KIND_EXAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _strong(leaf, arrays: list[str]):
+    """A Python number (or a weak tracer standing for one) in the dtype numpy 2 gives it next to `arrays`."""
+    if not isinstance(leaf, Tracer):
+        return np.asarray(leaf, dtype=np.result_type(leaf, *arrays))
+    dtype = np.result_type(_KIND_EXAMPLE[leaf.dtype.kind], *arrays).name
+    return leaf if dtype == leaf.type.dtype else bind("convert", leaf, dtype=dtype)
+
+
 class _CustomFunction:
     """What custom_vjp and custom_jvp share: the wrapped function, its static arguments, the call."""
 
@@ -136,8 +147,13 @@ class _CustomFunction:
         leaves, in_tree = tree_flatten(diff)
         if id(self) in _IN_RULES.get() or not any(isinstance(leaf, Tracer) for leaf in leaves):
             return self.fun(*args)   # plain data (nothing can differentiate it), or inside its own rules
-        operands = [np.asarray(leaf) if is_weak_scalar(leaf) else leaf for leaf in leaves]
-        types = [example_type(leaf) for leaf in leaves]
+        # A Python number takes the dtype numpy 2 gives it next to the array arguments (NEP 50), as a
+        # weak value would: f(x_f32, 2.0) traces, and its cotangent is expected, in float32.
+        # (A weak tracer, standing for a Python number, is converted the same way.)
+        weak = [is_weak_scalar(leaf) or isinstance(leaf, Tracer) and leaf.weak for leaf in leaves]
+        arrays = [example_type(leaf).dtype for leaf, w in zip(leaves, weak) if not w]
+        leaves = [_strong(leaf, arrays) if w else leaf for leaf, w in zip(leaves, weak)]
+        operands, types = leaves, [example_type(leaf) for leaf in leaves]
         body = self._trace("the function", lambda *ls: self.fun(*merge(tree_unflatten(in_tree, ls))), leaves,
                            self.name)
         token = _IN_RULES.set(_IN_RULES.get() | {id(self)})
