@@ -265,6 +265,15 @@ def test_vmap_of_grad_of_vmap_and_jvp():
     np.testing.assert_allclose(got, [frame.jvp(lambda w: _f(w, xs[0]), (w,), (ti,))[1] for ti in ts], rtol=1e-12)
 
 
+def test_vmap_of_jacobians():
+    rng = np.random.default_rng(10)
+    w, xs = rng.normal(size=(3, 4)), rng.normal(size=(5, 2, 3))
+    g = lambda w, x: fnp.tanh(x @ w)   # noqa: E731
+    for jac in (frame.jacfwd, frame.jacrev):
+        got = vmap(jac(g), in_axes=(None, 0))(w, xs)
+        np.testing.assert_allclose(got, np.stack([jac(g)(w, x) for x in xs]), rtol=1e-12, atol=1e-14)
+
+
 def test_axes_pytrees_keywords_and_constant_outputs():
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 4))
