@@ -430,3 +430,15 @@ def test_python_numbers_take_the_dtype_of_the_array_arguments():
     np.testing.assert_allclose(g_x, 2.0 * np.cos(x), rtol=1e-6)
     np.testing.assert_allclose(g_k, np.sum(np.sin(x)), rtol=1e-6)
     assert frame.grad(lambda x: fnp.sum(scaled_sin(x, 2.0)))(x).dtype == np.float32
+
+
+def test_taylor_mode_propagates_through_the_body():
+    """jet expands the function's body, as jax.experimental.jet does (it calls a custom_jvp function's
+    primal): log1pexp's Taylor terms along x are the derivatives of softplus."""
+    from frame.frontend.taylor import jet
+
+    x = np.array([0.3, -0.7])
+    s = 1.0 / (1.0 + np.exp(-x))
+    value, terms = jet(log1pexp, (x,), ((np.ones(2), np.zeros(2), np.zeros(2)),))
+    close(value, np.log1p(np.exp(x)))
+    close(terms, [s, s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s)])
