@@ -28,7 +28,7 @@ The generic rules (no per-op code; `frame/compiler/batching.py::batch_rule` pick
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from ..ir.printer import attrs_key
 from ..ir.registry import NodeContext
 from ..ir.types import TensorType
 from ..tracing import bind, prim, trace_rule
+
+if TYPE_CHECKING:
+    from .fused import FusedBody
 
 BatchRule = Callable[[NodeContext, list, tuple, int], list]
 
@@ -190,7 +193,7 @@ def install_batching(build_batched_graph) -> None:
     _TRANSFORM["build_batched_graph"] = build_batched_graph
 
 
-def _batched_body(graph: Graph, in_axes, size: int, sum_outputs=()) -> "FusedBody":  # noqa: F821
+def _batched_body(graph: Graph, in_axes, size: int, sum_outputs=()) -> FusedBody:
     """`graph` batched (outputs at axis 0), frozen as a graph attribute; outputs listed in `sum_outputs`
     summed over the batch axis (the cotangents of operands shared by every example)."""
     from .fused import FusedBody
