@@ -278,6 +278,26 @@ def test_vmap_of_jacobians():
         np.testing.assert_allclose(got, np.stack([jac(g)(w, x) for x in xs]), rtol=1e-12, atol=1e-14)
 
 
+def test_vmap_and_taylor_mode_nest():
+    from frame.frontend.taylor import jet
+    rng = np.random.default_rng(11)
+    w1, w2 = rng.normal(size=(1, 8)), rng.normal(size=(8, 1))
+
+    def u(x):
+        return fnp.sum(fnp.tanh(fnp.reshape(x, (1, 1)) @ w1) @ w2)
+
+    xs = rng.normal(size=5)
+    one = lambda x: jet(u, (x,), ((np.ones(()), np.zeros(()), np.zeros(())),))   # noqa: E731
+    loop = [one(x) for x in xs]
+    primal, series = vmap(one)(xs)
+    np.testing.assert_allclose(primal, [p for p, _ in loop], rtol=1e-13)
+    for k in range(3):
+        np.testing.assert_allclose(series[k], [s[k] for _, s in loop], rtol=1e-12)
+    primal, series = jet(vmap(u), (xs,), ((np.ones(5), np.zeros(5), np.zeros(5)),))
+    for k in range(3):
+        np.testing.assert_allclose(series[k], [s[k] for _, s in loop], rtol=1e-12)
+
+
 def test_axes_pytrees_keywords_and_constant_outputs():
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 4))
