@@ -65,7 +65,8 @@ def write_metrics(result, args, path: str) -> None:
     metrics = {"problem": args.problem, "seed": args.seed, "adam_steps": result.adam_steps,
                "lbfgs_iterations": result.lbfgs_iterations, "relative_l2_error": result.relative_l2_error,
                "final_loss": result.history[-1] if result.history else None,
-               "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds}
+               "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds,
+               "residual_derivatives": result.derivative_mode.as_dict() if result.derivative_mode else None}
     with open(path, "w") as f:
         json.dump(metrics, f, indent=2)
 

@@ -5,10 +5,20 @@ A problem hands the trainer a loss `loss_fn(params, *data)` whose `data` are num
 graph inputs, not constants, so the graph is traced and compiled once and new points of the same
 shape never recompile.
 
-Derivatives in the residuals come from `frame.grad` re-applied to its own derived graph (ARCH-067):
-`u_x` is the gradient of `sum(u)` w.r.t. x, `u_xx` the gradient of `sum(u_x)` w.r.t. x, and the
-trainer then takes the gradient of the loss w.r.t. the parameters — three applications of the one
-backward transform, no tape and no second engine.
+Derivatives in the residuals come in two modes (`pinn.derivative_modes`), both transforms of the
+traced graph, no tape and no second engine:
+
+- "reverse": `frame.grad` re-applied to its own derived graph (ARCH-067): `u_x` is the gradient of
+  `sum(u)` w.r.t. x, `u_xx` the gradient of `sum(u_x)` w.r.t. x, and the trainer then takes the
+  gradient of the loss w.r.t. the parameters — three applications of the one backward transform;
+- "taylor": one Taylor-mode propagation along each coordinate gives `u, u_x, u_xx`
+  (`frame.frontend.taylor.directional_derivatives`), and the trainer's gradient is reverse mode
+  over it.
+
+`derivatives` and `residual` take `mode="auto"` (default): the cheapest mode that agrees with
+reverse mode, measured once per problem, model and input shapes (`derivative_modes.choose`).
+`loss(apply, mode)` builds the training loss for one mode: "reverse" unless asked (the ARCH-067
+structure); `pinn.train` measures the modes on the collocation points and passes the cheapest.
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ import frame
 import frame.numpy as fnp
 from frame.errors import FrameError
 
+from . import derivative_modes
 from .models import MLP
 from .reference import burgers_cole_hopf, poisson1d_green
 
@@ -123,10 +134,15 @@ class Problem:
 
     - `coordinates`: names of the independent variables, e.g. ("x",) or ("x", "t");
     - `training_data(seed) -> tuple` of numpy arrays: the loss's data (graph inputs);
-    - `loss(apply) -> loss_fn(params, *data)`: the scalar PINN loss for a model's `apply`;
-    - `derivatives(apply, params, *coords) -> dict`: u and the derivatives its residual uses;
-    - `residual(apply, params, *coords)`: the PDE residual at points (zero for the solution);
+    - `loss(apply, mode) -> loss_fn(params, *data)`: the scalar PINN loss for a model's `apply`;
+    - `derivatives(apply, params, *coords, mode) -> dict`: u and the derivatives its residual uses;
+    - `residual(apply, params, *coords, mode)`: the PDE residual at points (zero for the solution);
+    - `residual_points(data) -> tuple`: the coordinate arrays of the residual among the training data;
     - `test_points() -> tuple` of (M, 1) coordinate arrays, `reference(*coords)` the solution there.
+
+    `mode` is a derivative mode of `pinn.derivative_modes` ("reverse", "taylor") or "auto"
+    (measured, cached; the default of `derivatives` and `residual`). A subclass computes its derivatives per mode in
+    `<mode>_derivatives(apply, params, *coords)`, and lists the modes it has in `derivative_modes`.
     """
 
     name = "problem"
@@ -134,6 +150,7 @@ class Problem:
     default_layers: list[int] = []
     dtype = "float64"
     input_bounds = None  # (lower, upper) per coordinate: the default model rescales inputs to [-1, 1]
+    derivative_modes: tuple[str, ...] = ("reverse", "taylor")
 
     def default_model(self, seed: int = 0, layers: Sequence[int] | None = None, activation: str = "tanh") -> MLP:
         """The MLP this problem is meant to be trained with."""
@@ -170,17 +187,30 @@ class Problem:
             self._test_reference = self.reference(*self.test_points())
         return self._test_reference
 
+    def derivatives(self, apply: Callable, params, *coords, mode: str = "auto") -> dict:
+        """u and the derivatives the residual uses at points (one (N, 1) array per coordinate), in
+        `mode` ("auto": the cheapest correct mode for this model and these shapes, measured once)."""
+        mode = derivative_modes.resolve(self, apply, params, coords, mode)
+        return getattr(self, f"{mode}_derivatives")(apply, params, *coords)
+
+    def residual_points(self, data: tuple) -> tuple:
+        """The residual's coordinate arrays among `training_data()`: its first ones, one per coordinate."""
+        return tuple(data[:len(self.coordinates)])
+
     # -- to be provided by subclasses
     def training_data(self, seed: int = 0) -> tuple:
         raise NotImplementedError
 
-    def loss(self, apply: Callable) -> Callable:
+    def loss(self, apply: Callable, mode: str = "reverse") -> Callable:
         raise NotImplementedError
 
-    def derivatives(self, apply: Callable, params, *coords) -> dict:
+    def reverse_derivatives(self, apply: Callable, params, *coords) -> dict:
         raise NotImplementedError
 
-    def residual(self, apply: Callable, params, *coords):
+    def taylor_derivatives(self, apply: Callable, params, *coords) -> dict:
+        raise NotImplementedError
+
+    def residual(self, apply: Callable, params, *coords, mode: str = "auto"):
         raise NotImplementedError
 
     def test_points(self) -> tuple:
@@ -249,25 +279,34 @@ class Poisson1D(Problem):
         """(collocation x (N,1), f(x) (N,1), boundary x (2,1), boundary u (2,1)); the grid ignores `seed`."""
         return self.collocation, self.forcing_values, self.boundary_points, self.boundary_targets
 
-    def derivatives(self, apply: Callable, params, x) -> dict:
+    def reverse_derivatives(self, apply: Callable, params, x) -> dict:
         """u, u_x and u_xx at points x (N, 1); u_xx is the transform applied to the transform's output."""
         u_fn = lambda x: apply(params, x)  # noqa: E731
         u_x_fn = pointwise_derivative(u_fn)
         u_xx_fn = pointwise_derivative(u_x_fn)
         return {"u": u_fn(x), "u_x": u_x_fn(x), "u_xx": u_xx_fn(x)}
 
-    def residual(self, apply: Callable, params, x, f=None):
+    def taylor_derivatives(self, apply: Callable, params, x) -> dict:
+        """u, u_x and u_xx at points x (N, 1) from one order-2 Taylor propagation along x."""
+        from frame.frontend.taylor import directional_derivatives
+
+        u, u_x, u_xx = directional_derivatives(lambda x: apply(params, x), order=2)(x)
+        return {"u": u, "u_x": u_x, "u_xx": u_xx}
+
+    def residual(self, apply: Callable, params, x, f=None, mode: str = "auto"):
         """-u'' - f at x; `f` defaults to the forcing evaluated at x (numpy points only)."""
         if f is None:
             f = evaluate_function("Poisson1D forcing", self.forcing, as_points("x", x, self.dtype))
-        u_xx = pointwise_derivative(pointwise_derivative(lambda x: apply(params, x)))(x)
-        return -u_xx - f
+        return -self.derivatives(apply, params, x, mode=mode)["u_xx"] - f
 
-    def loss(self, apply: Callable) -> Callable:
-        """mean((-u'' - f)^2) over collocation points + mean((u - g)^2) over the two boundary points."""
+    def loss(self, apply: Callable, mode: str = "reverse") -> Callable:
+        """mean((-u'' - f)^2) over collocation points + mean((u - g)^2) over the two boundary points;
+        u'' in derivative `mode` ("auto": measured when the loss is first traced)."""
+        derivative_modes.check_mode(mode)
 
         def poisson_loss(params, x, f, x_boundary, u_boundary):
-            u_xx = pointwise_derivative(pointwise_derivative(lambda x: apply(params, x)))(x)
+            # Only u_xx is used: the u and u_x outputs of `derivatives` are dead nodes the pipeline removes.
+            u_xx = self.derivatives(apply, params, x, mode=mode)["u_xx"]
             return fnp.mse_loss(-u_xx, f) + fnp.mse_loss(apply(params, x_boundary), u_boundary)
 
         return poisson_loss
@@ -351,7 +390,7 @@ class Burgers1D(Problem):
         u_u = np.concatenate([self.initial_condition(x0), np.zeros_like(xb)])
         return tuple(a.astype(self.dtype) for a in (x_f, t_f, x_u, t_u, u_u))
 
-    def derivatives(self, apply: Callable, params, x, t) -> dict:
+    def reverse_derivatives(self, apply: Callable, params, x, t) -> dict:
         """u, u_x, u_t and u_xx at points (x, t); u_x and u_t come from one transform (argnums=(0, 1))."""
         u_fn = lambda x, t: self.u(apply, params, x, t)  # noqa: E731
 
@@ -365,16 +404,28 @@ class Burgers1D(Problem):
         u_xx, (u, u_x, u_t) = frame.grad(first_order, has_aux=True)(x, t)
         return {"u": u, "u_x": u_x, "u_t": u_t, "u_xx": u_xx}
 
-    def residual(self, apply: Callable, params, x, t):
+    def taylor_derivatives(self, apply: Callable, params, x, t) -> dict:
+        """u, u_x, u_t and u_xx at points (x, t): an order-2 Taylor propagation along x and an order-1
+        one along t (their common forward pass is merged by the pipeline's CSE)."""
+        from frame.frontend.taylor import directional_derivatives
+
+        u_fn = lambda x, t: self.u(apply, params, x, t)  # noqa: E731
+        u, u_x, u_xx = directional_derivatives(u_fn, order=2, argnums=0)(x, t)
+        u_t = directional_derivatives(u_fn, order=1, argnums=1)(x, t)[1]
+        return {"u": u, "u_x": u_x, "u_t": u_t, "u_xx": u_xx}
+
+    def residual(self, apply: Callable, params, x, t, mode: str = "auto"):
         """u_t + u u_x - nu u_xx at (x, t)."""
-        d = self.derivatives(apply, params, x, t)
+        d = self.derivatives(apply, params, x, t, mode=mode)
         return d["u_t"] + d["u"] * d["u_x"] - self.nu * d["u_xx"]
 
-    def loss(self, apply: Callable) -> Callable:
-        """mean(residual^2) over collocation points + mean((u - u_data)^2) over initial/boundary points."""
+    def loss(self, apply: Callable, mode: str = "reverse") -> Callable:
+        """mean(residual^2) over collocation points + mean((u - u_data)^2) over initial/boundary points;
+        the residual's derivatives in derivative `mode` ("auto": measured when the loss is first traced)."""
+        derivative_modes.check_mode(mode)
 
         def burgers_loss(params, x_f, t_f, x_u, t_u, u_u):
-            f = self.residual(apply, params, x_f, t_f)
+            f = self.residual(apply, params, x_f, t_f, mode=mode)
             return fnp.mean(fnp.square(f)) + fnp.mse_loss(self.u(apply, params, x_u, t_u), u_u)
 
         return burgers_loss

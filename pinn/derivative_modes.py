@@ -1,0 +1,300 @@
+"""How a PINN computes its residual's derivatives: nested reverse mode or Taylor mode, picked by measurement.
+
+Both modes compute the same pointwise derivatives (u_x, u_xx, u_t, ...) of a network applied row
+by row (the collocation points never interact):
+
+- "reverse": `frame.grad` of the sum re-applied to its own derived graph
+  (`pinn.problems.pointwise_derivative`); each order is one more reverse transform, so the derived
+  graph grows exponentially with the order.
+- "taylor": one Taylor-mode propagation along each coordinate
+  (`frame.frontend.taylor.directional_derivatives`), whose graph grows quadratically with the order.
+
+Which one is cheaper depends on the network, the orders the residual needs and the batch, and the
+training step differentiates the residual once more (w.r.t. the parameters), so "auto" measures
+instead of guessing. `select_mode` builds the problem's derivatives with every available mode,
+checks that each agrees with reverse mode's (the reference: a mode that disagrees is never
+chosen, correctness first), times a few compiled calls of what a training step computes through
+them (the parameter gradient of their squared norm) and picks the fastest. The choice is cached
+per problem, model and input signature, so a training loss traced later reuses it.
+
+Selection stays cheap (well under a second for the default problems): the candidates are timed
+on at most `max_points` rows, on the numpy tier (their native tiers are not built: a C build per
+candidate would cost more than the selection is allowed), taking turns call by call (so load from
+other processes falls on all of them alike) for at least three calls each and `min_seconds` in all.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+import frame
+import frame.numpy as fnp
+
+#: the derivative modes, in order of preference when timings tie; "auto" selects among them.
+MODES = ("reverse", "taylor")
+AUTO = "auto"
+#: relative tolerance (max |a - b| / max |b| per output) within which a mode agrees with reverse mode.
+AGREEMENT_RTOL = {"float64": 1e-8, "float32": 2e-3}
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # problem -> {signature: ModeChoice}
+
+
+def _error(message: str):
+    # ProblemError lives in pinn.problems, which imports this module: imported when raised.
+    from .problems import ProblemError
+
+    return ProblemError(message)
+
+
+def unavailable_reason(mode: str) -> str | None:
+    """Why `mode` cannot run in this installation (None when it can)."""
+    if mode == "taylor":
+        try:
+            from frame.frontend.taylor import directional_derivatives  # noqa: F401
+        except ImportError as e:
+            return f"Taylor mode is not available ({e})"
+    return None
+
+
+def check_mode(mode) -> str:
+    """`mode` if it names a mode or "auto"; a `ProblemError` listing the choices otherwise."""
+    if not isinstance(mode, str) or mode not in (AUTO, *MODES):
+        raise _error(f"unknown derivative mode {mode!r}; choose one of {', '.join((AUTO, *MODES))}")
+    return mode
+
+
+def candidate_modes(problem) -> list[str]:
+    """The modes `problem` implements (its `derivative_modes`) that can run here."""
+    return [m for m in MODES if m in getattr(problem, "derivative_modes", ("reverse",)) and unavailable_reason(m) is None]
+
+
+def explicit_mode(problem, mode: str) -> str:
+    """An explicitly requested mode, checked: known, implemented by the problem, available."""
+    check_mode(mode)
+    if mode not in getattr(problem, "derivative_modes", ("reverse",)):
+        raise _error(f"{problem.name}: derivative mode {mode!r} is not implemented for this problem "
+                     f"(it has {', '.join(problem.derivative_modes)})")
+    reason = unavailable_reason(mode)
+    if reason:
+        raise _error(f"{problem.name}: derivative mode {mode!r} was requested but {reason}")
+    return mode
+
+
+@dataclass
+class ModeChoice:
+    """The mode a problem's residual derivatives use and why.
+
+    timings: seconds per compiled call, per measured mode (empty when the caller chose the mode);
+    rejected: mode -> why it was not a candidate (unavailable, or disagreeing with reverse mode);
+    points: the rows the modes were timed on.
+    """
+
+    mode: str
+    timings: dict = field(default_factory=dict)
+    rejected: dict = field(default_factory=dict)
+    points: int = 0
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.timings)
+
+    def describe(self) -> str:
+        """One line: `residual derivatives: <mode> (reverse X ms, taylor Y ms)`."""
+        if not self.measured:
+            return f"residual derivatives: {self.mode} (set by the caller)"
+        times = ", ".join(f"{m} {t * 1e3:.2f} ms" for m, t in self.timings.items())
+        line = f"residual derivatives: {self.mode} ({times}"
+        line += f" per gradient call on {self.points} points)" if self.points else ")"
+        if self.rejected:
+            line += "; not used: " + "; ".join(f"{m}: {why}" for m, why in self.rejected.items())
+        return line
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "timings_ms": {m: t * 1e3 for m, t in self.timings.items()},
+                "rejected": dict(self.rejected), "points": self.points}
+
+
+def interleaved_medians(calls: dict, repeats: int = 3, min_seconds: float = 0.1,
+                        clock: Callable[[], float] = time.perf_counter) -> dict:
+    """Median wall seconds per call of each of `calls` (name -> call; their untimed first calls made).
+
+    The calls take turns, one call of each per round, for at least `repeats` rounds and until
+    `min_seconds` have been spent timing: a millisecond call gets many samples, a slow one three."""
+    times = {name: [] for name in calls}
+    spent, rounds = 0.0, 0
+    while rounds < repeats or spent < min_seconds:
+        for name, call in calls.items():
+            t0 = clock()
+            call()
+            dt = clock() - t0
+            times[name].append(dt)
+            spent += dt
+        rounds += 1
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def _signature(apply, params, coords) -> tuple:
+    leaves, tree = frame.tree_flatten(params)
+    return (apply, repr(tree), tuple(_shape_dtype(v) for v in leaves), tuple(_shape_dtype(c) for c in coords))
+
+
+def _shape_dtype(leaf) -> tuple:
+    if isinstance(leaf, (bool, int, float)):
+        return ((), type(leaf).__name__)
+    return (tuple(leaf.shape), np.dtype(leaf.dtype).name)
+
+
+def _is_concrete(leaf) -> bool:
+    return isinstance(leaf, (np.ndarray, np.generic, bool, int, float))
+
+
+def _stand_in(leaf, rng: np.random.Generator, coordinate: bool):
+    """A concrete array for an abstract leaf (a tracer: the selection runs while a loss is traced).
+    Coordinates are drawn in [-1, 1]; parameters scaled like a Glorot init (the values only need to
+    exercise every derivative, not to be trained)."""
+    if _is_concrete(leaf):
+        return leaf
+    shape, dtype = tuple(leaf.shape), np.dtype(leaf.dtype)
+    if coordinate:
+        return rng.uniform(-1.0, 1.0, shape).astype(dtype)
+    scale = 1.0 / np.sqrt(shape[0]) if len(shape) == 2 else 0.1
+    return (scale * rng.standard_normal(shape)).astype(dtype)
+
+
+def _compile_cold(graph):
+    """Compile without starting a native build when the executable gets hot: the candidates are
+    thrown away after a few calls, and their C builds would compete with the training step's."""
+    previous = frame.runtime.set_native(after_calls=1 << 30)
+    try:
+        return frame.runtime.compile(graph)
+    finally:
+        frame.runtime.set_native(after_calls=previous["after_calls"])
+
+
+def _program(problem, apply, mode: str, params, coords) -> Callable[[], list]:
+    """A compiled call of what a training step computes through the derivatives in `mode`: their
+    squared norm's gradient w.r.t. the parameters (with the derivatives as aux outputs)."""
+    def objective(p, *c):
+        # The mode's own method, not `derivatives`: a subclass may override that without a mode.
+        d = getattr(problem, f"{mode}_derivatives")(apply, p, *c)
+        return sum(fnp.mean(fnp.square(v)) for v in d.values()), d
+
+    has_params = any(isinstance(v, np.ndarray) and v.dtype.kind == "f" or isinstance(v, float)
+                     for v in frame.tree_leaves(params))
+    fn = frame.value_and_grad(objective, has_aux=True) if has_params else objective
+    args = (params, *coords)
+    exe = _compile_cold(frame.trace(fn, *args, name=f"{problem.name}_{mode}_derivatives"))
+    leaves = frame.tree_leaves(args)
+    return lambda: exe(*leaves)
+
+
+def _disagreement(outs: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> float:
+    """The largest relative difference, max |a - b| / max |b|, over corresponding outputs.
+
+    An output whose reference is (nearly) zero, e.g. the bias gradient of an odd network on
+    symmetric points (~1e-17), is measured against 1e-3 of the largest output instead, or its
+    rounding noise would count as disagreement."""
+    outs, reference = [np.asarray(a, np.float64) for a in outs], [np.asarray(b, np.float64) for b in reference]
+    if len(outs) != len(reference) or any(a.shape != b.shape for a, b in zip(outs, reference)):
+        return float("inf")
+    floor = 1e-3 * max((float(np.max(np.abs(b), initial=0.0)) for b in reference), default=0.0) or 1e-30
+    worst = 0.0
+    for a, b in zip(outs, reference):
+        if not np.isfinite(a).all():
+            return float("inf")
+        worst = max(worst, float(np.max(np.abs(a - b), initial=0.0)) / max(float(np.max(np.abs(b), initial=0.0)), floor))
+    return worst
+
+
+def select_mode(problem, apply: Callable, params, coords: Sequence, *, modes: Sequence[str] | None = None,
+                repeats: int = 3, min_seconds: float = 0.1, max_points: int = 2048,
+                measure: Callable[[dict], dict] | None = None, clock: Callable[[], float] = time.perf_counter,
+                seed: int = 0) -> ModeChoice:
+    """Measure the candidate modes for `problem`'s derivatives and return the fastest correct one.
+
+    coords: the residual's coordinate arrays (one (N, 1) array per coordinate); at most
+    `max_points` rows are used. Abstract leaves (tracers) get concrete stand-ins of their shape.
+    Every mode's outputs (derivatives and parameter gradient) are compared with reverse mode's;
+    a mode that disagrees beyond `AGREEMENT_RTOL` is rejected. The remaining modes' calls (after
+    one untimed call each) are timed by `measure({mode: call}) -> {mode: seconds}`, by default
+    `interleaved_medians` with `repeats`, `min_seconds` and `clock`.
+    """
+    candidates = list(candidate_modes(problem) if modes is None else modes)
+    for m in candidates:
+        if m not in MODES:
+            raise _error(f"unknown derivative mode {m!r}; choose one of {', '.join(MODES)}")
+    rejected = {m: unavailable_reason(m) for m in MODES
+                if m in getattr(problem, "derivative_modes", ("reverse",)) and unavailable_reason(m)}
+    if not candidates:
+        raise _error(f"{problem.name}: no derivative mode can run here ({'; '.join(rejected.values())})")
+    rng = np.random.default_rng(seed)
+    coords = tuple(_stand_in(c, rng, True)[:max_points] for c in coords)
+    params = frame.tree_map(lambda v: _stand_in(v, rng, False), params)
+    measure = measure or (lambda calls: interleaved_medians(calls, repeats, min_seconds, clock))
+    reference_mode = "reverse" if "reverse" in candidates else candidates[0]
+    ordered = [reference_mode] + [m for m in candidates if m != reference_mode]
+    tol = AGREEMENT_RTOL.get(np.dtype(coords[0].dtype).name, AGREEMENT_RTOL["float32"])
+    reference, programs = None, {}
+    for mode in ordered:
+        try:
+            call = _program(problem, apply, mode, params, coords)
+            outs = call()
+        except frame.FrameError as e:   # e.g. an op without a Taylor rule: this mode cannot serve the problem
+            rejected[mode] = f"{type(e).__name__}: {e}"
+            continue
+        if reference is None:
+            reference = outs
+        else:
+            diff = _disagreement(outs, reference)
+            if not diff <= tol:
+                rejected[mode] = f"disagrees with {reference_mode} mode (max relative difference {diff:.1e})"
+                continue
+        programs[mode] = call
+    if not programs:
+        raise _error(f"{problem.name}: no derivative mode could be built: {rejected}")
+    measured = measure(programs)
+    timings = {m: float(measured[m]) for m in programs}
+    best = min(timings, key=lambda m: (timings[m], MODES.index(m)))
+    return ModeChoice(best, timings, {m: why for m, why in rejected.items() if m not in timings},
+                      points=len(coords[0]))
+
+
+def choose(problem, apply: Callable, params, coords: Sequence, mode: str = AUTO, **select_kwargs) -> ModeChoice:
+    """The `ModeChoice` for `mode`: an explicit mode as asked (checked), "auto" selected once per
+    problem, model (`apply`) and input signature and then cached."""
+    check_mode(mode)
+    if mode != AUTO:
+        return ModeChoice(explicit_mode(problem, mode))
+    key = _signature(apply, params, coords)
+    try:
+        cached = _CACHE.get(problem, {}).get(key)
+    except TypeError:       # an unhashable apply: nothing to cache it under
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    choice = select_mode(problem, apply, params, coords, **select_kwargs)
+    if key is not None:
+        _CACHE.setdefault(problem, {})[key] = choice
+    return choice
+
+
+def resolve(problem, apply: Callable, params, coords: Sequence, mode: str = AUTO) -> str:
+    """The mode name `problem.derivatives(..., mode=mode)` computes with."""
+    if mode != AUTO:
+        return explicit_mode(problem, mode)
+    return choose(problem, apply, params, coords).mode
+
+
+def cached_choices(problem) -> dict:
+    """The choices cached for `problem`: signature -> `ModeChoice`."""
+    return dict(_CACHE.get(problem, {}))
+
+
+def clear_cache() -> None:
+    """Forget every cached choice (the next "auto" call measures again)."""
+    _CACHE.clear()
