@@ -177,6 +177,12 @@ class _CustomFunction:
                                     f"is {exp}")
 
 
+def _no_symbolic_zeros(custom, symbolic_zeros: bool) -> None:
+    if symbolic_zeros:
+        raise GradientError(f"{custom.kind} '{custom.name}': symbolic_zeros=True is not supported: frame's rules "
+                            "always receive arrays (zeros where a value has no tangent or cotangent)")
+
+
 def _pair(kind: str, name: str, rule: str, result, what: str):
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         got = f"a {type(result).__name__} of length {len(result)}" if isinstance(result, (tuple, list)) \
@@ -238,8 +244,9 @@ class custom_vjp(_CustomFunction):
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         """Set the rules: `fwd(*args) -> (output, residuals)` and `bwd(*nondiff_args, residuals, g) -> cotangents`."""
+        _no_symbolic_zeros(self, symbolic_zeros)
         if not callable(fwd) or not callable(bwd):
             raise GradientError(f"custom_vjp '{self.name}': defvjp needs two callables (fwd, bwd), got "
                                 f"{type(fwd).__name__} and {type(bwd).__name__}")
@@ -299,12 +306,32 @@ class custom_jvp(_CustomFunction):
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
-    def defjvp(self, jvp: Callable) -> Callable:
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule `jvp(*nondiff_args, primals, tangents) -> (output, tangent_out)`; returns it (a decorator)."""
+        _no_symbolic_zeros(self, symbolic_zeros)
         if not callable(jvp):
             raise GradientError(f"custom_jvp '{self.name}': defjvp needs a callable, got {type(jvp).__name__}")
         self.jvp = jvp
         return jvp
+
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """One rule per argument, as JAX's `defjvps`: `jvps[i](t_i, output, *primals)` is the tangent the
+        output gets from argument i's tangent (None: the output does not depend on it); they add up."""
+        if self.nondiff_argnums:
+            raise GradientError(f"custom_jvp '{self.name}': defjvps does not take nondiff_argnums; use defjvp")
+
+        def jvp(primals, tangents):
+            if len(jvps) != len(primals):
+                raise GradientError(f"custom_jvp '{self.name}': defjvps got {len(jvps)} rule(s) for "
+                                    f"{len(primals)} argument(s)")
+            out = self(*primals)   # inside its rules: the body
+            parts = [tree_flatten(fn(t, out, *primals))[0] for fn, t in zip(jvps, tangents) if fn is not None]
+            _, out_tree = tree_flatten(out)
+            if not parts:
+                return out, None
+            return out, tree_unflatten(out_tree, [functools.reduce(lambda a, b: a + b, leaves) for leaves in zip(*parts)])
+
+        self.defjvp(jvp)
 
     def _check_defined(self) -> None:
         if self.jvp is None:

@@ -442,3 +442,22 @@ def test_taylor_mode_propagates_through_the_body():
     value, terms = jet(log1pexp, (x,), ((np.ones(2), np.zeros(2), np.zeros(2)),))
     close(value, np.log1p(np.exp(x)))
     close(terms, [s, s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s)])
+
+
+def test_defjvps_gives_one_rule_per_argument_as_in_jax():
+    @custom_jvp
+    def f(x, y):
+        return fnp.sin(x) * y
+
+    f.defjvps(lambda tx, out, x, y: fnp.cos(x) * tx * y, lambda ty, out, x, y: fnp.sin(x) * ty)
+
+    @jax.custom_jvp
+    def jf(x, y):
+        return jnp.sin(x) * y
+
+    jf.defjvps(lambda tx, out, x, y: jnp.cos(x) * tx * y, lambda ty, out, x, y: jnp.sin(x) * ty)
+    close(frame.jvp(f, (X, Y), (Y * X, 2.0 * Y)), jax.jvp(jf, (X, Y), (Y * X, 2.0 * Y)))
+    close(frame.grad(lambda x, y: fnp.sum(f(x, y)), argnums=(0, 1))(X, X),
+          jax.grad(lambda x, y: jnp.sum(jf(x, y)), argnums=(0, 1))(X, X))
+    with pytest.raises(GradientError, match="symbolic_zeros=True is not supported"):
+        f.defjvp(lambda p, t: (f(*p), t[0]), symbolic_zeros=True)
