@@ -112,14 +112,11 @@ def frame_reverse(params, x, order: int):
 
 
 def frame_taylor(params, x, order: int):
-    import frame
     import frame.numpy as fnp
     from frame.frontend.taylor import directional_derivatives
 
-    ones = np.ones_like(x)
-
-    def d(p, x):
-        return directional_derivatives(lambda x: mlp(p, x, fnp), x, ones, order)[order]
+    def d(p, x):  # x (N, 1): the direction defaults to 1 per point
+        return directional_derivatives(lambda x: mlp(p, x, fnp), order=order)(x)[order]
 
     return frame_compiled(d, params, x)
 

@@ -72,7 +72,7 @@ def frame_step(laplacian: str):
     def lap_taylor(p, x, y):
         from frame.frontend.taylor import laplacian as taylor_laplacian
 
-        return taylor_laplacian(lambda z: mlp(p, z, fnp), fnp.concatenate([x, y], axis=1))
+        return taylor_laplacian(lambda z: mlp(p, z, fnp))(fnp.concatenate([x, y], axis=1))[1]
 
     lap = {"reverse": lap_reverse, "taylor": lap_taylor}[laplacian]
 
