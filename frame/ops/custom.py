@@ -121,7 +121,7 @@ def _jvp_call_forward(ctx, xs, ys, txs):
 
 
 @functools.lru_cache(maxsize=256)
-def transpose_graph(jvp: FusedBody, n_inputs: int) -> Graph:
+def transpose_graph(jvp: FusedBody, n_inputs: int, name: str = "") -> Graph:
     """`[xs..., gys...] -> [gx for each x]`: the transpose of the linear map `t -> jvp(x, t)[tangents]`,
     as reverse mode through `d/dt sum(tangent_out * gy)` with the tangents t bound to zero."""
     build = _REVERSE_MODE.get("build_backward_graph")
@@ -130,6 +130,10 @@ def transpose_graph(jvp: FusedBody, n_inputs: int) -> Graph:
                             "installs it)")
     xs_t = [v.type for v in jvp.inputs[:n_inputs]]
     n_out = len(jvp.outputs) // 2
+    if any(t.is_complex for t in xs_t + [v.type for v in jvp.outputs]):
+        raise GradientError(f"op 'custom_jvp_call' (@{name or jvp.name}): reverse mode through a custom_jvp rule with complex "
+                            "operands or results is not supported (the transpose would need frame's complex pairing); "
+                            "use frame.custom_vjp for it")
     contraction = Graph(f"{jvp.name}_contraction")
     xs = [contraction.add_input(t) for t in xs_t]
     ts = [contraction.add_input(t) for t in xs_t]
@@ -158,7 +162,7 @@ def transpose_graph(jvp: FusedBody, n_inputs: int) -> Graph:
 
 
 def _jvp_call_gradient(ctx, xs, ys, gys):
-    return call(transpose_graph(ctx.attrs["jvp"], len(xs)), *xs, *gys)
+    return call(transpose_graph(ctx.attrs["jvp"], len(xs), ctx.attrs["body"].name), *xs, *gys)
 
 
 register_op("custom_jvp_call", shape=_jvp_call_shape, decomposition=lambda ctx: ctx.attrs["body"],

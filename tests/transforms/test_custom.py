@@ -461,3 +461,15 @@ def test_defjvps_gives_one_rule_per_argument_as_in_jax():
           jax.grad(lambda x, y: jnp.sum(jf(x, y)), argnums=(0, 1))(X, X))
     with pytest.raises(GradientError, match="symbolic_zeros=True is not supported"):
         f.defjvp(lambda p, t: (f(*p), t[0]), symbolic_zeros=True)
+
+
+def test_complex_custom_jvp_works_forward_and_is_refused_in_reverse_by_name():
+    @custom_jvp
+    def square(z):
+        return z * z
+
+    square.defjvp(lambda p, t: (square(p[0]), 2.0 * p[0] * t[0]))
+    z = np.array([1 + 2j, 0.5j])
+    close(frame.jvp(square, (z,), (np.ones(2, complex),))[1], 2.0 * z)
+    with pytest.raises(GradientError, match=r"custom_jvp_call' \(@square\): reverse mode .* complex"):
+        frame.grad(lambda z: fnp.sum(fnp.real(square(z))))(z)
