@@ -79,8 +79,12 @@ class OpSchema:
       the numpy ufuncs that map to it when applied to tracers.
     - `jvp`: the forward-mode rule (`frame.tracing.traced_jvp`), when the default derivation is not
       right or not the cheapest (frame/compiler/forward.py says how the default is derived).
-    - `batch`: the batching rule for `vmap` (frame/compiler/batching.py); `taylor`: the Taylor-mode
-      rule (frame/compiler/taylor.py). Each module documents its rule's signature and its default.
+    - `batch`: the batching rule for `vmap` (frame/compiler/batching.py): `(ctx, batched, size) ->
+      micro-graph`, made by `frame.ops.batching_rules.traced_batch(rule)` from `rule(ctx, xs, batched,
+      size) -> [ys]` (`xs[i]` has a leading batch axis of `size` where `batched[i]`; every result is
+      batched at axis 0). None: ELEMENTWISE ops take the generic `LEADING` rule, ops with
+      `axis`/`axes` attributes `ALONG_AXES`, composites their decomposition's.
+    - `taylor`: the Taylor-mode rule (frame/compiler/taylor.py documents its signature and default).
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
