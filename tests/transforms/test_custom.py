@@ -473,3 +473,12 @@ def test_complex_custom_jvp_works_forward_and_is_refused_in_reverse_by_name():
     close(frame.jvp(square, (z,), (np.ones(2, complex),))[1], 2.0 * z)
     with pytest.raises(GradientError, match=r"custom_jvp_call' \(@square\): reverse mode .* complex"):
         frame.grad(lambda z: fnp.sum(fnp.real(square(z))))(z)
+
+
+def test_jacobians_and_linearize_use_the_rules():
+    x, y = np.array([0.3, -0.7, 1.2]), np.array([1.0, 2.0, 0.5])
+    close(frame.jacfwd(log1pexp)(x), jax.jacfwd(j_log1pexp)(x))
+    close(frame.jacrev(lambda x: sin_times(x[None], y))(x), jax.jacrev(lambda x: j_sin_times(x[None], y))(x))
+    close(frame.jacfwd(hypot_and_ratio, argnums=1)(x, y), jax.jacfwd(j_hypot_and_ratio, argnums=1)(x, y))
+    _, f_jvp = frame.linearize(log1pexp, x)
+    close(f_jvp(y), jax.jvp(j_log1pexp, (x,), (y,))[1])
