@@ -10,8 +10,8 @@ median over processes of the per-process medians, the range, and the median of t
 ratios against a baseline label (a ratio taken within one pair compares two processes that ran
 back to back, which cancels most of the machine's drift). When a worker reports `flops` (the GEMM
 FLOPs of one call) the table also gives the FLOP bound, `flops / peak`, where peak is the GEMM rate
-numpy reaches on this machine (measured in a child process, as every worker, on a 2048^3 product),
-and the fraction of that bound a call reaches.
+numpy reaches on this machine (measured in a child process, as every worker, on a 2048^3 product,
+once per pair, the best kept), and the fraction of that bound a call reaches.
 
 Every child runs with `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` removed from its environment (a
 user's machine has neither and they slow numpy here), for every framework alike; tests and CI
@@ -266,7 +266,7 @@ class Report:
             frac = f"{row.fraction:8.1%}" if row.bound else f"{'':>8}"
             line = (f"{row.case:>10} {row.label:>14} {row.time * scale:13.3f} {f'{lo:.3f}-{hi:.3f}':>17} "
                     f"{ratio} {ratio_range:>13} {bound} {frac}")
-            line += "".join(f" {_fmt(row.fields.get(f)):>10}" for f in fields)
+            line += "".join(f" {_fmt(row.flops if f == 'flops' else row.fields.get(f)):>10}" for f in fields)
             lines.append(line)
         notes = [f"{len(self.labels)} workers x {self.pairs} alternating process pairs; time: median over processes "
                  f"of each process's median call; /{self.baseline}: median of the per-pair ratios"]
@@ -343,11 +343,11 @@ def run_pairs(workers: Sequence[Worker], pairs: int = 3, baseline: str | None = 
             summary = ", ".join(f"{r['case'] or w.label} {r['time'] * 1e3:.3f} ms" for r in timed[:4])
             more = f" (+{len(timed) - 4} cases)" if len(timed) > 4 else ""
             log(f"pair {p + 1}/{pairs} {w.label}: {wall:.1f} s in the process; {summary}{more}")
-    if peak is True and any(r.get("flops") for r in records):
-        # The peak is measured after the pairs, twice, and the better kept: one measurement on the
-        # shared machine can fall on a busy moment and would flatter every fraction.
-        for dtype in dict.fromkeys(r.get("dtype", "float32") for r in records if r.get("flops")):
-            peaks[dtype] = max(measure_gemm_peak(dtype, env=child_env) for _ in range(2))
+        if peak is True:
+            # The peak is measured once per pair and the best kept: one measurement on the shared
+            # machine can fall on a busy moment, and a low peak would flatter every fraction.
+            for dtype in dict.fromkeys(r.get("dtype", "float32") for r in records if r.get("flops")):
+                peaks[dtype] = max(peaks.get(dtype, 0.0), measure_gemm_peak(dtype, env=child_env))
     return Report(labels, baseline, pairs, records, peaks, machine_line())
 
 
