@@ -17,7 +17,8 @@ chosen, correctness first), times a few compiled calls of what a training step c
 them (the parameter gradient of their squared norm) and picks the fastest; another mode replaces
 reverse only when it is faster by more than `MARGIN`, since a difference that small is within what
 the short measurement resolves (Burgers1D: Taylor mode 4% faster in the selection, 7% slower in
-the native-tier training step; Poisson1D: 40% faster in both). The choice is cached per problem,
+the native-tier training step, 3 alternating process pairs; Poisson1D: 40% faster in the
+selection, 19% in the step). The choice is cached per problem,
 model and input signature, so a training loss traced later reuses it.
 
 Selection stays cheap (well under a second for the default problems): the candidates are timed
