@@ -109,3 +109,33 @@ def test_child_environment_drops_only_the_openblas_tuning_variables():
     env = driver.child_environment({"EXTRA": "1"}, base={"OPENBLAS_CORETYPE": "x", "OPENBLAS_L2_SIZE": "y",
                                                         "OPENBLAS_NUM_THREADS": "2", "PATH": "/bin"})
     assert env == {"OPENBLAS_NUM_THREADS": "2", "PATH": "/bin", "JAX_PLATFORMS": "cpu", "EXTRA": "1"}
+
+
+def test_the_derivatives_benchmark_runs_tiny_and_its_methods_agree(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import derivatives
+
+    out = tmp_path / "d.json"
+    derivatives.main(["--orders", "1", "3", "--n", "8", "--pairs", "1", "--warmup", "0", "--repeats", "1",
+                      "--min-seconds", "0", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "order-k derivative of a tanh MLP" in printed and "graph size frame-reverse" in printed
+    saved = json.loads(out.read_text())
+    timed = [s for s in saved["summary"] if not s["skip"]]
+    assert {s["label"] for s in timed} >= {"frame-reverse", "jax-grad", "jax-jet"}
+    assert len(timed) == 2 * len({s["label"] for s in timed})
+    assert all(s["rel diff"] < 1e-4 and s["ops"] > 0 for s in timed)
+
+
+@pytest.mark.slow
+def test_the_poisson2d_benchmark_runs_tiny_and_its_variants_agree(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import poisson2d_step
+
+    out = tmp_path / "p.json"
+    poisson2d_step.main(["--n", "16", "--pairs", "1", "--warmup", "0", "--repeats", "1", "--min-seconds", "0",
+                         "--json", str(out)])
+    assert "2-D Poisson PINN training step" in capsys.readouterr().out
+    timed = [s for s in json.loads(out.read_text())["summary"] if not s["skip"]]
+    assert {s["label"] for s in timed} >= {"frame-reverse", "jax"}
+    assert all(s["rel diff"] < 1e-4 for s in timed)
