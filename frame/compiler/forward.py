@@ -100,9 +100,15 @@ def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph
     for i in wrt:
         tangents[primal_inputs[i]] = out.add_input(primal_inputs[i].type)
 
+    # Only nodes some output needs get tangents: a reverse graph keeps primal nodes (a custom_vjp call,
+    # refused in forward mode) whose values only its gradient nodes read through their own rules.
+    needed = set(out.outputs)
+    for node in reversed(out.nodes):
+        if any(v in needed for v in node.outputs):
+            needed.update(node.inputs)
     for node in list(out.nodes):
         mask = tuple(x in tangents and x.type.is_inexact for x in node.inputs)
-        if not any(mask):
+        if not any(mask) or not any(y in needed for y in node.outputs):
             continue
         schema = get(node.op)
         ctx = NodeContext(node.op, [v.type for v in node.inputs], node.attrs)
