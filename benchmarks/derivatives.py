@@ -20,6 +20,7 @@ graph, dot_general equations of the jaxpr); the FLOP bound divides them by numpy
 Every method's values are checked against jax-grad's at 16 points ("rel diff").
 
     .venv/bin/python benchmarks/derivatives.py [--orders 1 2 3 4 5 6] [--pairs 3] [--dtype float32] [--json OUT]
+    .venv/bin/python benchmarks/derivatives.py --profile 4     # where frame's order-4 call spends its time
 """
 from __future__ import annotations
 
@@ -131,7 +132,28 @@ def frame_compiled(fn, params, x):
     for _ in range(4):  # make the executable hot, then wait for the native tier (as jax.jit has compiled)
         f(params, x)
     exe.wait_native(timeout=600)
-    return (lambda: f(params, x)), frame_counts(f.trace(params, x), exe)
+    call = lambda: f(params, x)  # noqa: E731
+    call.executable, call.leaves = exe, frame.tree_leaves((params, x))
+    return call, frame_counts(f.trace(params, x), exe)
+
+
+def profile(order: int, n: int, dtype: str) -> None:
+    """Per op kind, median ms of one call of frame's order-`order` executables (native tier)."""
+    from pinn_step import profile_executable
+
+    params, x = make_inputs(n, dtype)
+    for method in ("frame-taylor", "frame-reverse"):
+        try:
+            call, counts = BUILDERS[method](params, x, order)
+        except ImportError as e:
+            print(f"{method}: not available ({e})")
+            continue
+        rows = profile_executable(call.executable, call.leaves)
+        total = sum(ms for _, ms, _ in rows)
+        print(f"{method}, order {order}: {total:.3f} ms per call in {sum(c for *_, c in rows)} plan lines "
+              f"(timed per line), {counts['flops'] / 1e6:.1f} MFLOP of GEMMs, tier {call.executable.tier}")
+        for kind, ms, lines in rows:
+            print(f"  {kind:<28} {ms:8.3f} ms {lines:5d} lines")
 
 
 def jax_grad(params, x, order: int):
@@ -264,10 +286,15 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--min-seconds", type=float, default=0.3, help="least timed seconds per order and process")
     parser.add_argument("--json", default=None, metavar="OUT")
+    parser.add_argument("--profile", type=int, default=None, metavar="K",
+                        help="profile frame's order-K executables per op kind (in this process) instead")
     parser.add_argument("--worker", choices=METHODS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if any(k < 1 for k in args.orders):
         parser.error(f"--orders must be >= 1, got {args.orders}")
+    if args.profile is not None:
+        profile(args.profile, args.n, args.dtype)
+        return
     common = ["--orders", *map(str, args.orders), "--n", str(args.n), "--dtype", args.dtype,
               "--warmup", str(args.warmup), "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds)]
     if args.worker:
