@@ -17,6 +17,7 @@ every parameter and the SGD update. Each variant in its own process (`benchmarks
 Every variant's loss and first-layer weight gradient are compared with jax's ("rel diff").
 
     .venv/bin/python benchmarks/poisson2d_step.py [--pairs 3] [--n 4096] [--json OUT]
+    .venv/bin/python benchmarks/poisson2d_step.py --profile     # frame's step per op kind
 """
 from __future__ import annotations
 
@@ -87,20 +88,45 @@ def frame_step(laplacian: str):
     return step
 
 
-def frame_worker(laplacian: str, args):
+def frame_executable(laplacian: str, n: int):
+    """(the compiled step, problem, first output, executable) with its native tier built."""
     import frame
 
     if laplacian == "taylor":
         import frame.frontend.taylor  # noqa: F401  (ImportError: the variant is skipped)
-    problem = make_problem(args.n)
+    problem = make_problem(n)
     step = frame.function(frame_step(laplacian))
     out = step(*problem)
     exe = step.compiled(*problem)
     for _ in range(4):
         step(*problem)
     exe.wait_native(timeout=600)
+    return step, problem, out, exe
+
+
+def frame_worker(laplacian: str, args):
+    step, problem, out, exe = frame_executable(laplacian, args.n)
     stats = time_calls(lambda: step(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
     return stats, frame_counts(step.trace(*problem), exe), out
+
+
+def profile(n: int) -> None:
+    """Per op kind, median ms of one call of frame's step (native tier), each variant."""
+    import frame
+    from pinn_step import profile_executable
+
+    for laplacian in ("taylor", "reverse"):
+        try:
+            step, problem, _, exe = frame_executable(laplacian, n)
+        except ImportError as e:
+            print(f"frame-{laplacian}: not available ({e})")
+            continue
+        rows = profile_executable(exe, frame.tree_leaves(problem))
+        counts = frame_counts(step.trace(*problem), exe)
+        print(f"frame-{laplacian}: {sum(ms for _, ms, _ in rows):.3f} ms per step (timed per plan line), "
+              f"{counts['flops'] / 1e6:.0f} MFLOP of GEMMs, tier {exe.tier}")
+        for kind, ms, lines in rows:
+            print(f"  {kind:<28} {ms:8.3f} ms {lines:5d} lines")
 
 
 # -- jax ------------------------------------------------------------------------------------------------
@@ -155,8 +181,12 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--min-seconds", type=float, default=1.0)
     parser.add_argument("--json", default=None, metavar="OUT")
+    parser.add_argument("--profile", action="store_true", help="profile frame's steps per op kind instead")
     parser.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.profile:
+        profile(args.n)
+        return
     if args.worker:
         worker(args.worker, args)
         return
