@@ -21,7 +21,7 @@ Rules, derived from the registry wherever possible (one rule kind per node, chos
   deep, and nodes equal to one already propagated (op, attrs, operands) share its series (sin's h
   is cos(x), whose h is -sin(x): the series being built). That covers exp, tanh, sin/cos, sigmoid,
   sqrt, log, the inverse trigonometric functions, erf, ... with no per-op code;
-- composites without a fact expand into their decompositions first (`expand_composites`).
+- composites no rule above covers expand into their decompositions first (`expand_composites`).
 
 Fail loud (ARCH-062): an op on the path from the series inputs to an output with none of these
 raises `GradientError` naming it, and so does an op that is not analytic there: an elementwise op
@@ -37,6 +37,7 @@ The `taylor` fact of an op's block (OpSchema.taylor) is one of:
   for a fixed condition; `convert` between float dtypes);
 - `"zero"`: the series of the result is zero whatever the operands' (`stop_gradient`): the
   operands' series are not even computed;
+- `"not analytic"`: refused, for ops whose derivative rule does not show it (mod, fmod: they jump);
 - a recurrence `rule(ctx, k, xs, ys) -> [y_k for each output]`, called once per order k = 1..K:
   `xs[i][j]` (j = 0..k) and `ys[o][j]` (j = 0..k-1) are the operands' and outputs' normalised
   coefficients as objects that support `+ - *` among themselves (elementwise, numpy broadcasting),
@@ -65,12 +66,15 @@ from ..ir.registry import BILINEAR, ELEMENTWISE, LINEAR, NodeContext, OpSchema, 
 from .collector import collector_paused
 from .passes.decompose import expand_composites
 
-LINEAR_FACT, ZERO_FACT = "linear", "zero"
+LINEAR_FACT, ZERO_FACT, NOT_ANALYTIC_FACT = "linear", "zero", "not analytic"
 
 
 def _expandable(schema: OpSchema) -> bool:
-    """Composites that Taylor mode differentiates through their decomposition."""
-    return schema.taylor is None and not schema.has(LINEAR) and not schema.has(BILINEAR)
+    """Composites that Taylor mode differentiates through their decomposition: those no rule covers.
+    An elementwise composite with a gradient rule keeps it (softplus: h = sigmoid(x) is analytic where
+    its stable decomposition goes through relu and |x|)."""
+    return schema.taylor is None and not schema.has(LINEAR) and not schema.has(BILINEAR) and not (
+        schema.has(ELEMENTWISE) and schema.gradient is not None)
 
 
 def _splat(v: Value):
@@ -294,12 +298,15 @@ class _Taylor:
         fact = schema.taylor
         if fact == ZERO_FACT:
             return None
+        if fact == NOT_ANALYTIC_FACT:
+            self.fail(node, "is not analytic (its block says so): Taylor mode has no series for it")
         if fact == LINEAR_FACT or (fact is None and schema.has(LINEAR)):
             return lambda k: self.linear(node, k)
         if callable(fact):
             return lambda k: self.recurrence(node, fact, k)
         if fact is not None:
-            raise GradientError(f"op '{node.op}': unknown taylor fact {fact!r} (expected 'linear', 'zero' or a rule)")
+            raise GradientError(f"op '{node.op}': unknown taylor fact {fact!r} (expected 'linear', 'zero', "
+                                "'not analytic' or a rule)")
         if schema.has(BILINEAR):
             return lambda k: self.bilinear(node, k)
         if schema.has(ELEMENTWISE) and schema.gradient is not None:

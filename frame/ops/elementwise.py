@@ -101,7 +101,9 @@ binary("mul", np.multiply, lambda a, b, y, gy: (gy * b, gy * a), traits=(COMMUTA
 # numpy's true division of integers gives floats; frame does not promote, so ints are refused.
 binary("div", np.divide, lambda a, b, y, gy: (gy / b, -(gy * y) / b), operands="inexact", doc="a / b (true division)",
        numpy="divide", c="({0} / {1})", jax="jnp.divide", jax_imports=["div"], frontend=["divide", "true_divide"],
-       operators=["__truediv__", "__rtruediv__"], ufuncs=["divide", "true_divide"])
+       operators=["__truediv__", "__rtruediv__"], ufuncs=["divide", "true_divide"],
+       # y = a / b: b y = a, so y_k = (a_k - sum_{j>=1} b_j y_{k-j}) / b_0 (the derivation nests 1/b K deep)
+       taylor=lambda ctx, k, xs, ys: [(xs[0][k] - sum(xs[1][j] * ys[0][k - j] for j in range(1, k + 1))) / xs[1][0]])
 
 # -- unary math --------------------------------------------------------------------------------
 unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=(LINEAR,), doc="-x",
@@ -109,7 +111,10 @@ unary("neg", np.negative, lambda ctx, x, y, gy: -gy, operands="numeric", traits=
       operators=["__neg__"], ufuncs=["negative"])
 unary("square", np.square, lambda ctx, x, y, gy: gy * (2.0 * x), operands="inexact", doc="x * x",
       numpy="square", c="({0} * {0})", jax=lambda J, x: x * x, jax_imports=["square"], frontend=["square"],
-      ufuncs=["square"])
+      ufuncs=["square"],
+      # The Cauchy product, each cross term once: half the nodes of the derivation from 2x (tanh's series uses it).
+      taylor=lambda ctx, k, xs, ys: [2 * sum(xs[0][j] * xs[0][k - j] for j in range((k + 1) // 2))
+                                     + (xs[0][k // 2] * xs[0][k // 2] if k % 2 == 0 else 0)])
 # exp, log, sin, cos and tanh are not correctly rounded in every library, so no C expression
 # gives numpy's bits for them: they stay numpy calls between native kernels.
 unary("exp", np.exp, lambda ctx, x, y, gy: gy * y, operands="inexact", doc="e ** x",
@@ -180,7 +185,7 @@ unary("pow", lambda x, exponent: np.power(x, np.asarray(exponent, x.dtype)), _po
 unary("stop_gradient", lambda x: x, lambda ctx, x, y, gy: None, operands="any",
       doc="identity whose gradient is zero", traits=(VIEW,),
       numpy=lambda e, x: x, c="{0}", jax="lax.stop_gradient", jax_imports=["stop_gradient"],
-      frontend=["stop_gradient"])
+      frontend=["stop_gradient"], taylor="zero")
 
 
 # -- predicates, comparisons and logic: bool results, zero derivatives ------------------------------
@@ -256,7 +261,8 @@ def _where_grad(ctx, xs, ys, gys):
 
 register_op("where", shape=_where_shape, kernel=np.where, num_inputs=3, gradient=traced_gradient(_where_grad),
             traits=(ELEMENTWISE,), promote=(1, 2), doc="a where cond, else b (cond bool; the three broadcast)",
-            jax="jnp.where")
+            # Taylor mode: linear in the two values for a fixed condition (a differentiated condition is refused).
+            jax="jnp.where", taylor="linear")
 
 
 def _convert_shape(ctx: NodeContext):
@@ -274,4 +280,4 @@ def _convert_grad(ctx, xs, ys, gys):
 register_op("convert", shape=_convert_shape, kernel=lambda x, dtype: np.asarray(x).astype(dtype), num_inputs=1,
             attrs={"dtype": ((str,), True)}, gradient=traced_gradient(_convert_grad), traits=(ELEMENTWISE,),
             doc="x cast to `dtype` (numpy's astype: unsafe casting, floats to ints truncate)",
-            jax=lambda J, x, dtype: J.lax.convert_element_type(x, J.jnp.dtype(dtype)))
+            jax=lambda J, x, dtype: J.lax.convert_element_type(x, J.jnp.dtype(dtype)), taylor="linear")

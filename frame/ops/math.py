@@ -133,14 +133,17 @@ def _remainder_grad(quotient):
 binary("floor_divide", np.floor_divide, zero_derivatives, operands="real", doc="floor(x1 / x2), as numpy's //",
        numpy="floor_divide", jax="jnp.floor_divide", frontend=["floor_divide"],
        operators=["__floordiv__", "__rfloordiv__"], ufuncs=["floor_divide"])
+# Both jump where the quotient does: their derivative rule (1 in x1) holds between jumps only, so Taylor mode refuses them.
 binary("mod", np.remainder, _remainder_grad(lambda a, b: prim.floor_divide(a, b)), operands="real",
        doc="remainder of floor division, with the sign of the divisor (numpy's mod / remainder)", numpy="remainder",
-       jax="jnp.remainder", frontend=["mod", "remainder"], operators=["__mod__", "__rmod__"], ufuncs=["remainder"])
+       jax="jnp.remainder", frontend=["mod", "remainder"], operators=["__mod__", "__rmod__"], ufuncs=["remainder"],
+       taylor="not analytic")
 # C's fmod is exact (the remainder of truncated division is representable); lax.rem imports as it
 # (jax_rules_math: integer rem is refused, XLA gives the dividend for a zero divisor where numpy gives 0).
 binary("fmod", np.fmod, _remainder_grad(lambda a, b: prim.trunc(a / b)), operands="real",
        doc="remainder of truncated division, with the sign of the dividend (C's fmod)", numpy="fmod",
-       c="fmod{f}({0}, {1})", jax="jnp.fmod", frontend=["fmod"], ufuncs=["fmod"])
+       c="fmod{f}({0}, {1})", jax="jnp.fmod", frontend=["fmod"], ufuncs=["fmod"],
+       taylor="not analytic")
 
 
 def _power_grad(a, b, y, gy):
