@@ -114,10 +114,11 @@ class _Coef:
         return _Coef(self.t, self.t.unary("neg", self.raw), self.order)
 
     def __sub__(self, other):
-        return self + (-self._other(other))
+        other = self._other(other)
+        return _Coef(self.t, self.t.sub(self.raw, other.raw), max(self.order, other.order))
 
     def __rsub__(self, other):
-        return self._other(other) + (-self)
+        return self._other(other) - self
 
     def __mul__(self, other):
         if isinstance(other, _Coef):
@@ -147,6 +148,7 @@ class _Taylor:
         self.order_of: dict[Node, int] = {}
         self.schedule: list = []                # (m, step) in propagation order
         self._consts: dict[tuple, Value] = {}
+        self._ones: set[Value] = set()          # the gy = 1 of inlined derivatives: products skip it
         self._scaled: dict[tuple, object] = {}
 
     # -- coefficient algebra: a coefficient is None (zero), a Value, or (collapsed mode, order < K)
@@ -166,6 +168,8 @@ class _Taylor:
         v = self._consts.get(key)
         if v is None:
             v = self._consts[key] = self.node("constant", [], {"value": np.full(t.shape, value, t.dtype)})
+            if value == 1:
+                self._ones.add(v)
         return v
 
     @staticmethod
@@ -183,6 +187,13 @@ class _Taylor:
             return a
         return self._map(lambda x, y: self.node("add", [x, y]), a, b)
 
+    def sub(self, a, b):
+        if b is None:
+            return a
+        if a is None:
+            return self.unary("neg", b)
+        return self._map(lambda x, y: self.node("sub", [x, y]), a, b)
+
     def unary(self, op: str, a, attrs=None):
         return None if a is None else self._map(lambda x: self.node(op, [x], attrs), a)
 
@@ -191,7 +202,7 @@ class _Taylor:
 
     def scale(self, c, a):
         if a is None or c == 0:
-            return None if c == 0 else a
+            return None
         if c == 1:
             return a
         return self._map(lambda x: self.node("mul", [self.const(c, x.type.dtype), x]), a)
@@ -207,10 +218,9 @@ class _Taylor:
         """op(a, b) for a bilinear op, contracting the directions when the product reaches the top order."""
         if a is None or b is None:
             return None
-        if op == "mul":  # a factor of ones (the gy = 1 of inlined derivatives) is skipped
+        if op == "mul":  # the gy = 1 of inlined derivatives (full-shape ones) is skipped
             for x, y in ((a, b), (b, a)):
-                if isinstance(y, Value) and _splat(y) == 1 and self._shape(x) == np.broadcast_shapes(
-                        self._shape(x), y.type.shape):
+                if y in self._ones and self._shape(x) == y.type.shape:
                     return x
         apply = lambda x, y: self.node(op, [x, y], attrs)  # noqa: E731
         if isinstance(a, tuple) and isinstance(b, tuple) and order == self.K:
@@ -355,8 +365,8 @@ class _Taylor:
         dep = tuple(i for i, v in enumerate(node.inputs) if v in self.coef)
         h_graph = _derivative_graph(node.op, tuple(v.type for v in node.inputs), y.type, node.attrs, dep)
         if h_graph is None:
-            self.fail(node, "is not analytic: its derivative is zero (a piecewise constant function), so Taylor "
-                            "mode has no series for it")
+            self.fail(node, f"is not analytic: '{node.op}' is piecewise constant in a differentiated operand (its "
+                            "derivative is zero wherever it exists), so Taylor mode has no series for it")
         start, args = len(self.g.nodes), []
         for v in node.inputs:
             if v.type.shape != y.type.shape:   # the derivative at the result's shape, not summed back
@@ -384,7 +394,7 @@ _DERIVATIVES: dict[tuple, Graph | None] = {}
 
 def _derivative_graph(op: str, input_types: tuple, out_type, attrs: dict, dep: tuple) -> Graph | None:
     """The graph [x..., y, gy] -> [h_i for i in dep] of op's gradient rule, operands at the result's shape,
-    composites expanded and pruned to the outputs asked for; None when every h_i is zero."""
+    composites expanded and pruned to the outputs asked for; None when an h_i is zero."""
     key = (op, input_types, out_type, attrs_key(attrs), dep)
     if key in _DERIVATIVES:
         return _DERIVATIVES[key]
@@ -393,7 +403,7 @@ def _derivative_graph(op: str, input_types: tuple, out_type, attrs: dict, dep: t
     micro = get(op).gradient(NodeContext(op, types, dict(attrs)))
     micro = expand_composites(micro, _expandable)
     outs = [micro.outputs[i] for i in dep]
-    if all(_splat(v) == 0 for v in outs):
+    if any(_splat(v) == 0 for v in outs):   # piecewise constant in that operand (floor, heaviside's x1)
         _DERIVATIVES[key] = None
         return None
     needed, keep = set(outs), []

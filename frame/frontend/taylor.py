@@ -18,7 +18,6 @@ into the enclosing trace inside one (`frame.grad` of a loss built on `laplacian`
 from __future__ import annotations
 
 import functools
-import math
 import threading
 from collections import OrderedDict
 from typing import Callable, Sequence
@@ -165,9 +164,13 @@ def directional_derivatives(fun: Callable, direction=None, order: int = 4, argnu
             v = np.ones(t.shape, t.dtype)
         else:
             v = direction
-            if isinstance(v, Tracer):
-                if not t.shape == v.shape:
-                    v = fnp.broadcast_to(v, t.shape)
+            if isinstance(v, Tracer):   # a traced direction (e.g. one being differentiated)
+                try:
+                    np.broadcast_shapes(v.shape, t.shape)
+                except ValueError:
+                    raise GradientError(f"directional_derivatives: direction of shape {v.shape} does not broadcast "
+                                        f"to argument {a}'s shape {t.shape}") from None
+                v = fnp.broadcast_to(fnp.asarray(v, dtype=t.dtype), t.shape)
             else:
                 arr = np.asarray(v, dtype=t.dtype)
                 try:

@@ -405,3 +405,38 @@ def test_bad_arguments_raise_clear_errors():
         build_taylor_graph(forward, [1], 2)
     with pytest.raises(GradientError, match="input_orders"):
         build_taylor_graph(forward, [0], 2, input_orders=[(3,)])
+
+
+def test_taylor_mode_composes_with_the_other_transforms():
+    """jet of a gradient, the gradient and jvp of a jet's term, jet of a jet, vmap of directional derivatives."""
+    x = np.array([0.3, -0.7, 1.2])
+    s = [np.array([1.0, 0.5, 2.0]), np.array([0.1, 0.2, 0.3]), np.array([0.4, -0.2, 0.1])]
+
+    def f(x, xp):
+        return xp.sum(xp.tanh(x) ** 2 * xp.sin(x))
+
+    with jax.enable_x64(True):
+        want_jet_grad = jax_jet.jet(jax.grad(lambda x: f(x, jnp)), (x,), (s,))[1]
+        want_grad_jet = jax.grad(lambda x: jnp.sum(jax_jet.jet(jnp.tanh, (x,), (s,))[1][2]))(x)
+        want_jvp_jet = jax.jvp(lambda x: jax_jet.jet(jnp.tanh, (x,), (s,))[1][1], (x,), (np.ones(3),))[1]
+        want_jet_jet = jax_jet.jet(lambda x: jax_jet.jet(jnp.sin, (x,), ([jnp.cos(x)],))[1][0], (x,), (s,))[1]
+        want_vmap = jax.vmap(jax.grad(jax.grad(jax.grad(jnp.tanh))))(x)
+    for g, w in zip(jet(frame.grad(lambda x: f(x, fnp)), (x,), (s,))[1], want_jet_grad):
+        assert_close(g, w)
+    assert_close(frame.grad(lambda x: fnp.sum(jet(fnp.tanh, (x,), (s,))[1][2]))(x), want_grad_jet)
+    assert_close(frame.jvp(lambda x: jet(fnp.tanh, (x,), (s,))[1][1], (x,), (np.ones(3),))[1], want_jvp_jet)
+    inner = lambda x: jet(fnp.sin, (x,), ([fnp.cos(x)],))[1][0]  # noqa: E731
+    for g, w in zip(jet(inner, (x,), (s,))[1], want_jet_jet):
+        assert_close(g, w)
+    assert_close(frame.vmap(lambda x: directional_derivatives(fnp.tanh, order=3)(x)[3])(x), want_vmap)
+
+
+def test_a_traced_direction_is_differentiable():
+    """d/dv of D_v^2 u = 2 H v: the direction itself may be a traced (differentiated) value."""
+    x = np.array([[0.3, -0.4]])
+    v = np.array([0.7, 0.2])
+    u = lambda x: fnp.sin(x[:, :1] * x[:, 1:]) + x[:, :1] ** 3  # noqa: E731
+    got = frame.grad(lambda v: fnp.sum(directional_derivatives(u, direction=v, order=2)(x)[2]))(v)
+    with jax.enable_x64(True):
+        want = 2.0 * jax.hessian(lambda r: jnp.sin(r[0] * r[1]) + r[0] ** 3)(x[0]) @ v
+    assert_close(got, want)
