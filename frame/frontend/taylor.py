@@ -192,31 +192,59 @@ def directional_derivatives(fun: Callable, direction=None, order: int = 4, argnu
     return wrapper
 
 
-def laplacian(fun: Callable, argnums: int = 0) -> Callable:
+def laplacian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """`fun` -> a function returning `(u, lap_u)`, lap_u = sum_i d^2u/dx_i^2, from one collapsed propagation.
 
     Argument `argnums` holds coordinates along its last axis: x (N, d) for a pointwise function
-    of rows (row r of u depends on row r of x), or x (d,). Direction i moves every row's
-    coordinate i; the d first-order terms are propagated per direction and the second-order term
-    summed over them (the forward Laplacian), so the cost is that of about d first derivatives,
-    not d second ones. Nests with `frame.grad` (a PINN loss on it has parameter gradients) and
-    inside `frame.function`.
+    of rows (row r of u depends on row r of x), or x (d,). Several argnums (x (N, 1), y (N, 1), ...:
+    equal shapes but for the last axis) are coordinates together, the Laplacian summing over all
+    of them. Direction i moves every row's coordinate i; the d first-order terms are propagated
+    per direction and the second-order term summed over them (the forward Laplacian), so the cost
+    is that of about d first derivatives, not d second ones. Nests with `frame.grad` (a PINN loss
+    on it has parameter gradients) and inside `frame.function`.
     """
+    if not isinstance(argnums, (tuple, list)):
+        _single_argnum("laplacian", argnums, 1 << 30)   # type check now; the range at the call
+    elif not argnums:
+        raise GradientError("laplacian: argnums names no argument")
+
     @functools.wraps(fun)
     def wrapper(*args):
-        a = _single_argnum("laplacian", argnums, len(args))
-        t = _point_argument("laplacian", args, a)
-        if t.rank == 0:
-            raise GradientError(f"laplacian: argument {a} must hold coordinates along its last axis, got a scalar")
-        d = t.shape[-1]
+        nums = _argnums_tuple(argnums, len(args))
+        types = [_point_argument("laplacian", args, a) for a in nums]
+        for a, t in zip(nums, types):
+            if t.rank == 0:
+                raise GradientError(f"laplacian: argument {a} must hold coordinates along its last axis, got a scalar")
+            if t.shape[:-1] != types[0].shape[:-1] or t.dtype != types[0].dtype:
+                raise GradientError(f"laplacian: the coordinate arguments {nums} must have equal shapes but for the last "
+                                    f"axis and one dtype, got {[tt.shape for tt in types]} and "
+                                    f"{[tt.dtype for tt in types]}")
+        widths = [t.shape[-1] for t in types]
+        d = sum(widths)
+        if len(nums) == 1:
+            body, point, others = fun, args, ()
+        else:   # the coordinates as one array: one series input, its slices are the arguments
+            offsets = np.cumsum([0] + widths)
+
+            def body(z, *rest):
+                full = list(rest)
+                for a, lo, hi in sorted(zip(nums, offsets[:-1], offsets[1:])):
+                    full.insert(a, z[..., int(lo):int(hi)])
+                return fun(*full)
+
+            point = (fnp.concatenate([args[a] for a in nums], axis=-1),)
+            others = tuple(x for i, x in enumerate(args) if i not in nums)
+        shape = types[0].shape[:-1] + (d,)
         directions = []
         for i in range(d):
-            e = np.zeros(t.shape, t.dtype)
+            e = np.zeros(shape, types[0].dtype)
             e[..., i] = 1
             directions.append(e)
-        res = trace_function(fun, args, name=getattr(fun, "__name__", "fn"))
-        leaves = tree_flatten(args)[0]
-        offset = len(tree_flatten(args[:a])[0])
+        call_args = (*point, *others) if len(nums) > 1 else args
+        a = 0 if len(nums) > 1 else nums[0]
+        res = trace_function(body, call_args, name=getattr(fun, "__name__", "fn"))
+        leaves = tree_flatten(call_args)[0]
+        offset = len(tree_flatten(call_args[:a])[0])
         graph = taylor_graph(res.graph, [offset], 2, [(1,)], directions=d)
         outs = evaluate(graph, [*leaves, *res.captures, *directions])
         n = len(res.graph.outputs)

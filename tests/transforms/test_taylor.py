@@ -270,6 +270,24 @@ def test_laplacian_of_an_mlp_matches_the_trace_of_the_jax_hessian(d):
     assert_close(lap[:, 0], want)
 
 
+def test_laplacian_over_several_coordinate_arguments():
+    """u(x, params, y) with x and y (N, 1): argnums=(0, 2) sums over both, as the one-array form does."""
+    params = init_mlp(np.random.default_rng(4), [2, 16, 16, 1])
+    rng = np.random.default_rng(9)
+    x, y = rng.uniform(-1.0, 1.0, (7, 1)), rng.uniform(-1.0, 1.0, (7, 1))
+
+    def u(x, p, y):
+        return mlp(p, fnp.concatenate([x, y], axis=1))
+
+    value, lap = laplacian(u, argnums=(0, 2))(x, params, y)
+    with jax.enable_x64(True):
+        want = jax.jit(_jax_laplacian)(params, np.concatenate([x, y], axis=1))
+    assert_close(value, mlp(params, np.concatenate([x, y], axis=1), np))
+    assert_close(lap[:, 0], want)
+    with pytest.raises(GradientError, match="equal shapes but for the last axis"):
+        laplacian(u, argnums=(0, 2))(x, params, y[:3])
+
+
 def test_laplacian_is_one_collapsed_propagation():
     """One primal pass: the derived graph holds the MLP's tanh nodes once, and about d first-order and one
     second-order matmul per layer, not d second-order propagations."""
