@@ -14,13 +14,14 @@ from .frontend.transforms import RetraceWarning, function, grad, stop_gradient, 
 from .frontend.jacobians import hessian, jacfwd, jacrev, jvp, linearize
 from .frontend.batching import vmap
 from .frontend.custom import custom_jvp, custom_vjp
+from .frontend.taylor import directional_derivatives, jet, laplacian
 from . import compiler, runtime  # noqa: E402
 from . import train  # noqa: E402  (scipy and tqdm load only when used)
 from . import interop  # noqa: E402  (JAX loads lazily, on first use of an interop name)
 from .frontend.numpy import debug_print
 
 __version__ = "0.1.0"
-__all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "ShapeDtype",
+__all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
            "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
            "ops", "numpy", "compiler", "runtime", "train", "interop"]
