@@ -455,8 +455,10 @@ def _check(graph: Graph, wrt_input_indices: Sequence[int], order, input_orders, 
 
 @collector_paused()
 def build_taylor_graph(graph: Graph, wrt_input_indices: Sequence[int], order: int,
-                       input_orders: Sequence[Sequence[int]] | None = None, directions: int | None = None) -> Graph:
-    """Derive the Taylor-mode graph of `graph` to order K = `order` (jet's convention, module docstring).
+                       input_orders: Sequence[Sequence[int]] | None = None, directions: int | None = None,
+                       factorial_scaled: bool = True) -> Graph:
+    """Derive the Taylor-mode graph of `graph` to order K = `order` (jet's convention, module docstring;
+    `factorial_scaled=False`: the normalised coefficients x_k = x^(k) / k! instead, as jet's option).
 
     Inputs: `graph`'s inputs, then for each wrt input (in the order given) its series terms
     x^(k) for the orders in `input_orders[i]` (default 1..K; orders left out are zero, which makes
@@ -477,8 +479,11 @@ def build_taylor_graph(graph: Graph, wrt_input_indices: Sequence[int], order: in
     g = expand_composites(g, _expandable)
     t = _Taylor(g, K, d, graph.name)
 
+    def factorial(k: int) -> int:
+        return math.factorial(k) if factorial_scaled else 1
+
     def term(x: Value, k: int):   # a series input, normalised (x_k = x^(k) / k!)
-        return t.scale(1.0 / math.factorial(k), g.add_input(x.type))
+        return t.scale(1.0 / factorial(k), g.add_input(x.type))
 
     for i, ks in zip(wrt, input_orders):
         x = g.inputs[i]
@@ -510,7 +515,7 @@ def build_taylor_graph(graph: Graph, wrt_input_indices: Sequence[int], order: in
             c = t.c(y, k) if y in t.coef else None
             per_dir = d is not None and k < K
             zero = t.full(0, y.type)
-            c = t.scale(math.factorial(k), c)
+            c = t.scale(factorial(k), c)
             if per_dir:
                 for v in (c if c is not None else (zero,) * d):
                     g.mark_output(v)

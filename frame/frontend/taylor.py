@@ -39,16 +39,17 @@ _GRAPHS_MAX = 128
 _LOCK = threading.Lock()
 
 
-def taylor_graph(graph: Graph, wrt: Sequence[int], order: int, input_orders=None, directions=None) -> Graph:
+def taylor_graph(graph: Graph, wrt: Sequence[int], order: int, input_orders=None, directions=None,
+                 factorial_scaled: bool = True) -> Graph:
     """`build_taylor_graph`, memoised (least recently used first out) by graph fingerprint and arguments."""
     key = (fingerprint(graph), tuple(wrt), order, None if input_orders is None else tuple(map(tuple, input_orders)),
-           directions)
+           directions, bool(factorial_scaled))
     with _LOCK:
         hit = _GRAPHS.get(key)
         if hit is not None:
             _GRAPHS.move_to_end(key)
             return hit
-    derived = build_taylor_graph(graph, wrt, order, input_orders, directions)
+    derived = build_taylor_graph(graph, wrt, order, input_orders, directions, factorial_scaled)
     with _LOCK:
         derived = _GRAPHS.setdefault(key, derived)
         while len(_GRAPHS) > _GRAPHS_MAX:
@@ -76,13 +77,15 @@ def _term(fn: str, i: int, k: int, path: str, term, like):
     return term
 
 
-def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple:
+def jet(fun: Callable, primals: Sequence, series: Sequence, factorial_scaled: bool = True) -> tuple:
     """Taylor-mode derivatives of `fun` along a polynomial path, like `jax.experimental.jet.jet`.
 
     `primals` is a tuple of arguments (arrays or pytrees); `series` has one entry per primal, a
     list of K terms each shaped like it: the input path is x(t) = x + sum_k series[i][k-1] t^k / k!.
     Returns `(fun(*primals), series_out)`: for each output leaf a list of K terms, the derivatives
-    d^k/dt^k fun(x(t)) at t = 0, in the output's pytree structure.
+    d^k/dt^k fun(x(t)) at t = 0, in the output's pytree structure. With `factorial_scaled=False`
+    (JAX's option) input and output terms are the plain Taylor coefficients instead:
+    x(t) = x + sum_k series[i][k-1] t^k.
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(series, (tuple, list)):
         raise GradientError(f"jet: primals and series must be tuples, got {type(primals).__name__} and "
@@ -115,7 +118,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple:
             input_orders.append(tuple(k for k, _ in given))
             terms += [x for _, x in given]
         leaves += p_leaves
-    graph = taylor_graph(res.graph, range(len(leaves)), K, input_orders)
+    graph = taylor_graph(res.graph, range(len(leaves)), K, input_orders, factorial_scaled=factorial_scaled)
     outs = evaluate(graph, [*leaves, *res.captures, *terms])
     n = len(res.graph.outputs)
     primal_out = tree_unflatten(res.out_tree, outs[:n])
