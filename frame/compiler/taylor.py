@@ -59,7 +59,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import GradientError
-from ..ir.clone import clone_graph, copy_nodes
+from ..ir.clone import clone_graph, copy_nodes, inline_graph
 from ..ir.graph import Graph, Node, Value
 from ..ir.printer import attrs_key
 from ..ir.registry import BILINEAR, ELEMENTWISE, LINEAR, NodeContext, OpSchema, get
@@ -144,9 +144,9 @@ class _Taylor:
         self.coef: dict[Value, list] = {}       # value -> [primal, c_1, ..., c_m] (None: zero)
         self.discrete: dict[Value, str] = {}    # bool/int values computed from a series input -> the op
         self.owner: dict[Node, str] = {}        # inlined derivative nodes -> the op they differentiate
-        self.seen: dict[tuple, Node] = {}       # (op, attrs, operands) -> propagated node, and its order
-        self.order_of: dict[Node, int] = {}
-        self.schedule: list = []                # (m, step) in propagation order
+        self.seen: dict[tuple, Node] = {}       # (op, attrs, operands) -> the node propagated for them
+        self.order_of: dict[Node, int] = {}     # propagated node -> the order m it is propagated to
+        self.schedule: list = []                # (node, m, step) in propagation order
         self._consts: dict[tuple, Value] = {}
         self._ones: set[Value] = set()          # the gy = 1 of inlined derivatives: products skip it
         self._scaled: dict[tuple, object] = {}
@@ -254,12 +254,12 @@ class _Taylor:
         return None if c is None else self._map(one, c)
 
     # -- errors
-    def where(self, node: Node) -> str:
+    def subject(self, node: Node) -> str:
         owner = self.owner.get(node)
         return f"op '{owner}' (its derivative uses '{node.op}')" if owner else f"op '{node.op}'"
 
     def fail(self, node: Node, why: str):
-        raise GradientError(f"Taylor mode: {self.where(node)} in graph '{self.name}' {why}")
+        raise GradientError(f"Taylor mode: {self.subject(node)} in graph '{self.name}' {why}")
 
     # -- propagation
     def visit(self, node: Node, m: int, pending: list) -> None:
@@ -372,7 +372,7 @@ class _Taylor:
             if v.type.shape != y.type.shape:   # the derivative at the result's shape, not summed back
                 v = self.node("broadcast_to", [v], {"shape": y.type.shape})
             args.append(v)
-        hs = _inline(self.g, h_graph, [*args, y, self.full(1, y.type)])
+        hs = inline_graph(self.g, h_graph, [*args, y, self.full(1, y.type)])
         owner = self.owner.get(node, node.op)
         for new in self.g.nodes[start:]:
             self.owner[new] = owner
@@ -418,12 +418,6 @@ def _derivative_graph(op: str, input_types: tuple, out_type, attrs: dict, dep: t
         pruned.mark_output(value_map[v])
     _DERIVATIVES[key] = pruned
     return pruned
-
-
-def _inline(target: Graph, source: Graph, arguments: Sequence[Value]) -> list[Value]:
-    value_map = dict(zip(source.inputs, arguments))
-    copy_nodes(target, source.nodes, value_map)
-    return [value_map[v] for v in source.outputs]
 
 
 def _check(graph: Graph, wrt_input_indices: Sequence[int], order, input_orders, directions):
