@@ -270,7 +270,7 @@ def report_targets(report, orders) -> list[str]:
             continue
         growth = " ".join(f"{b / a:.2f}" for a, b in zip(sizes, sizes[1:]))
         verdict = "met" if at_most_quadratic(list(orders), sizes) else "not met"
-        lines.append(f"graph size {label}: {' '.join(map(str, sizes))} ops; growth per order {growth}; "
+        lines.append(f"graph size {label}: {' '.join(map(str, sizes))} ops; growth {growth}; "
                      f"log-log slope {growth_exponent(orders, sizes):.2f}; at most quadratic: {verdict}")
     return lines
 

@@ -266,7 +266,8 @@ class Report:
             frac = f"{row.fraction:8.1%}" if row.bound else f"{'':>8}"
             line = (f"{row.case:>10} {row.label:>14} {row.time * scale:13.3f} {f'{lo:.3f}-{hi:.3f}':>17} "
                     f"{ratio} {ratio_range:>13} {bound} {frac}")
-            line += "".join(f" {_fmt(row.flops if f == 'flops' else row.fields.get(f)):>10}" for f in fields)
+            line += "".join(f" {_fmt_flops(row.flops) if f == 'flops' else _fmt(row.fields.get(f)):>10}"
+                            for f in fields)
             lines.append(line)
         notes = [f"{len(self.labels)} workers x {self.pairs} alternating process pairs; time: median over processes "
                  f"of each process's median call; /{self.baseline}: median of the per-pair ratios"]
@@ -295,6 +296,10 @@ def _fmt(value) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return str(value)
+
+
+def _fmt_flops(flops) -> str:
+    return "" if not flops else f"{flops / 1e6:.1f}M"
 
 
 def machine_line() -> str:
