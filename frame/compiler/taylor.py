@@ -491,17 +491,21 @@ def build_taylor_graph(graph: Graph, wrt_input_indices: Sequence[int], order: in
     for node in reversed(g.nodes):
         if any(v in needed for v in node.outputs) and get(node.op).taylor != ZERO_FACT:
             needed.update(v for v in node.inputs if v.type.is_inexact)
+    # Node by node, every order of a node (and of the derivative nodes it inlined, which its lagged
+    # recurrence reads order by order) before the next node: a node's operands are complete by then,
+    # and the graph reads layer by layer, each layer's coefficients together while they are in cache.
     for node in list(g.nodes):
         if not any(v in needed or not v.type.is_inexact for v in node.outputs):
             continue
-        pending = [(node, K)]
+        start, pending = len(t.schedule), [(node, K)]
         while pending:
             n, m = pending.pop(0)
             t.visit(n, m, pending)
-    for k in range(2, K + 1):
-        for node, m, step in t.schedule:
-            if k <= m:
-                t.run(node, step, k)
+        group = t.schedule[start:]
+        for k in range(2, K + 1):
+            for n, m, step in group:
+                if k <= m:
+                    t.run(n, step, k)
 
     outputs = list(g.outputs)
     for y in outputs:
