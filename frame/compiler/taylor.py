@@ -45,6 +45,11 @@ The `taylor` fact of an op's block (OpSchema.taylor) is one of:
   such an object too (it vanishes in sums and products). Return those objects (or None for zero).
   div's fact is the classic recurrence y_k = (a_k - sum_{j>=1} b_j y_{k-j}) / b_0.
 
+Schedule: node by node in the graph's order, each node propagated to all its orders (with the
+derivative nodes it inlined, order by order, since its recurrence reads their lower orders) before
+the next one; its operands are complete by then. The derived graph so reads layer by layer, and
+the fused kernels of a layer's orders share their operands while they are in cache.
+
 Collapsed Taylor mode (`directions=d`): d series share one primal; coefficients of orders below
 K are kept per direction (d values), and the order-K coefficient is summed over the directions
 (products of per-direction terms reaching order K are contracted). With K = 2 and the unit
