@@ -26,7 +26,6 @@ from frame.compiler.taylor import build_taylor_graph
 from frame.errors import GradientError
 from frame.frontend.taylor import directional_derivatives, jet, laplacian, taylor_graph
 from frame.interop import to_jax
-from frame.ops import get as get_op
 from frame.tracing import bind
 from tests.interop.test_oracle_matrix import PUBLIC_CASES
 
@@ -131,9 +130,6 @@ REFUSED = {
     "max": "max", "min": "min", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
     "mse_loss": "mse_loss", "scatter": "scatter",
     **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "qr", "slogdet", "solve", "svd")},
-    # the softmax family's stabilising shift needs its block's taylor="zero" fact (frame/ops/nn.py)
-    **({"softmax": "max_shift_internal", "log_softmax": "max_shift_internal"}
-       if get_op("max_shift_internal").taylor is None else {}),
 }
 FIRST_CASES = {c.op: c for c in reversed(PUBLIC_CASES)}
 
