@@ -15,16 +15,17 @@ instead of guessing. `select_mode` builds the problem's derivatives with every a
 checks that each agrees with reverse mode's (the reference: a mode that disagrees is never
 chosen, correctness first), times a few compiled calls of what a training step computes through
 them (the parameter gradient of their squared norm) and picks the fastest; another mode replaces
-reverse only when it is faster by more than `MARGIN`, since a difference that small is within what
-the short measurement resolves (Burgers1D: Taylor mode 4% faster in the selection, 7% slower in
-the native-tier training step, 3 alternating process pairs; Poisson1D: 40% faster in the
-selection, 19% in the step). The choice is cached per problem,
-model and input signature, so a training loss traced later reuses it.
+reverse only when it is faster by more than `MARGIN` (a tie, within the measurement's noise, keeps
+the reference). The choice is cached per problem, model and input signature, so a training loss
+traced later reuses it.
 
-Selection stays cheap (well under a second for the default problems): the candidates are timed
-on at most `max_points` rows, on the numpy tier (their native tiers are not built: a C build per
-candidate would cost more than the selection is allowed), taking turns call by call (so load from
-other processes falls on all of them alike) for at least three calls each and `min_seconds` in all.
+The candidates are timed on the tier training runs on, the native one (each candidate's C kernels
+are built before timing: ~0.2 s per candidate the first time, ~0.07 s from the disk cache), on at
+most `max_points` rows, taking turns call by call (so load from other processes falls on all of
+them alike) for at least three calls each and `min_seconds` in all: about 0.5-0.8 s for the
+default problems. The numpy tier is the wrong place to compare them: Taylor mode has more
+elementwise work, which the native tier fuses, and there Burgers1D's Taylor mode measured 4% faster
+where its native training step is 16% faster (0.84x reverse's, 5 alternating process pairs).
 """
 from __future__ import annotations
 
@@ -45,7 +46,9 @@ AUTO = "auto"
 #: relative tolerance (max |a - b| / max |b| per output) within which a mode agrees with reverse mode.
 AGREEMENT_RTOL = {"float64": 1e-8, "float32": 2e-3}
 #: another mode is chosen over reverse mode only when it is faster by more than this fraction.
-MARGIN = 0.1
+MARGIN = 0.05
+#: seconds to wait for a candidate's native build; past it the candidate is timed on the numpy tier.
+NATIVE_BUILD_TIMEOUT = 30.0
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # problem -> {signature: ModeChoice}
 
@@ -97,13 +100,14 @@ class ModeChoice:
 
     timings: seconds per compiled call, per measured mode (empty when the caller chose the mode);
     rejected: mode -> why it was not a candidate (unavailable, or disagreeing with reverse mode);
-    points: the rows the modes were timed on.
+    points: the rows the modes were timed on; tiers: mode -> the executable tier it was timed on.
     """
 
     mode: str
     timings: dict = field(default_factory=dict)
     rejected: dict = field(default_factory=dict)
     points: int = 0
+    tiers: dict = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:
@@ -116,13 +120,15 @@ class ModeChoice:
         times = ", ".join(f"{m} {t * 1e3:.2f} ms" for m, t in self.timings.items())
         line = f"residual derivatives: {self.mode} ({times}"
         line += f" per gradient call on {self.points} points)" if self.points else ")"
+        if len(set(self.tiers.values())) > 1:   # a native build failed or timed out: say so
+            line += " [tiers: " + ", ".join(f"{m} {t}" for m, t in self.tiers.items()) + "]"
         if self.rejected:
             line += "; not used: " + "; ".join(f"{m}: {why}" for m, why in self.rejected.items())
         return line
 
     def as_dict(self) -> dict:
         return {"mode": self.mode, "timings_ms": {m: t * 1e3 for m, t in self.timings.items()},
-                "rejected": dict(self.rejected), "points": self.points}
+                "rejected": dict(self.rejected), "points": self.points, "tiers": dict(self.tiers)}
 
 
 def interleaved_medians(calls: dict, repeats: int = 3, min_seconds: float = 0.1,
@@ -172,19 +178,10 @@ def _stand_in(leaf, rng: np.random.Generator, coordinate: bool):
     return (scale * rng.standard_normal(shape)).astype(dtype)
 
 
-def _compile_cold(graph):
-    """Compile without starting a native build when the executable gets hot: the candidates are
-    thrown away after a few calls, and their C builds would compete with the training step's."""
-    previous = frame.runtime.set_native(after_calls=1 << 30)
-    try:
-        return frame.runtime.compile(graph)
-    finally:
-        frame.runtime.set_native(after_calls=previous["after_calls"])
-
-
 def _program(problem, apply, mode: str, params, coords) -> Callable[[], list]:
     """A compiled call of what a training step computes through the derivatives in `mode`: their
-    squared norm's gradient w.r.t. the parameters (with the derivatives as aux outputs)."""
+    squared norm's gradient w.r.t. the parameters (with the derivatives as aux outputs), on the
+    native tier once it is built (`call.executable` is the executable)."""
     def objective(p, *c):
         # The mode's own method, not `derivatives`: a subclass may override that without a mode.
         d = getattr(problem, f"{mode}_derivatives")(apply, p, *c)
@@ -194,9 +191,12 @@ def _program(problem, apply, mode: str, params, coords) -> Callable[[], list]:
                      for v in frame.tree_leaves(params))
     fn = frame.value_and_grad(objective, has_aux=True) if has_params else objective
     args = (params, *coords)
-    exe = _compile_cold(frame.trace(fn, *args, name=f"{problem.name}_{mode}_derivatives"))
+    exe = frame.runtime.compile(frame.trace(fn, *args, name=f"{problem.name}_{mode}_derivatives"))
+    exe.wait_native(NATIVE_BUILD_TIMEOUT)   # stays on numpy with FRAME_NATIVE=off or without a C compiler
     leaves = frame.tree_leaves(args)
-    return lambda: exe(*leaves)
+    call = lambda: exe(*leaves)  # noqa: E731
+    call.executable = exe
+    return call
 
 
 def _disagreement(outs: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> float:
@@ -270,7 +270,8 @@ def select_mode(problem, apply: Callable, params, coords: Sequence, *, modes: Se
     if reference_mode in timings and timings[best] >= (1.0 - margin) * timings[reference_mode]:
         best = reference_mode
     return ModeChoice(best, timings, {m: why for m, why in rejected.items() if m not in timings},
-                      points=len(coords[0]))
+                      points=len(coords[0]),
+                      tiers={m: getattr(c, "executable", None) and c.executable.tier for m, c in programs.items()})
 
 
 def choose(problem, apply: Callable, params, coords: Sequence, mode: str = AUTO, **select_kwargs) -> ModeChoice:

@@ -72,9 +72,9 @@ def test_the_losses_and_their_parameter_gradients_agree_across_modes():
 @pytest.mark.parametrize("timings, expected", [({"reverse": 2e-3, "taylor": 1e-3}, "taylor"),
                                                ({"reverse": 1e-3, "taylor": 3e-3}, "reverse"),
                                                ({"reverse": 1e-3, "taylor": 1e-3}, "reverse"),
-                                               # within the margin (10%) reverse mode, the reference, stays
-                                               ({"reverse": 1e-3, "taylor": 0.95e-3}, "reverse"),
-                                               ({"reverse": 1e-3, "taylor": 0.85e-3}, "taylor")])
+                                               # within the margin (5%) reverse mode, the reference, stays
+                                               ({"reverse": 1e-3, "taylor": 0.97e-3}, "reverse"),
+                                               ({"reverse": 1e-3, "taylor": 0.9e-3}, "taylor")])
 def test_auto_picks_the_faster_measured_mode(timings, expected):
     problem, model, coords = poisson_setup()
     measure = fixed(timings)
@@ -126,6 +126,8 @@ def test_train_measures_by_default_and_reports_the_choice():
     t = choice.timings
     assert choice.mode == ("taylor" if t["taylor"] < (1 - dm.MARGIN) * t["reverse"] else "reverse")
     assert all(t > 0 for t in choice.timings.values())
+    # Both timed on one tier: the native one where C kernels build (training's tier), else numpy.
+    assert len(set(choice.tiers.values())) == 1 and set(choice.tiers) == {"reverse", "taylor"}
     assert result.summary().splitlines()[1] == choice.describe()
     assert choice.describe().startswith(f"residual derivatives: {choice.mode} (reverse ")
 
