@@ -79,7 +79,8 @@ def check_mode(mode) -> str:
 
 def candidate_modes(problem) -> list[str]:
     """The modes `problem` implements (its `derivative_modes`) that can run here."""
-    return [m for m in MODES if m in getattr(problem, "derivative_modes", ("reverse",)) and unavailable_reason(m) is None]
+    implemented = getattr(problem, "derivative_modes", ("reverse",))
+    return [m for m in MODES if m in implemented and unavailable_reason(m) is None]
 
 
 def explicit_mode(problem, mode: str) -> str:
@@ -213,7 +214,8 @@ def _disagreement(outs: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -
     for a, b in zip(outs, reference):
         if not np.isfinite(a).all():
             return float("inf")
-        worst = max(worst, float(np.max(np.abs(a - b), initial=0.0)) / max(float(np.max(np.abs(b), initial=0.0)), floor))
+        scale = max(float(np.max(np.abs(b), initial=0.0)), floor)
+        worst = max(worst, float(np.max(np.abs(a - b), initial=0.0)) / scale)
     return worst
 
 

@@ -90,7 +90,8 @@ def test_bad_driver_arguments_are_refused():
 
 
 def test_result_lines_are_parsed_from_noisy_stdout():
-    out = "progress 10%\nBENCH-RESULT {\"time\": 1.0}\nwarning: something\nBENCH-RESULT [{\"time\": 2.0, \"case\": \"x\"}]\n"
+    out = ('progress 10%\nBENCH-RESULT {"time": 1.0}\nwarning: something\n'
+           'BENCH-RESULT [{"time": 2.0, "case": "x"}]\n')
     assert driver.parse_results(out) == [{"time": 2.0, "case": "x"}]
     with pytest.raises(ValueError, match="needs 'time' or 'skip'"):
         driver.parse_results('BENCH-RESULT {"nodes": 3}')
