@@ -9,8 +9,6 @@ and `vmap(frame.function(f))` all nest, to any depth.
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from typing import Callable, Sequence
 
 from ..compiler.batching import batched_outputs, build_batched_graph
@@ -20,28 +18,13 @@ from ..ir.printer import fingerprint
 from ..ir.types import TensorType
 from .pytree import tree_flatten, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
-from .transforms import evaluate
-
-_BATCHED: "OrderedDict[tuple, Graph]" = OrderedDict()
-_BATCHED_MAX = 256
-_BATCHED_LOCK = threading.Lock()
-
+from .transforms import evaluate, memoised_derivation
 
 def batched_graph(graph: Graph, in_axes: Sequence[int | None], size: int,
                   out_axes: Sequence[int | None] | None = None) -> Graph:
     """`build_batched_graph`, memoised (least recently used first out) by (fingerprint, in_axes, size, out_axes)."""
-    key = (fingerprint(graph), tuple(in_axes), size, None if out_axes is None else tuple(out_axes))
-    with _BATCHED_LOCK:
-        hit = _BATCHED.get(key)
-        if hit is not None:
-            _BATCHED.move_to_end(key)
-            return hit
-    built = build_batched_graph(graph, in_axes, size, out_axes)   # outside the lock: others need not wait
-    with _BATCHED_LOCK:
-        built = _BATCHED.setdefault(key, built)
-        while len(_BATCHED) > _BATCHED_MAX:
-            _BATCHED.popitem(last=False)
-    return built
+    key = ("vmap", fingerprint(graph), tuple(in_axes), size, None if out_axes is None else tuple(out_axes))
+    return memoised_derivation(key, lambda: build_batched_graph(graph, in_axes, size, out_axes))
 
 
 def _is_axis(a) -> bool:

@@ -97,13 +97,22 @@ def _map_basis(fn: Callable, stacks: list, n: int) -> list:
     return [fnp.stack([r[j] for r in results], axis=0) for j in range(len(results[0]))]
 
 
-def _selected(args: tuple, nums: Sequence[int]):
-    leaves, types = [], []
-    for a in nums:
-        ls = tree_flatten(args[a])[0]
-        leaves += ls
-        types += [example_type(x) for x in ls]
-    return leaves, types
+def _differentiated(fn: Callable, args: tuple, argnums):
+    """The leaves (and their types and trees) of the arguments `argnums` names, and `fn` as a function
+    of those leaves alone, the other arguments fixed."""
+    nums = _argnums_tuple(argnums, len(args))
+    _check_float_arguments(args, nums)
+    in_trees = [tree_flatten(args[a])[1] for a in nums]
+    leaves = [leaf for a in nums for leaf in tree_flatten(args[a])[0]]
+
+    def with_leaves(*new):
+        full, k = list(args), 0
+        for a, tree in zip(nums, in_trees):
+            full[a] = tree_unflatten(tree, list(new[k:k + tree.num_leaves]))
+            k += tree.num_leaves
+        return fn(*full)
+
+    return leaves, [example_type(x) for x in leaves], in_trees, with_leaves
 
 
 def _jacobian_tree(blocks, out_tree, in_trees, argnums):
@@ -128,24 +137,13 @@ def jacfwd(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args):
-        nums = _argnums_tuple(argnums, len(args))
-        _check_float_arguments(args, nums)
-        leaves, types = _selected(args, nums)
-        in_trees = [tree_flatten(args[a])[1] for a in nums]
+        leaves, types, in_trees, with_leaves = _differentiated(fn, args, argnums)
         n = sum(t.size for t in types)
-
-        def with_leaves(*new):
-            full, k = list(args), 0
-            for a, tree in zip(nums, in_trees):
-                full[a] = tree_unflatten(tree, list(new[k:k + tree.num_leaves]))
-                k += tree.num_leaves
-            return fn(*full)
-
-        out, out_tree = None, None
+        out_tree = None
 
         def push(*rows):
-            nonlocal out, out_tree
-            primal, tangent = jvp(with_leaves, tuple(leaves), tuple(rows))
+            nonlocal out_tree
+            _, tangent = jvp(with_leaves, tuple(leaves), tuple(rows))
             tangent_leaves, out_tree = tree_flatten(tangent)
             return tangent_leaves
 
@@ -172,18 +170,7 @@ def jacrev(fn: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args):
-        nums = _argnums_tuple(argnums, len(args))
-        _check_float_arguments(args, nums)
-        leaves, types = _selected(args, nums)
-        in_trees = [tree_flatten(args[a])[1] for a in nums]
-
-        def with_leaves(*new):
-            full, k = list(args), 0
-            for a, tree in zip(nums, in_trees):
-                full[a] = tree_unflatten(tree, list(new[k:k + tree.num_leaves]))
-                k += tree.num_leaves
-            return fn(*full)
-
+        leaves, types, in_trees, with_leaves = _differentiated(fn, args, argnums)
         out, pull = vjp(with_leaves, *leaves)
         out_leaves, out_tree = tree_flatten(out)
         out_types = [example_type(o) for o in out_leaves]

@@ -18,8 +18,6 @@ into the enclosing trace inside one (`frame.grad` of a loss built on `laplacian`
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from typing import Callable, Sequence
 
 import numpy as np
@@ -32,29 +30,17 @@ from ..tracing import Tracer, is_weak_scalar
 from . import numpy as fnp
 from .pytree import tree_flatten, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
-from .transforms import _argnums_tuple, evaluate
+from .transforms import _argnums_tuple, evaluate, memoised_derivation
 
-_GRAPHS: "OrderedDict[tuple, Graph]" = OrderedDict()
-_GRAPHS_MAX = 128
-_LOCK = threading.Lock()
 
 
 def taylor_graph(graph: Graph, wrt: Sequence[int], order: int, input_orders=None, directions=None,
                  factorial_scaled: bool = True) -> Graph:
     """`build_taylor_graph`, memoised (least recently used first out) by graph fingerprint and arguments."""
-    key = (fingerprint(graph), tuple(wrt), order, None if input_orders is None else tuple(map(tuple, input_orders)),
-           directions, bool(factorial_scaled))
-    with _LOCK:
-        hit = _GRAPHS.get(key)
-        if hit is not None:
-            _GRAPHS.move_to_end(key)
-            return hit
-    derived = build_taylor_graph(graph, wrt, order, input_orders, directions, factorial_scaled)
-    with _LOCK:
-        derived = _GRAPHS.setdefault(key, derived)
-        while len(_GRAPHS) > _GRAPHS_MAX:
-            _GRAPHS.popitem(last=False)
-    return derived
+    key = ("jet", fingerprint(graph), tuple(wrt), order,
+           None if input_orders is None else tuple(map(tuple, input_orders)), directions, bool(factorial_scaled))
+    return memoised_derivation(key, lambda: build_taylor_graph(graph, wrt, order, input_orders, directions,
+                                                               factorial_scaled))
 
 
 def _is_zero(term) -> bool:

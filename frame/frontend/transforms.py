@@ -36,17 +36,19 @@ _DERIVED_LOCK = threading.Lock()  # threads trace concurrently; OrderedDict upda
 
 def derived_graph(forward: Graph, loss_index: int, wrt: Sequence[int]) -> Graph:
     """`build_backward_graph`, memoised (least recently used first out) by (forward fingerprint, loss index, wrt)."""
-    return _memoised(("grad", fingerprint(forward), loss_index, tuple(wrt)),
+    return memoised_derivation(("grad", fingerprint(forward), loss_index, tuple(wrt)),
                      lambda: build_backward_graph(forward, loss_index, wrt))
 
 
 def tangent_graph(graph: Graph, wrt: Sequence[int]) -> Graph:
     """`build_forward_graph`, memoised like `derived_graph`."""
     wrt = tuple(wrt)
-    return _memoised(("jvp", fingerprint(graph), wrt), lambda: build_forward_graph(graph, wrt))
+    return memoised_derivation(("jvp", fingerprint(graph), wrt), lambda: build_forward_graph(graph, wrt))
 
 
-def _memoised(key: tuple, derive: Callable[[], Graph]) -> Graph:
+def memoised_derivation(key: tuple, derive: Callable[[], Graph]) -> Graph:
+    """`derive()`, kept in the one cache of derived graphs (least recently used first out) under `key`,
+    whose first entry names the transform ("grad", "jvp", "vmap", "jet")."""
     with _DERIVED_LOCK:
         graph = _DERIVED.get(key)
         if graph is not None:
