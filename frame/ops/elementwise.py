@@ -273,8 +273,13 @@ def _convert_shape(ctx: NodeContext):
 
 def _convert_grad(ctx, xs, ys, gys):
     # Real and complex values pass the cotangent back in the input's dtype; integers and bools have none.
+    # A real-to-complex cast sends back the cotangent's real part (JAX's transpose), taken explicitly:
+    # numpy's complex-to-real astype would take it too, but with a ComplexWarning on every call.
     x, y = xs[0].type, ys[0].type
-    return [prim.convert(gys[0], dtype=x.dtype) if x.is_inexact and y.is_inexact else None]
+    if not (x.is_inexact and y.is_inexact):
+        return [None]
+    g = prim.real(gys[0]) if y.is_complex and not x.is_complex else gys[0]
+    return [g if g.dtype == x.dtype else prim.convert(g, dtype=x.dtype)]
 
 
 register_op("convert", shape=_convert_shape, kernel=lambda x, dtype: np.asarray(x).astype(dtype), num_inputs=1,
