@@ -2,8 +2,9 @@
 
 Pose a PDE problem (`Poisson1D`, `Burgers1D`), pick a model (`MLP`), `train` it (Adam through
 `frame.train.Trainer`, then L-BFGS through `frame.train.lbfgs`) and read the relative L2
-error against the reference solution. Residual derivatives come from `frame.grad` re-applied to
-its own derived graph (ARCH-067); `python -m pinn` does it all from the command line.
+error against the reference solution. Residual derivatives come from nested `frame.grad`
+(ARCH-067) or Taylor mode; `train` measures both and uses the cheaper correct one
+(`pinn.derivative_modes`). `python -m pinn` does it all from the command line.
 """
 from .models import ACTIVATIONS, MLP, ModelError
 from .problems import PROBLEMS, Burgers1D, Poisson1D, Problem, ProblemError, pointwise_derivative

@@ -37,6 +37,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="number of residual (collocation) points (default: the problem's)")
     parser.add_argument("--out", default="out/pinn", help="directory for solution.png and loss.png")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    parser.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
+                        help="how residual derivatives are computed (auto: the faster one, measured)")
     args = parser.parse_args(argv)
     for flag in ("steps", "lbfgs"):
         if getattr(args, flag) is not None and getattr(args, flag) < 0:
@@ -87,7 +89,7 @@ def main(argv=None) -> int:
     print(f"{problem!r}\n{model!r}\nAdam {steps} steps (lr {lr:g}), then L-BFGS {lbfgs_steps} iterations", flush=True)
     try:
         result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
-                       progress=not args.no_progress)
+                       progress=not args.no_progress, derivative_mode=args.derivatives)
     except ProblemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

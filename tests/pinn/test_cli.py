@@ -73,3 +73,9 @@ def test_results_are_written_before_the_plots(tmp_path, capsys, monkeypatch):
     assert "error: writing the results" in captured.err and "No space left" in captured.err
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["adam_steps"] == 20 and 0 < metrics["relative_l2_error"] < 10
+
+
+def test_the_derivatives_flag_sets_the_residual_mode(tmp_path, capsys):
+    code = main(["--steps", "3", "--lbfgs", "0", "--derivatives", "taylor", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    assert "residual derivatives: taylor (set by the caller)" in capsys.readouterr().out
