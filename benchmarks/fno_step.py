@@ -3,46 +3,71 @@
 Default workload (FNO paper, 1-D Burgers): batch 20, s = 1024, width 64, 16 modes, 4 Fourier layers,
 float32, relative-L2 loss. frame runs its `Trainer` step (training graph + Adam update graph); JAX runs
 an idiomatic FNO (complex einsum on jnp.fft spectra) with the same Adam formulas, all under one jax.jit.
-Prints median step times over repeated steps after warm-up and the frame/JAX ratio.
 
-    .venv/bin/python benchmarks/fno_step.py [--steps 20] [--s 1024] [--blas-threads 1]
+Timing (issue 16): each framework alone in its own process, processes alternating for `--pairs`
+rounds (`benchmarks/driver.py`; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed for both alike). In its
+process a framework makes its first step (reported as "first s"), warms up (frame: until its native
+tier is built, as jax.jit has compiled) and times `--steps` steps (at least `--min-seconds`). The
+table gives the median over processes, the median of the per-pair ratios against jax.jit, the GEMM
+FLOPs of one step (frame: matmul nodes of its optimised training graph; jax: dot_general equations
+of the jaxpr, a complex product counted as 4 real ones; the FFTs are not GEMMs and not counted), the
+FLOP bound (those FLOPs at numpy's measured GEMM peak with OpenBLAS's own thread count) and the fraction of it reached.
+
+    .venv/bin/python benchmarks/fno_step.py [--pairs 3] [--steps 20] [--s 1024] [--blas-threads 1] [--json OUT]
 
 BLAS threads: on a shared 2-core machine, multi-threaded OpenBLAS stalls on every small batched
-matmul when the other core is busy, so the default pins OpenBLAS to one thread (set before numpy
-loads; `--blas-threads 0` keeps the library default). The setting is printed with the results.
+matmul when the other core is busy, so the default pins OpenBLAS to one thread in both workers'
+processes (`OPENBLAS_NUM_THREADS`, unless already set; `--blas-threads 0` keeps the library
+default). The setting is printed with the results.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-def parse_args():
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls  # noqa: E402
+
+FRAMEWORKS = ("frame", "jax")
+TARGET = 0.8   # issue 16: FNO steps <= 0.8x jax.jit
+
+
+def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--batch", type=int, default=20)
     p.add_argument("--s", type=int, default=1024, help="grid points")
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--modes", type=int, default=16)
     p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--steps", type=int, default=20, help="timed steps (after warm-up)")
+    p.add_argument("--steps", type=int, default=20, help="least timed steps per process (after warm-up)")
+    p.add_argument("--min-seconds", type=float, default=0.0, help="least timed seconds per process")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
-    return p.parse_args()
+    p.add_argument("--pairs", type=int, default=3, help="alternating process rounds")
+    p.add_argument("--json", default=None, metavar="OUT", help="save every record and the summary")
+    p.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
 
 
-ARGS = parse_args() if __name__ == "__main__" else None
-if ARGS is not None and ARGS.blas_threads > 0:
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(ARGS.blas_threads))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+def make_model_and_data(args):
+    from pino import FNO1d
 
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import frame.runtime  # noqa: E402
-from frame.train import Adam, Trainer  # noqa: E402
-from pino import FNO1d, relative_l2_loss  # noqa: E402
+    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
+    params = model.init(seed=0, dtype="float32")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((args.batch, 1, args.s)).astype(np.float32)
+    y = (0.5 * x + 0.1 * np.roll(x, 3, axis=-1)).astype(np.float32)
+    return model, params, x, y
 
 
 def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8):
@@ -88,29 +113,42 @@ def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8):
     return step
 
 
-def median_time(fn, steps: int, warmup: int) -> float:
-    for _ in range(warmup):
-        fn()
-    # frame builds native kernels for hot executables in the background; like jax.jit's compile,
-    # that happens before timing.
-    frame.runtime.wait_native_builds()
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+def graph_gemm_flops(graph) -> int:
+    """GEMM FLOPs of the matmul nodes of `graph` after decompose..dne (as `derivatives.frame_counts`)."""
+    from derivatives import BEFORE_FUSION
+    from frame.compiler import PipelineOptions, run_pipeline
+
+    flops = 0
+    for node in run_pipeline(graph, PipelineOptions(stages=BEFORE_FUSION)).nodes:
+        if node.op == "matmul":
+            a = node.inputs[0].type.shape
+            inner = a[-2] if node.attrs.get("transpose_a") else a[-1]
+            real = 4 if "complex" in str(node.outputs[0].type.dtype) else 1
+            flops += 2 * real * math.prod(node.outputs[0].type.shape) * inner
+    return flops
 
 
-def main(args) -> None:
-    import jax
-    import jax.numpy as jnp
+def jaxpr_gemm_flops(jaxpr) -> int:
+    """GEMM FLOPs of a jaxpr's dot_general equations, nested jaxprs included, a complex one as 4 real."""
+    flops = 0
+    for eqn in jaxpr.eqns:
+        subs = [getattr(v, "jaxpr", v) for v in eqn.params.values() if hasattr(v, "eqns") or hasattr(v, "jaxpr")]
+        for sub in subs:
+            flops += jaxpr_gemm_flops(sub)
+        if not subs and eqn.primitive.name == "dot_general":
+            (lhs_contract, _), _ = eqn.params["dimension_numbers"]
+            lhs = eqn.invars[0].aval.shape
+            real = 4 if "complex" in str(eqn.outvars[0].aval.dtype) else 1
+            flops += 2 * real * math.prod(eqn.outvars[0].aval.shape) * math.prod(lhs[d] for d in lhs_contract)
+    return flops
 
-    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
-    params = model.init(seed=0, dtype="float32")
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((args.batch, 1, args.s)).astype(np.float32)
-    y = (0.5 * x + 0.1 * np.roll(x, 3, axis=-1)).astype(np.float32)
+
+def frame_worker(args) -> dict:
+    import frame.runtime
+    from frame.train import Adam, Trainer
+    from pino import relative_l2_loss
+
+    model, params, x, y = make_model_and_data(args)
 
     def loss_fn(p, a, u):
         return relative_l2_loss(model.apply(p, a), u)
@@ -118,14 +156,28 @@ def main(args) -> None:
     trainer = Trainer(loss_fn, params, Adam(1e-3), progress=False)
     start = time.perf_counter()
     first_loss = trainer.step(x, y)
-    frame_first = time.perf_counter() - start
-    frame_time = median_time(lambda: trainer.step(x, y), args.steps, args.warmup)
+    first = time.perf_counter() - start
+    for _ in range(max(args.warmup, 4)):
+        trainer.step(x, y)
+    # frame builds native kernels for hot executables in the background; like jax.jit's compile,
+    # that happens before timing.
+    frame.runtime.wait_native_builds()
+    stats = time_calls(lambda: trainer.step(x, y), warmup=1, repeats=args.steps, min_seconds=args.min_seconds)
+    return {**stats, "first s": first, "loss": float(first_loss), "flops": graph_gemm_flops(trainer.training_graph),
+            "parameters": model.num_parameters()}
 
+
+def jax_worker(args) -> dict:
+    import jax
+    import jax.numpy as jnp
+
+    model, params, x, y = make_model_and_data(args)
     step = jax_fno_step(model, 1e-3)
     state = [jax.tree_util.tree_map(jnp.asarray, params)]
     zeros = jax.tree_util.tree_map(jnp.zeros_like, state[0])
     state += [zeros, zeros, jnp.zeros((), jnp.float32)]
     xj, yj = jnp.asarray(x), jnp.asarray(y)
+    flops = jaxpr_gemm_flops(jax.make_jaxpr(step)(*state, xj, yj).jaxpr)
 
     def jax_step():
         *new_state, loss = step(*state, xj, yj)
@@ -133,20 +185,54 @@ def main(args) -> None:
         return loss.block_until_ready()
 
     start = time.perf_counter()
-    jax_first_loss = float(jax_step())
-    jax_first = time.perf_counter() - start
-    jax_time = median_time(jax_step, args.steps, args.warmup)
+    first_loss = float(jax_step())
+    first = time.perf_counter() - start
+    stats = time_calls(jax_step, warmup=args.warmup, repeats=args.steps, min_seconds=args.min_seconds)
+    return {**stats, "first s": first, "loss": first_loss, "flops": flops, "jax": jax.__version__}
 
+
+def case_name(args) -> str:
+    return f"b{args.batch} s{args.s}"
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.worker:
+        record = {"frame": frame_worker, "jax": jax_worker}[args.worker](args)
+        emit({"case": case_name(args), **record, "dtype": "float32",
+              "blas threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")})
+        return
+    common = ["--batch", str(args.batch), "--s", str(args.s), "--width", str(args.width), "--modes", str(args.modes),
+              "--layers", str(args.layers), "--steps", str(args.steps), "--min-seconds", str(args.min_seconds),
+              "--warmup", str(args.warmup)]
+    workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common]) for fw in FRAMEWORKS]
+    extra = {}
+    if args.blas_threads > 0:
+        extra["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", str(args.blas_threads))
+    peak = True
+    if extra:
+        # The FLOP bound is against the machine's GEMM peak (OpenBLAS's own thread count), not the
+        # pinned workers' one thread: measured once per pair, the best kept, as the driver does.
+        peak = {"float32": max(measure_gemm_peak("float32") for _ in range(args.pairs))}
+    report = run_pairs(workers, args.pairs, baseline="jax", env=extra, peak=peak)
+    ref = {r["pair"]: r["loss"] for r in report.records if r["label"] == "jax"}
+    for r in report.records:
+        if r["pair"] in ref:
+            r["loss diff"] = abs(r["loss"] - ref[r["pair"]]) / max(abs(ref[r["pair"]]), 1e-30)
+    first = report.records[0]
+    print(report.machine)
     print(f"FNO training step: batch {args.batch}, s = {args.s}, width {args.width}, {args.modes} modes, "
-          f"{args.layers} layers, float32, Adam; {model.num_parameters()} parameters")
-    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}, "
-          f"{os.cpu_count()} CPUs, jax {jax.__version__} on {jax.devices()[0].platform}")
-    print(f"first-step loss: frame {first_loss:.6f}, jax {jax_first_loss:.6f} (same params and data)")
-    print()
-    print(f"{'implementation':<16} {'first step (s)':>15} {'median step (ms)':>17} {'ratio vs jax.jit':>17}")
-    print(f"{'frame':<16} {frame_first:>15.2f} {frame_time * 1e3:>17.1f} {frame_time / jax_time:>16.2f}x")
-    print(f"{'jax.jit':<16} {jax_first:>15.2f} {jax_time * 1e3:>17.1f} {1.0:>16.2f}x")
+          f"{args.layers} layers, float32, Adam; {first.get('parameters')} parameters; "
+          f"OPENBLAS_NUM_THREADS={first.get('blas threads')}; each framework alone in its own process")
+    print(report.table(fields=["first s", "flops", "loss diff"]))
+    for row in report.rows():
+        if row.label == "frame" and row.ratios:
+            print(f"frame: {row.ratio:.3f}x the jitted JAX step (target <= {TARGET}: "
+                  f"{'met' if row.ratio <= TARGET else 'not met'})")
+    if args.json:
+        report.save(args.json)
+        print(f"saved: {args.json}")
 
 
 if __name__ == "__main__":
-    main(ARGS)
+    main()

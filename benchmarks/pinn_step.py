@@ -1,46 +1,68 @@
 """One training step of the reference PINN (SPEC §12) in frame, jax.jit and (when installed) PyTorch eager.
 
-Workload: 1-D Poisson u'' = f on [0, 1] with u(0) = u(1) = 0, tanh MLP 1-64-64-64-1, float32,
-N collocation points. Loss = mean((u_xx - f)^2) + mean(u(boundary)^2); one step computes the
-loss, its gradient w.r.t. all parameters and the SGD update. Same inputs for every framework.
+Workload: 1-D Poisson u'' = f on [0, 1] with u(0) = u(1) = 0, tanh MLP 1-64-64-64-1 (`--width`,
+`--depth` hidden layers), float32, N collocation points. Loss = mean((u_xx - f)^2) +
+mean(u(boundary)^2); one step computes the loss, its gradient w.r.t. all parameters and the SGD
+update. Same inputs for every framework.
 
 - frame: `frame.function` of the step; u_x and u_xx by re-applying `frame.grad` (reverse mode
   twice on the summed output: each u_i depends only on x_i), then `frame.value_and_grad`.
 - jax.jit: per-point `jax.grad(jax.grad(u))` nested and `vmap`ped, `jax.value_and_grad`, jitted.
 - PyTorch eager: `torch.autograd.grad(..., create_graph=True)` twice, then the parameter
-  gradient with `torch.autograd.grad`; one intra-op thread (see `torch_step_fn`).
+  gradient with `torch.autograd.grad`; one intra-op thread (see `torch_step_fn`). Left out, with a
+  note, when torch is not installed.
 
-Timing: after warm-up the frameworks take turns; in its turn each makes one untimed step and
-three timed ones, so load from other processes falls on all of them alike while none pays for
-the caches another one just evicted. Medians of the timed steps are reported.
+Timing (issue 16): each framework alone in its own process, as a user runs it, processes
+alternating for `--pairs` rounds (`benchmarks/driver.py`; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE
+removed for every framework alike), one configuration after the other. In its process a framework
+builds and warms up its step (frame: until its native tier is built, as jax.jit has compiled),
+then times repeated steps (`--repeats`, at least `--min-seconds`). The table gives the median over
+processes, the median of the per-pair ratios against jax.jit, each framework's GEMM FLOPs of one
+step (frame: matmul nodes of its optimised graph; jax: dot_general equations of the jaxpr), the
+FLOP bound (those FLOPs at numpy's measured GEMM peak) and the fraction of it reached, and the
+loss's relative difference from jax's.
 
-    .venv/bin/python benchmarks/pinn_step.py [--rounds 60] [--sizes 1024 4096]
+    .venv/bin/python benchmarks/pinn_step.py [--pairs 3] [--sizes 1024 4096] [--width 64] [--depth 3] [--json OUT]
+    .venv/bin/python benchmarks/pinn_step.py --profile [--sizes 1024]   # frame's compile stages and step per op kind
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
-import platform
 import statistics
+import sys
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
 
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
+import driver  # noqa: E402
+from driver import Worker, emit, run_pairs, time_calls  # noqa: E402
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3
+FRAMEWORKS = ("frame", "jax", "torch")
+TARGET_RATIO = 0.8        # issue 16: every PINN configuration <= 0.8x jax.jit
+TARGET_MS_1024 = 0.9      # issue 16: the N = 1024 reference step <= 0.9 ms on the 2-core machine
+
+
+def layers_of(width: int = 64, depth: int = 3) -> tuple[int, ...]:
+    """The MLP's layer widths: 1, `depth` hidden layers of `width`, 1."""
+    return (1, *([width] * depth), 1)
 
 
 # -- the workload's data ------------------------------------------------------------------------------
-def make_problem(n: int, seed: int = 0):
+def make_problem(n: int, seed: int = 0, layers: tuple[int, ...] = LAYERS):
     """(params as [(W, b), ...], x (n,1), boundary points (2,1), f(x) (n,1)), all float32."""
     rng = np.random.default_rng(seed)
     params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32), np.zeros(b, np.float32))
-              for a, b in zip(LAYERS[:-1], LAYERS[1:])]
+              for a, b in zip(layers[:-1], layers[1:])]
     x = rng.uniform(0.0, 1.0, (n, 1)).astype(np.float32)
     xb = np.array([[0.0], [1.0]], np.float32)
     f = (-np.pi ** 2 * np.sin(np.pi * x)).astype(np.float32)
@@ -135,41 +157,20 @@ def torch_step_fn():
 
 
 # -- timing ---------------------------------------------------------------------------------------------
-def interleaved_medians(runners: dict, rounds: int, warmup: int = 3, block: int = 3) -> dict:
-    """Median seconds per call of each runner. The runners take turns; in its turn a runner makes
-    one untimed call (so it does not pay for the caches and thread pools the previous runner left
-    behind) and `block` timed calls. Load from other processes falls on all runners alike."""
-    for run in runners.values():
-        for _ in range(warmup):
-            run()
-    times = {name: [] for name in runners}
-    for _ in range(rounds):
-        for name, run in runners.items():
-            run()
-            for _ in range(block):
-                t0 = time.perf_counter()
-                run()
-                times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
-
-
 def machine_line() -> str:
-    import jax
-
-    versions = f"numpy {np.__version__}, jax {jax.__version__}"
+    """`driver.machine_line()` (CPU, cores, Python, load average) and the frameworks' versions."""
+    versions = f"numpy {np.__version__}"
     try:
+        import jax
+        versions += f", jax {jax.__version__}"
+    except ImportError:
+        versions += ", jax not installed"
+    if importlib.util.find_spec("torch") is not None:
         import torch
         versions += f", torch {torch.__version__}"
-    except ImportError:
+    else:
         versions += ", torch not installed"
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {versions}, "
-            f"frame {frame.__version__}")
+    return f"{driver.machine_line()}, {versions}, frame {frame.__version__}"
 
 
 def check_agreement(frame_out, jax_out) -> float:
@@ -239,52 +240,166 @@ def profile_stages(graph) -> list[tuple[str, float, int]]:
     return rows
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=40)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096])
-    parser.add_argument("--profile", action="store_true", help="also time each pipeline stage and each op kind")
-    args = parser.parse_args(argv)
-    print(machine_line())
+# -- workers (one framework, one configuration, in its own process) -----------------------------------
+def frame_worker(problem, args):
+    from derivatives import frame_counts
+
     step = frame.function(frame_step_fn())
-    jax_run, _ = jax_step_fn()
-    torch_parts = torch_step_fn()
-    header = f"{'N':>6} {'frame ms':>10} {'jax.jit ms':>11} {'torch ms':>9} {'frame/jax':>10} {'frame/torch':>12}"
-    rows = []
-    for n in args.sizes:
-        params, x, xb, f = make_problem(n)
-        runners = {"frame": lambda: step(params, x, xb, f), "jax": lambda: jax_run(params, x, xb, f)}
-        if torch_parts is not None:
-            torch_run, torch = torch_parts
-            tp = [(torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)) for w, b in params]
-            tx, txb, tf = torch.tensor(x), torch.tensor(xb), torch.tensor(f)
-            runners["torch"] = lambda: torch_run(tp, tx, txb, tf)
-        diff = check_agreement(step(params, x, xb, f), jax_run(params, x, xb, f))
-        # Like jax.jit's compile, frame's native tier is built before timing (it is built in the
-        # background once an executable is hot; see frame/runtime/tiers.py).
-        step.compiled(params, x, xb, f).wait_native()
-        med = interleaved_medians(runners, args.rounds)
-        fr, jx, th = med["frame"] * 1e3, med["jax"] * 1e3, med.get("torch")
-        th_ms = f"{th * 1e3:9.2f}" if th else f"{'-':>9}"
-        ratio_t = f"{fr / (th * 1e3):12.2f}" if th else f"{'-':>12}"
-        rows.append(f"{n:6d} {fr:10.2f} {jx:11.2f} {th_ms} {fr / jx:10.2f} {ratio_t}   (loss rel. diff {diff:.1e})")
-    exe = step.compiled(*make_problem(args.sizes[0]))
+    out = step(*problem)
+    exe = step.compiled(*problem)
+    for _ in range(4):                 # hot: the native tier is built in the background ...
+        step(*problem)
+    exe.wait_native(timeout=600)       # ... and, like jax.jit's compile, before timing
+    stats = time_calls(lambda: step(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
+    counts = frame_counts(step.trace(*problem), exe)
+    counts.update(tier=exe.tier, plan_steps=len(exe.plan.instrs))
+    return stats, counts, float(out[0])
+
+
+def jax_worker(problem, args):
+    import jax
+    from derivatives import jaxpr_counts
+
+    run, step = jax_step_fn()
+    out = run(*problem)
+    stats = time_calls(lambda: run(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
+    eqns, flops = jaxpr_counts(jax.make_jaxpr(step)(*problem).jaxpr)
+    return stats, {"ops": eqns, "flops": flops}, float(out[0])
+
+
+def torch_worker(problem, args):
+    parts = torch_step_fn()
+    if parts is None:
+        raise ImportError("torch is not installed")
+    run, torch = parts
+    params, x, xb, f = problem
+    tp = [(torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)) for w, b in params]
+    tx, txb, tf = torch.tensor(x), torch.tensor(xb), torch.tensor(f)
+    out = run(tp, tx, txb, tf)
+    stats = time_calls(lambda: run(tp, tx, txb, tf), warmup=args.warmup, repeats=args.repeats,
+                       min_seconds=args.min_seconds)
+    return stats, {}, float(out[0])
+
+
+def case_name(n: int, width: int, depth: int) -> str:
+    return f"N={n}" if (width, depth) == (64, 3) else f"N={n} w{width} d{depth}"
+
+
+def worker(framework: str, args) -> None:
+    n = args.sizes[0]
+    case = case_name(n, args.width, args.depth)
+    problem = make_problem(n, layers=layers_of(args.width, args.depth))
+    try:
+        stats, counts, loss = {"frame": frame_worker, "jax": jax_worker, "torch": torch_worker}[framework](problem, args)
+    except ImportError as e:
+        emit({"case": case, "skip": f"{framework}: {e}"})
+        return
+    emit({"case": case, **stats, **counts, "dtype": "float32", "loss": loss})
+
+
+def add_agreement(report) -> None:
+    """Each record's loss relative to jax's in the same pair ("loss diff")."""
+    ref = {(r["case"], r["pair"]): r["loss"] for r in report.records if r["label"] == "jax" and "loss" in r}
+    for r in report.records:
+        if "loss" in r and (r["case"], r["pair"]) in ref:
+            b = ref[(r["case"], r["pair"])]
+            r["loss diff"] = abs(r["loss"] - b) / max(abs(b), 1e-30)
+
+
+def target_lines(report) -> list[str]:
+    """Issue 16's PINN targets against the measured rows."""
+    lines = []
+    for row in report.rows():
+        if row.label != "frame" or row.skip or not row.ratios:
+            continue
+        verdict = "met" if row.ratio <= TARGET_RATIO else "not met"
+        line = f"{row.case}: frame {row.ratio:.3f}x jax.jit (target <= {TARGET_RATIO}: {verdict})"
+        if row.case == "N=1024":
+            ms = row.time * 1e3
+            line += f"; {ms:.3f} ms (target <= {TARGET_MS_1024} ms: {'met' if ms <= TARGET_MS_1024 else 'not met'})"
+        lines.append(line)
+    return lines
+
+
+def profile(args) -> None:
+    """In this process: frame's compile stages and its step per op kind (native tier)."""
+    n = args.sizes[0]
+    problem = make_problem(n, layers=layers_of(args.width, args.depth))
+    step = frame.function(frame_step_fn())
+    step(*problem)
+    exe = step.compiled(*problem)
+    exe.wait_native(timeout=600)
+    print(machine_line())
     print(f"frame training graph: {len(exe.source_graph.nodes)} nodes traced, {len(exe.graph.nodes)} after the "
           f"pipeline, {len(exe.plan.instrs)} plan steps, {len(exe.plan.buffers)} buffers "
-          f"({exe.plan.arena_bytes / 2**20:.1f} MiB) at N={args.sizes[0]}")
-    print(f"medians over {args.rounds} interleaved rounds of 3 timed steps each")
-    print(header)
-    for row in rows:
-        print(row)
+          f"({exe.plan.arena_bytes / 2**20:.1f} MiB) at N={n}; tier {exe.tier}")
+    print(f"\ncompile stages on the traced training graph (N={n}):")
+    for name, ms, size in profile_stages(exe.source_graph):
+        print(f"  {name:13s} {ms:8.1f} ms   {size:5d} nodes/steps after")
+    print(f"\nwhere a frame step's time goes (N={n}, median ms per step, summed per op kind):")
+    for kind, ms, count in profile_executable(exe, frame.tree_leaves(problem)):
+        print(f"  {kind:28s} {ms:8.3f} ms  x{count}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="collocation points N")
+    parser.add_argument("--width", type=int, default=64, help="hidden width (default 64)")
+    parser.add_argument("--depth", type=int, default=3, help="hidden layers (default 3)")
+    parser.add_argument("--pairs", type=int, default=3, help="alternating process rounds per configuration")
+    parser.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=120, help="least timed steps per process (default 120)")
+    parser.add_argument("--min-seconds", type=float, default=1.0, help="least timed seconds per process")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="the former in-process option: --repeats 3*ROUNDS (kept for old command lines)")
+    parser.add_argument("--json", default=None, metavar="OUT", help="save every record and the summaries")
+    parser.add_argument("--profile", action="store_true", help="profile frame's step (first size) instead")
+    parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.rounds is not None:
+        args.repeats = 3 * args.rounds
     if args.profile:
-        problem = make_problem(args.sizes[0])
-        exe = step.compiled(*problem)
-        print(f"\ncompile stages on the traced training graph (N={args.sizes[0]}):")
-        for name, ms, size in profile_stages(exe.source_graph):
-            print(f"  {name:13s} {ms:8.1f} ms   {size:5d} nodes/steps after")
-        print(f"\nwhere a frame step's time goes (N={args.sizes[0]}, median ms per step, summed per op kind):")
-        for kind, ms, count in profile_executable(exe, frame.tree_leaves(problem)):
-            print(f"  {kind:28s} {ms:8.3f} ms  x{count}")
+        profile(args)
+        return
+    if args.worker:
+        worker(args.worker, args)
+        return
+    frameworks = [fw for fw in FRAMEWORKS if fw in args.frameworks]
+    notes = []
+    if "torch" in frameworks and importlib.util.find_spec("torch") is None:
+        frameworks.remove("torch")
+        notes.append("torch: not installed, left out")
+    if "jax" in frameworks and importlib.util.find_spec("jax") is None:
+        frameworks.remove("jax")
+        notes.append("jax: not installed, left out")
+    baseline = "jax" if "jax" in frameworks else None
+    layers = layers_of(args.width, args.depth)
+    reports = []
+    for n in args.sizes:
+        common = ["--sizes", str(n), "--width", str(args.width), "--depth", str(args.depth), "--warmup",
+                  str(args.warmup), "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds)]
+        workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common])
+                   for fw in frameworks]
+        report = run_pairs(workers, args.pairs, baseline=baseline)
+        add_agreement(report)
+        reports.append(report)
+    print(machine_line())
+    print(f"PINN training step (SPEC §12): tanh MLP {'-'.join(map(str, layers))}, u_xx + boundary loss, "
+          f"gradients + SGD, float32; each framework alone in its own process")
+    for note in notes:
+        print(note)
+    for report in reports:
+        print(report.table(fields=["ops", "fused", "flops", "loss diff"]))
+    for report in reports:
+        print("\n".join(target_lines(report)))
+    if args.json:
+        import json
+
+        with open(args.json, "w") as fh:
+            json.dump({"machine": machine_line(), "layers": layers, "notes": notes,
+                       "reports": [r.to_json() for r in reports]}, fh, indent=1, default=driver._jsonable)
+        print(f"saved: {args.json}")
 
 
 if __name__ == "__main__":
