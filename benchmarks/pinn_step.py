@@ -289,8 +289,9 @@ def worker(framework: str, args) -> None:
     n = args.sizes[0]
     case = case_name(n, args.width, args.depth)
     problem = make_problem(n, layers=layers_of(args.width, args.depth))
+    run = {"frame": frame_worker, "jax": jax_worker, "torch": torch_worker}[framework]
     try:
-        stats, counts, loss = {"frame": frame_worker, "jax": jax_worker, "torch": torch_worker}[framework](problem, args)
+        stats, counts, loss = run(problem, args)
     except ImportError as e:
         emit({"case": case, "skip": f"{framework}: {e}"})
         return

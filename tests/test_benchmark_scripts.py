@@ -1,0 +1,58 @@
+"""pinn_step.py, first_step.py and fno_step.py run through the process-per-framework driver, tiny.
+
+Each script's workers run in their own processes (benchmarks/driver.py); these checks run them on
+tiny workloads with one pair and check what they save, never wall-clock figures.
+"""
+import json
+import os
+import sys
+
+import pytest
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+sys.path.insert(0, BENCHMARKS)
+
+
+def test_the_pinn_step_benchmark_runs_tiny_and_frame_agrees_with_jax(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import pinn_step
+
+    out = tmp_path / "p.json"
+    pinn_step.main(["--sizes", "16", "--width", "8", "--depth", "2", "--pairs", "1", "--warmup", "0",
+                    "--repeats", "1", "--min-seconds", "0", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "PINN training step" in printed and "target <= 0.8" in printed
+    saved = json.loads(out.read_text())
+    assert saved["layers"] == [1, 8, 8, 1] and len(saved["reports"]) == 1
+    rows = {s["label"]: s for s in saved["reports"][0]["summary"] if not s["skip"]}
+    assert {"frame", "jax"} <= set(rows)
+    assert rows["frame"]["case"] == "N=16 w8 d2" and rows["frame"]["flops"] > 0
+    assert rows["frame"]["loss diff"] < 1e-5
+    # both frameworks count the same GEMMs (within the boundary term's tiny products)
+    assert rows["frame"]["flops"] == pytest.approx(rows["jax"]["flops"], rel=0.05)
+
+
+def test_the_first_step_benchmark_runs_each_framework_in_its_own_process(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import first_step
+
+    out = tmp_path / "f.json"
+    first_step.main(["--n", "16", "--pairs", "1", "--json", str(out)])
+    assert "first finished PINN training step" in capsys.readouterr().out
+    saved = json.loads(out.read_text())
+    rows = {s["label"]: s for s in saved["summary"] if not s["skip"]}
+    assert {"frame", "jax"} <= set(rows) and rows["frame"]["nodes"] > 0
+    assert [r["label"] for r in saved["records"]][:2] == ["frame", "jax"]
+
+
+@pytest.mark.slow
+def test_the_fno_step_benchmark_runs_tiny_and_its_losses_agree(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import fno_step
+
+    out = tmp_path / "n.json"
+    fno_step.main(["--batch", "2", "--s", "32", "--width", "4", "--modes", "4", "--layers", "1", "--steps", "1",
+                   "--warmup", "0", "--pairs", "1", "--json", str(out)])
+    assert "FNO training step" in capsys.readouterr().out
+    rows = {s["label"]: s for s in json.loads(out.read_text())["summary"]}
+    assert rows["frame"]["loss diff"] < 1e-5 and rows["frame"]["flops"] > 0
