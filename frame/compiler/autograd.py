@@ -19,12 +19,14 @@ from .collector import collector_paused
 from .passes.decompose import expand_composites
 
 
-def _is_zero_constant(v: Value) -> bool:
+def is_zero_constant(v: Value) -> bool:
+    """Whether `v` is a constant of zeros (a rule's symbolic zero), shared by the derivative transforms."""
     node = v.node
     return node is not None and node.op == "constant" and not np.any(node.attrs["value"])
 
 
-def _zeros(graph: Graph, v_type) -> Value:
+def zeros(graph: Graph, v_type) -> Value:
+    """A constant of zeros of type `v_type` in `graph`."""
     return graph.add_node("constant", [], {"value": np.zeros(v_type.shape, v_type.dtype)}).output
 
 
@@ -94,13 +96,13 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
             raise GradientError(f"op '{node.op}' has no gradient rule, but it is on the loss's dependency chain "
                                 f"(graph '{forward.name}')")
         micro = schema.gradient(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
-        gys = [grads.get(y) or _zeros(graph, y.type) for y in node.outputs]
+        gys = [grads.get(y) or zeros(graph, y.type) for y in node.outputs]
         gxs = inline_graph(graph, micro, [*node.inputs, *node.outputs, *gys])
         for x, gx in zip(node.inputs, gxs):
-            if x not in depends or not x.type.is_inexact or _is_zero_constant(gx):
+            if x not in depends or not x.type.is_inexact or is_zero_constant(gx):
                 continue
             grads[x] = graph.add_node("add", [grads[x], gx]).output if x in grads else gx
 
     for v in wrt_values:
-        graph.mark_output(grads[v] if v in grads else _zeros(graph, v.type))
+        graph.mark_output(grads[v] if v in grads else zeros(graph, v.type))
     return graph

@@ -37,7 +37,7 @@ from ..ir.graph import Graph, Value
 from ..ir.printer import attrs_key
 from ..ir.types import TensorType
 from ..ir.registry import BILINEAR, ELEMENTWISE, LINEAR, NodeContext, OpSchema, get
-from .autograd import build_backward_graph
+from .autograd import build_backward_graph, is_zero_constant, zeros
 from .collector import collector_paused
 from .passes.decompose import expand_composites
 
@@ -58,15 +58,6 @@ def forward_rule_kind(schema: OpSchema, ctx: NodeContext | None = None) -> str |
         if t.is_float and ctx.output_types == [t]:   # gy has the operand's type: t can stand for it
             return "elementwise"
     return "transposed"
-
-
-def _zeros(graph: Graph, t) -> Value:
-    return graph.add_node("constant", [], {"value": np.zeros(t.shape, t.dtype)}).output
-
-
-def _is_zero_constant(v: Value) -> bool:
-    node = v.node
-    return node is not None and node.op == "constant" and not np.any(node.attrs["value"])
 
 
 def _check_wrt(graph: Graph, wrt_input_indices: Sequence[int]) -> list[int]:
@@ -121,7 +112,7 @@ def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph
             tys = inline_graph(out, schema.jvp(ctx, mask), [*node.inputs, *node.outputs, *txs])
         elif kind == "linear":
             it = iter(txs)
-            operands = [next(it) if m else (x if not x.type.is_inexact else _zeros(out, x.type))
+            operands = [next(it) if m else (x if not x.type.is_inexact else zeros(out, x.type))
                         for x, m in zip(node.inputs, mask)]
             tys = out.add_node(node.op, operands, node.attrs).outputs
         elif kind == "bilinear":
@@ -136,11 +127,11 @@ def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph
         else:
             tys = inline_graph(out, transposed_rule(ctx, mask), [*node.inputs, *node.outputs, *txs])
         for y, ty in zip(node.outputs, tys):
-            if y.type.is_inexact and not _is_zero_constant(ty):
+            if y.type.is_inexact and not is_zero_constant(ty):
                 tangents[y] = ty
 
     for y in list(out.outputs):
-        out.mark_output(tangents[y] if y in tangents else _zeros(out, y.type))
+        out.mark_output(tangents[y] if y in tangents else zeros(out, y.type))
     return out
 
 
@@ -166,7 +157,7 @@ def transposed_rule(ctx: NodeContext, mask: tuple[bool, ...]) -> Graph:
     gxs = inline_graph(pairing, get(ctx.op).gradient(ctx), [*xs, *ys, *gys])
     terms = []
     for gx, tx in zip([g for g, m in zip(gxs, mask) if m], txs):
-        if _is_zero_constant(gx):
+        if is_zero_constant(gx):
             continue
         product = pairing.add_node("mul", [gx, tx]).output
         if product.type.is_complex:
@@ -174,7 +165,7 @@ def transposed_rule(ctx: NodeContext, mask: tuple[bool, ...]) -> Graph:
         terms.append(pairing.add_node("sum", [product], {"axes": tuple(range(product.type.rank)),
                                                           "keepdims": False}).output)
     real_dtype = next((t.dtype for t in ctx.input_types if t.is_float), "float64")
-    total = _zeros(pairing, TensorType((), real_dtype)) if not terms else terms[0]
+    total = zeros(pairing, TensorType((), real_dtype)) if not terms else terms[0]
     for term in terms[1:]:
         total = pairing.add_node("add", [total, term]).output
     pairing.mark_output(total)
@@ -185,11 +176,11 @@ def transposed_rule(ctx: NodeContext, mask: tuple[bool, ...]) -> Graph:
     r_xs = [rule.add_input(t) for t in ctx.input_types]
     r_ys = [rule.add_input(t) for t in out_types]
     r_txs = [rule.add_input(t) for t, m in zip(ctx.input_types, mask) if m]
-    r_gys = [_zeros(rule, t) for t in out_types]
+    r_gys = [zeros(rule, t) for t in out_types]
     results = inline_graph(rule, derived, [*r_xs, *r_ys, *r_gys, *r_txs])[1:]
     it = iter(results)
     for t in out_types:
-        rule.mark_output(next(it) if t.is_inexact else _zeros(rule, t))
+        rule.mark_output(next(it) if t.is_inexact else zeros(rule, t))
     with _TRANSPOSED_LOCK:
         rule = _TRANSPOSED.setdefault(key, rule)
     return rule

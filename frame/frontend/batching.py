@@ -20,6 +20,7 @@ from .pytree import tree_flatten, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
 from .transforms import evaluate, memoised_derivation
 
+
 def batched_graph(graph: Graph, in_axes: Sequence[int | None], size: int,
                   out_axes: Sequence[int | None] | None = None) -> Graph:
     """`build_batched_graph`, memoised (least recently used first out) by (fingerprint, in_axes, size, out_axes)."""

@@ -33,7 +33,6 @@ from .tracer import example_type, trace_function
 from .transforms import _argnums_tuple, evaluate, memoised_derivation
 
 
-
 def taylor_graph(graph: Graph, wrt: Sequence[int], order: int, input_orders=None, directions=None,
                  factorial_scaled: bool = True) -> Graph:
     """`build_taylor_graph`, memoised (least recently used first out) by graph fingerprint and arguments."""
