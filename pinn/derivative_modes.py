@@ -7,7 +7,7 @@ by row (the collocation points never interact):
   (`pinn.problems.pointwise_derivative`); each order is one more reverse transform, so the derived
   graph grows exponentially with the order.
 - "taylor": one Taylor-mode propagation along each coordinate
-  (`frame.frontend.taylor.directional_derivatives`), whose graph grows quadratically with the order.
+  (`frame.directional_derivatives`), whose graph grows quadratically with the order.
 
 Which one is cheaper depends on the network, the orders the residual needs and the batch, and the
 training step differentiates the residual once more (w.r.t. the parameters), so "auto" measures
@@ -60,16 +60,6 @@ def _error(message: str):
     return ProblemError(message)
 
 
-def unavailable_reason(mode: str) -> str | None:
-    """Why `mode` cannot run in this installation (None when it can)."""
-    if mode == "taylor":
-        try:
-            from frame.frontend.taylor import directional_derivatives  # noqa: F401
-        except ImportError as e:
-            return f"Taylor mode is not available ({e})"
-    return None
-
-
 def check_mode(mode) -> str:
     """`mode` if it names a mode or "auto"; a `ProblemError` listing the choices otherwise."""
     if not isinstance(mode, str) or mode not in (AUTO, *MODES):
@@ -80,18 +70,15 @@ def check_mode(mode) -> str:
 def candidate_modes(problem) -> list[str]:
     """The modes `problem` implements (its `derivative_modes`) that can run here."""
     implemented = getattr(problem, "derivative_modes", ("reverse",))
-    return [m for m in MODES if m in implemented and unavailable_reason(m) is None]
+    return [m for m in MODES if m in implemented]
 
 
 def explicit_mode(problem, mode: str) -> str:
-    """An explicitly requested mode, checked: known, implemented by the problem, available."""
+    """An explicitly requested mode, checked: known and implemented by the problem."""
     check_mode(mode)
     if mode not in getattr(problem, "derivative_modes", ("reverse",)):
         raise _error(f"{problem.name}: derivative mode {mode!r} is not implemented for this problem "
                      f"(it has {', '.join(problem.derivative_modes)})")
-    reason = unavailable_reason(mode)
-    if reason:
-        raise _error(f"{problem.name}: derivative mode {mode!r} was requested but {reason}")
     return mode
 
 
@@ -100,7 +87,7 @@ class ModeChoice:
     """The mode a problem's residual derivatives use and why.
 
     timings: seconds per compiled call, per measured mode (empty when the caller chose the mode);
-    rejected: mode -> why it was not a candidate (unavailable, or disagreeing with reverse mode);
+    rejected: mode -> why it was not used (it failed to build, or disagreed with reverse mode);
     points: the rows the modes were timed on; tiers: mode -> the executable tier it was timed on.
     """
 
@@ -237,10 +224,9 @@ def select_mode(problem, apply: Callable, params, coords: Sequence, *, modes: Se
     for m in candidates:
         if m not in MODES:
             raise _error(f"unknown derivative mode {m!r}; choose one of {', '.join(MODES)}")
-    rejected = {m: unavailable_reason(m) for m in MODES
-                if m in getattr(problem, "derivative_modes", ("reverse",)) and unavailable_reason(m)}
     if not candidates:
-        raise _error(f"{problem.name}: no derivative mode can run here ({'; '.join(rejected.values())})")
+        raise _error(f"{problem.name}: it implements no derivative mode")
+    rejected = {}
     rng = np.random.default_rng(seed)
     coords = tuple(_stand_in(c, rng, True)[:max_points] for c in coords)
     params = frame.tree_map(lambda v: _stand_in(v, rng, False), params)

@@ -12,7 +12,7 @@ traced graph, no tape and no second engine:
   `sum(u)` w.r.t. x, `u_xx` the gradient of `sum(u_x)` w.r.t. x, and the trainer then takes the
   gradient of the loss w.r.t. the parameters — three applications of the one backward transform;
 - "taylor": one Taylor-mode propagation along each coordinate gives `u, u_x, u_xx`
-  (`frame.frontend.taylor.directional_derivatives`), and the trainer's gradient is reverse mode
+  (`frame.directional_derivatives`), and the trainer's gradient is reverse mode
   over it.
 
 `derivatives` and `residual` take `mode="auto"` (default): the cheapest mode that agrees with
@@ -288,9 +288,7 @@ class Poisson1D(Problem):
 
     def taylor_derivatives(self, apply: Callable, params, x) -> dict:
         """u, u_x and u_xx at points x (N, 1) from one order-2 Taylor propagation along x."""
-        from frame.frontend.taylor import directional_derivatives
-
-        u, u_x, u_xx = directional_derivatives(lambda x: apply(params, x), order=2)(x)
+        u, u_x, u_xx = frame.directional_derivatives(lambda x: apply(params, x), order=2)(x)
         return {"u": u, "u_x": u_x, "u_xx": u_xx}
 
     def residual(self, apply: Callable, params, x, f=None, mode: str = "auto"):
@@ -407,11 +405,9 @@ class Burgers1D(Problem):
     def taylor_derivatives(self, apply: Callable, params, x, t) -> dict:
         """u, u_x, u_t and u_xx at points (x, t): an order-2 Taylor propagation along x and an order-1
         one along t (their common forward pass is merged by the pipeline's CSE)."""
-        from frame.frontend.taylor import directional_derivatives
-
         u_fn = lambda x, t: self.u(apply, params, x, t)  # noqa: E731
-        u, u_x, u_xx = directional_derivatives(u_fn, order=2, argnums=0)(x, t)
-        u_t = directional_derivatives(u_fn, order=1, argnums=1)(x, t)[1]
+        u, u_x, u_xx = frame.directional_derivatives(u_fn, order=2, argnums=0)(x, t)
+        u_t = frame.directional_derivatives(u_fn, order=1, argnums=1)(x, t)[1]
         return {"u": u, "u_x": u_x, "u_t": u_t, "u_xx": u_xx}
 
     def residual(self, apply: Callable, params, x, t, mode: str = "auto"):
