@@ -85,6 +85,8 @@ class OpSchema:
       batched at axis 0). None: ELEMENTWISE ops take the generic `LEADING` rule, ops with
       `axis`/`axes` attributes `ALONG_AXES`, composites their decomposition's.
     - `taylor`: the Taylor-mode rule (frame/compiler/taylor.py documents its signature and default).
+    - `rows`: how the op treats independent rows (frame/compiler/rows.py documents the signature
+      and the default for ELEMENTWISE ops); None elsewhere: a graph using it is not row-partitioned.
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
@@ -116,6 +118,7 @@ class OpSchema:
     jvp: JvpFn | None = None
     batch: Callable | None = None
     taylor: Callable | None = None
+    rows: Callable | None = None
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
