@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import GradientError, LinAlgError, ShapeError
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
+from . import rows_rules
 from .batching_rules import LEADING, PER_EXAMPLE
 from .elementwise import sum_to_shape
 from ..ir.registry import BILINEAR, NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
@@ -73,7 +74,7 @@ def _grad(ctx, xs, ys, gys):
 # materialised (seed v0 list).
 register_op("matmul", shape=_shape, kernel=_kernel, num_inputs=2, traits=(BILINEAR,),
             attrs={"transpose_a": ((bool,), False), "transpose_b": ((bool,), False)},
-            gradient=traced_gradient(_grad), batch=LEADING,
+            gradient=traced_gradient(_grad), batch=LEADING, rows=rows_rules.matmul,
             doc="op(a) @ op(b) over the last two axes, op transposing them when transpose_a/transpose_b; "
                 "batch axes broadcast",
             numpy=_numpy, numpy_out=True, jax=_jax, frontend=["matmul"], operators=["__matmul__", "__rmatmul__"],

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_decomposition, traced_gradient
+from . import rows_rules
 from ..ir.registry import LINEAR, NodeContext, arity, normalize_axis, register_op, require_float
 
 _AXES_ATTRS = {"axes": ((tuple,), True), "keepdims": ((bool,), False)}
@@ -73,7 +74,7 @@ def _sum_numpy(e, x):
 register_op(
     "sum", shape=_reduce_shape("any"), num_inputs=1, attrs=_AXES_ATTRS, traits=(LINEAR,), kernel=_sum_kernel,
     gradient=traced_gradient(lambda ctx, xs, ys, gys: [_expand(gys[0], xs[0].shape, ctx.attrs["axes"])]),
-    doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1",
+    doc="sum over `axes` (sorted, non-negative); keepdims keeps them as size 1", rows=rows_rules.reduce_sum,
     numpy=_sum_numpy, numpy_out=True, jax=lambda J, x, axes, keepdims=False: J.jnp.sum(x, axis=axes, keepdims=keepdims),
     frontend=["sum"])
 

@@ -6,6 +6,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir.types import TensorType
 from ..tracing import prim, traced_gradient
+from . import rows_rules
 from .batching_rules import lead, traced_batch
 from .elementwise import sum_to_shape
 from ..ir.registry import LINEAR, VIEW, NodeContext, arity, normalize_axis, register_op, same_dtype
@@ -29,7 +30,7 @@ register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tup
             kernel=lambda x, shape: np.reshape(x, shape),
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [prim.reshape(gys[0], shape=tuple(xs[0].shape))]),
             batch=traced_batch(lambda ctx, xs, bs, n: [prim.reshape(xs[0], shape=(n, *ctx.attrs["shape"]))]),
-            doc="same elements, new shape (row-major)",
+            rows=rows_rules.reshape, doc="same elements, new shape (row-major)",
             numpy=lambda e, x: f"{x}.reshape({e.attrs['shape']!r})", jax="jnp.reshape",
             frontend=["reshape", "expand_dims", "squeeze"])
 
@@ -49,7 +50,7 @@ register_op("transpose", shape=_transpose_shape, num_inputs=1, attrs={"perm": ((
             gradient=traced_gradient(
                 lambda ctx, xs, ys, gys: [prim.transpose(gys[0], perm=tuple(np.argsort(ctx.attrs["perm"]).tolist()))]),
             batch=traced_batch(lambda ctx, xs, bs, n: [prim.transpose(xs[0], perm=(0, *[p + 1 for p in ctx.attrs["perm"]]))]),
-            doc="permute axes: out.shape[i] = x.shape[perm[i]]",
+            rows=rows_rules.transpose, doc="permute axes: out.shape[i] = x.shape[perm[i]]",
             numpy=lambda e, x: f"{x}.transpose({e.attrs['perm']!r})", jax=lambda J, x, perm: J.jnp.transpose(x, perm),
             frontend=["transpose", "swapaxes"])
 
@@ -73,7 +74,7 @@ register_op("broadcast_to", shape=_broadcast_shape, num_inputs=1, attrs={"shape"
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [sum_to_shape(gys[0], xs[0].shape)]),
             batch=traced_batch(lambda ctx, xs, bs, n: [
                 prim.broadcast_to(lead(xs[0], len(ctx.attrs["shape"])), shape=(n, *ctx.attrs["shape"]))]),
-            doc="numpy broadcasting to `shape`",
+            rows=rows_rules.broadcast_to, doc="numpy broadcasting to `shape`",
             numpy=lambda e, x: f"{e.fn(np.broadcast_to)}({x}, {e.attrs['shape']!r})", jax="jnp.broadcast_to",
             frontend=["broadcast_to"])
 

@@ -1,0 +1,137 @@
+"""Row rules: how an op treats independent rows, read by the row partition (frame/compiler/rows.py).
+
+Collocation points, samples and other batch rows are independent in most training graphs: every
+value either has one axis that runs over the rows of the inputs, or does not depend on them, until
+a reduction sums over the rows. The row partition computes such a graph on chunks of rows in
+parallel and adds the chunks' partial sums. An op's `rows` fact says how the op maps row axes:
+
+    rule(ctx, axes, n) -> Rows | None
+
+- `ctx`: the node's `NodeContext` (its input types for the whole row count, and attrs);
+- `axes[i]`: the row axis of operand i, or None for an operand that does not depend on the rows;
+- `n`: the row count of one chunk (rules use it only for the chunk's attrs);
+- `Rows.out`: per output, its row axis, or `SUM` when the op sums over the rows (the chunks'
+  results are partial sums that add up to the whole one);
+- `Rows.attrs`: the node's attrs for a chunk of `n` rows (None: unchanged);
+- `Rows.needs`: `(operand, axis)` pairs of row-free operands whose `axis` runs over the rows too
+  (a constant of ones seeding a gradient has the row count without depending on the inputs); the
+  partition slices or resizes them, or gives up when it cannot;
+- None: the op mixes rows in a way that is no sum (the partition then leaves the graph whole).
+
+Every rule must be exact: a wrong one would give wrong numbers, where a missing one only gives up
+the parallelism. ELEMENTWISE ops take `elementwise` without saying so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.registry import NodeContext
+
+SUM = "sum"
+
+
+@dataclass(frozen=True)
+class Rows:
+    out: tuple
+    attrs: dict | None = None
+    needs: tuple = ()
+
+
+def _aligned(ctx: NodeContext, axes, out_rank: int):
+    """The one output axis the row-wise operands' row axes align to (numpy broadcasting aligns
+    trailing axes), or None when they disagree."""
+    found = {a + out_rank - ctx.input_types[i].rank for i, a in enumerate(axes) if a is not None}
+    return found.pop() if len(found) == 1 else None
+
+
+def _row_free_needs(ctx: NodeContext, axes, out_axis: int, out_rank: int, skip=()) -> tuple:
+    """Row-free operands that reach the output's row axis with more than one element."""
+    needs = []
+    for i, t in enumerate(ctx.input_types):
+        if axes[i] is None and i not in skip:
+            p = out_axis - (out_rank - t.rank)
+            if p >= 0 and t.shape[p] != 1:
+                needs.append((i, p))
+    return tuple(needs)
+
+
+def elementwise(ctx: NodeContext, axes, n) -> Rows | None:
+    """Broadcasting elementwise ops: the row axis passes through, aligned from the right."""
+    rank = max(t.rank for t in ctx.input_types)
+    axis = _aligned(ctx, axes, rank)
+    if axis is None:
+        return None
+    return Rows((axis,), needs=_row_free_needs(ctx, axes, axis, rank))
+
+
+def matmul(ctx: NodeContext, axes, n) -> Rows | None:
+    """op(a) @ op(b): rows of op(a) stay rows (axis -2), columns of op(b) stay columns (axis -1); rows
+    on the contracted axis of both operands make the product a sum over them. Row axes among the
+    batch axes pass through as in elementwise ops."""
+    a, b = ctx.input_types
+    a_t, b_t = ctx.attr("transpose_a", False), ctx.attr("transpose_b", False)
+    rank = max(a.rank, b.rank)
+    # the roles of each operand's last two axes: a is (m, k) or (k, m); b is (k, n) or (n, k)
+    last = [{a.rank - 2: "k" if a_t else "m", a.rank - 1: "m" if a_t else "k"},
+            {b.rank - 2: "n" if b_t else "k", b.rank - 1: "k" if b_t else "n"}]
+    roles = [None if ax is None else last[i].get(ax, "batch") for i, ax in enumerate(axes)]
+    if "k" in roles:
+        if any(r not in ("k", None) for r in roles):
+            return None
+        k_axis = [next(ax for ax, r in last[i].items() if r == "k") for i in (0, 1)]
+        return Rows((SUM,), needs=tuple((i, k_axis[i]) for i in (0, 1) if roles[i] is None))
+    if roles == ["m", None]:
+        return Rows((rank - 2,))
+    if roles == [None, "n"]:
+        return Rows((rank - 1,))
+    if set(roles) <= {"batch", None}:
+        axis = _aligned(ctx, axes, rank)
+        return None if axis is None else Rows((axis,), needs=_row_free_needs(ctx, axes, axis, rank))
+    return None   # rows times rows along m and n: an outer product of rows, not a row-wise value
+
+
+def reduce_sum(ctx: NodeContext, axes, n) -> Rows | None:
+    """A sum over the row axis is a partial sum; otherwise the row axis moves left past the axes
+    summed before it (without keepdims)."""
+    (a,) = axes
+    summed = ctx.attrs["axes"]
+    if a in summed:
+        return Rows((SUM,))
+    if ctx.attr("keepdims", False):
+        return Rows((a,))
+    return Rows((a - sum(1 for s in summed if s < a),))
+
+
+def reshape(ctx: NodeContext, axes, n) -> Rows | None:
+    """The row axis survives a reshape that keeps it as one axis, with the same elements before and
+    after it; the chunk's shape holds `n` there."""
+    (a,) = axes
+    x = ctx.input_types[0]
+    shape = ctx.attrs["shape"]
+    before, rows = _prod(x.shape[:a]), x.shape[a]
+    for b in range(len(shape)):
+        if _prod(shape[:b]) == before and shape[b] == rows:
+            return Rows((b,), {**ctx.attrs, "shape": (*shape[:b], n, *shape[b + 1:])})
+        if _prod(shape[:b]) > before:
+            break
+    return None
+
+
+def transpose(ctx: NodeContext, axes, n) -> Rows | None:
+    (a,) = axes
+    return Rows((list(ctx.attrs["perm"]).index(a),))
+
+
+def broadcast_to(ctx: NodeContext, axes, n) -> Rows | None:
+    """The row axis of the operand (aligned from the right) keeps running over the rows."""
+    (a,) = axes
+    shape = ctx.attrs["shape"]
+    b = a + len(shape) - ctx.input_types[0].rank
+    return Rows((b,), {**ctx.attrs, "shape": (*shape[:b], n, *shape[b + 1:])})
+
+
+def _prod(dims) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
