@@ -1,0 +1,297 @@
+"""Row partition: a graph whose rows are independent, computed on chunks of rows.
+
+Collocation points and samples are independent rows: in a PINN step every value either runs over the
+rows of the data along one axis, or does not depend on them, until a sum over the rows (a loss mean,
+a weight gradient `x^T dy`, a bias gradient) reduces them. Such a graph can run on chunks of rows in
+parallel threads, each chunk giving partial sums that add up to the whole one, and then finish on the
+sums. `partition_rows(graph)` finds that split, graph to graphs:
+
+- the **chunk graph** (`RowPartition.chunk_graph(n)`): the inputs with `n` rows in place of the row
+  inputs' row count, every row-wise node with its attrs for `n` rows (the ops' `rows` facts, see
+  frame/ops/rows_rules.py), and as outputs the partial sums the rest needs and the row-wise values
+  the graph returns;
+- the **combine graph**: the row-free inputs and the summed partials in, the rest of the graph (the
+  optimiser update, the loss value) out.
+
+Row inputs are the inputs whose leading axis has the graph's largest leading size (the row count
+N); they are split along it. A constant that reaches a row axis (a splat of ones seeding a
+gradient, a dense array of N values) is resized, or sliced per chunk as an extra chunk input. The
+analysis gives up (returns None, and the graph runs whole) when an op has no `rows` fact, mixes
+rows other than by a sum (max over the rows, a row permutation), when a row-wise value is needed
+after a sum over the rows (normalising by a batch statistic), or when the graph is too small for
+threads to pay off. It never changes what is computed, only where sums are split: results differ
+from the whole graph's by the reassociation of those sums, and are reproducible for a fixed number
+of chunks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir.graph import Graph, Value
+from ..ir.registry import ELEMENTWISE, SIDE_EFFECT, NodeContext, get
+from ..ir.types import TensorType
+from ..ops import rows_rules
+from ..ops.rows_rules import SUM
+
+FREE, ROW, PARTIAL, AFTER = "free", "row", "partial", "after"   # what a value is, see `_classify`
+
+
+@dataclass
+class _State:
+    kind: str
+    axis: int | None = None      # the row axis of a ROW value
+
+
+def rows_rule(op: str):
+    """The op's `rows` fact, else the generic elementwise rule for ELEMENTWISE ops, else None."""
+    schema = get(op)
+    if schema.rows is not None:
+        return schema.rows
+    if schema.has(ELEMENTWISE):
+        return rows_rules.elementwise
+    return None
+
+
+class _GiveUp(Exception):
+    pass
+
+
+@dataclass
+class RowPartition:
+    """The split of `graph` (see the module docstring). `outputs[j]` says where output j comes from:
+    ("row", i, axis): chunk output i, concatenated along `axis`; ("sum", i): chunk output i summed
+    over the chunks; ("combine", i): combine output i."""
+    graph: Graph
+    rows: int
+    row_inputs: tuple[int, ...]
+    sliced_constants: list                  # (array, axis): extra chunk inputs, sliced per chunk
+    combine: Graph
+    combine_sums: list[int]                 # chunk outputs that the combine graph takes, in order
+    outputs: list[tuple]
+    row_elements: int                       # elements of all row-wise values, a cost estimate
+    _states: dict = field(repr=False, default_factory=dict)
+    _chunk_values: list = field(repr=False, default_factory=list)   # (value, state) per chunk output
+    _chunks: dict = field(repr=False, default_factory=dict)
+
+    def chunk_graph(self, n: int) -> Graph:
+        """The graph of one chunk of `n` rows (memoised per `n`)."""
+        if n not in self._chunks:
+            self._chunks[n] = _build_chunk(self, n)
+        return self._chunks[n]
+
+
+def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | None:
+    """The row partition of `graph`, or None when it has none (see the module docstring) or its
+    row-wise values hold fewer than `min_row_elements` elements in all."""
+    leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
+    if not leading or max(leading) < 2:
+        return None
+    rows = max(leading)
+    row_inputs = tuple(i for i, v in enumerate(graph.inputs) if v.type.rank >= 1 and v.type.shape[0] == rows)
+    try:
+        states, needs = _classify(graph, rows, row_inputs)
+    except _GiveUp:
+        return None
+    row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
+    if row_elements < min_row_elements:
+        return None
+    try:
+        return _split(graph, rows, row_inputs, states, needs, row_elements)
+    except _GiveUp:
+        return None
+
+
+# -- analysis -------------------------------------------------------------------------------------
+def _classify(graph: Graph, rows: int, row_inputs) -> dict:
+    """Each value's state: FREE (no row dependence), ROW (runs over the rows along `axis`), PARTIAL (a
+    sum over the rows: chunks give partial sums) or AFTER (computed from partial sums)."""
+    states: dict[Value, _State] = {}
+    needs: dict = {}     # node -> the (operand, axis) pairs its rule needs row-aligned
+    for i, v in enumerate(graph.inputs):
+        states[v] = _State(ROW, 0) if i in row_inputs else _State(FREE)
+    for node in graph.nodes:
+        if get(node.op).has(SIDE_EFFECT):
+            raise _GiveUp(f"op '{node.op}' has side effects: it would run once per chunk")
+        ins = [states[v] for v in node.inputs]
+        kinds = {s.kind for s in ins}
+        if kinds & {PARTIAL, AFTER}:
+            if ROW in kinds:
+                raise _GiveUp(f"{node.op} needs a row-wise value after a sum over the rows")
+            out = [_State(AFTER)] * len(node.outputs)
+        elif ROW in kinds:
+            out, needs[node] = _row_node(node, ins, rows)
+        else:
+            out = [_State(FREE)] * len(node.outputs)
+        for v, s in zip(node.outputs, out):
+            states[v] = s
+    return states, needs
+
+
+def _row_node(node, ins, rows: int) -> list:
+    rule = rows_rule(node.op)
+    if rule is None:
+        raise _GiveUp(f"op '{node.op}' has no rows rule")
+    axes = [s.axis if s.kind == ROW else None for s in ins]
+    got = rule(NodeContext(node.op, [v.type for v in node.inputs], dict(node.attrs)), axes, rows)
+    if got is None:
+        raise _GiveUp(f"op '{node.op}' mixes rows")
+    for i, axis in got.needs:
+        if not _can_reach_rows(node.inputs[i], axis, rows):
+            raise _GiveUp(f"operand {i} of '{node.op}' has the row count without depending on the rows")
+    out = got.out * len(node.outputs) if len(got.out) == 1 else got.out
+    if len(out) != len(node.outputs):
+        raise _GiveUp(f"the rows rule of '{node.op}' gives {len(got.out)} results for {len(node.outputs)} outputs")
+    return [_State(PARTIAL) if a == SUM else _State(ROW, a) for a in out], got.needs
+
+
+def _can_reach_rows(value: Value, axis: int, rows: int) -> bool:
+    """Whether a row-free operand can be given the rows along `axis`: a constant of that length
+    there (resized or sliced per chunk)."""
+    return value.node is not None and value.node.op == "constant" and value.type.shape[axis] == rows
+
+
+# -- the two graphs -------------------------------------------------------------------------------
+def _split(graph: Graph, rows: int, row_inputs, states, needs, row_elements) -> RowPartition:
+    chunk_values: list = []       # what the chunk graph returns: (value, state)
+    index: dict[Value, int] = {}
+
+    def chunk_output(v) -> int:
+        if v not in index:
+            index[v] = len(chunk_values)
+            chunk_values.append((v, states[v]))
+        return index[v]
+
+    # partial sums the combine graph reads
+    combine_sums: list[int] = []
+    for node in graph.nodes:
+        if states[node.outputs[0]].kind == AFTER:
+            for v in node.inputs:
+                if states[v].kind == PARTIAL and index.get(v) not in combine_sums:
+                    combine_sums.append(chunk_output(v))
+    outputs = []
+    for v in graph.outputs:
+        s = states[v]
+        if s.kind == ROW:
+            outputs.append(("row", chunk_output(v), s.axis))
+        elif s.kind == PARTIAL:
+            outputs.append(("sum", chunk_output(v)))
+        else:
+            outputs.append(("combine", None))
+    combine, combine_outputs = _build_combine(graph, states, [chunk_values[i][0] for i in combine_sums])
+    outputs = [("combine", combine_outputs.pop(0)) if o[0] == "combine" else o for o in outputs]
+    part = RowPartition(graph, rows, tuple(row_inputs), [], combine, combine_sums, outputs, row_elements,
+                        states, chunk_values)
+    _collect_sliced_constants(part, needs)
+    return part
+
+
+def _collect_sliced_constants(part: RowPartition, needs) -> None:
+    """Dense constants that reach a row axis become extra chunk inputs, sliced per chunk."""
+    seen = set()
+    for node, pairs in needs.items():
+        for i, axis in pairs:
+            const = node.inputs[i].node
+            value = np.asarray(const.attrs["value"])
+            if not _is_splat(value) and (id(const), axis) not in seen:
+                seen.add((id(const), axis))
+                part.sliced_constants.append((const, axis))
+
+
+def _is_splat(value: np.ndarray) -> bool:
+    return value.size == 0 or (value.strides is not None and all(s == 0 for s in value.strides)) or \
+        bool(np.all(value == value.flat[0]))
+
+
+def _build_chunk(part: RowPartition, n: int) -> Graph:
+    graph, states = part.graph, part._states
+    chunk = Graph(f"{graph.name}_rows")
+    env: dict = {}     # (original value, row axis or None) -> chunk value
+    for i, v in enumerate(graph.inputs):
+        t = v.type
+        if i in part.row_inputs:
+            t = TensorType((n, *t.shape[1:]), t.dtype, t.device)
+        env[(v, states[v].axis if states[v].kind == ROW else None)] = chunk.add_input(t)
+    sliced = {}
+    for const, axis in part.sliced_constants:
+        t = const.outputs[0].type
+        shape = list(t.shape)
+        shape[axis] = n
+        sliced[(const.outputs[0], axis)] = chunk.add_input(TensorType(tuple(shape), t.dtype, t.device))
+    needed = _needed(graph, [v for v, _ in part._chunk_values], states)
+    for node in graph.nodes:
+        if node not in needed:
+            continue
+        out_states = [states[v] for v in node.outputs]
+        if out_states[0].kind == FREE:
+            operands = [env[(v, None)] for v in node.inputs]
+            new = chunk.add_node(node.op, operands, node.attrs)
+            for v, w in zip(node.outputs, new.outputs):
+                env[(v, None)] = w
+            continue
+        ins = [states[v] for v in node.inputs]
+        axes = [s.axis if s.kind == ROW else None for s in ins]
+        got = rows_rule(node.op)(NodeContext(node.op, [v.type for v in node.inputs], dict(node.attrs)), axes, n)
+        need = dict(got.needs)
+        operands = []
+        for i, (v, a) in enumerate(zip(node.inputs, axes)):
+            if i in need:
+                operands.append(_row_constant(chunk, env, sliced, v, need[i], n))
+            else:
+                operands.append(env[(v, a)])
+        new = chunk.add_node(node.op, operands, got.attrs if got.attrs is not None else node.attrs)
+        for v, w, s in zip(node.outputs, new.outputs, out_states):
+            env[(v, s.axis if s.kind == ROW else None)] = w
+    for v, s in part._chunk_values:
+        chunk.mark_output(env[(v, s.axis if s.kind == ROW else None)])
+    return chunk
+
+
+def _row_constant(chunk: Graph, env, sliced, v: Value, axis: int, n: int) -> Value:
+    """A constant given the rows along `axis`: a splat resized to `n` there, or its slice input."""
+    if (v, axis) in sliced:
+        return sliced[(v, axis)]
+    key = (v, ("resized", axis))
+    if key not in env:
+        value = np.asarray(v.node.attrs["value"])
+        shape = list(value.shape)
+        shape[axis] = n
+        fill = value.flat[0] if value.size else np.zeros((), value.dtype)
+        env[key] = chunk.add_node("constant", [], {"value": np.broadcast_to(np.asarray(fill, value.dtype),
+                                                                            tuple(shape))}).output
+    return env[key]
+
+
+def _needed(graph: Graph, values, states) -> set:
+    """The nodes of the chunk graph: those the chunk outputs depend on."""
+    needed, stack = set(), [v.node for v in values if v.node is not None]
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        stack.extend(v.node for v in node.inputs if v.node is not None)
+    return needed
+
+
+def _build_combine(graph: Graph, states, sums: list) -> tuple[Graph, list]:
+    """The combine graph: row-free inputs and the summed partials in; the outputs that are neither
+    row-wise nor partial sums out (their indices, in order)."""
+    combine = Graph(f"{graph.name}_combine")
+    env: dict = {}
+    for v in graph.inputs:
+        if states[v].kind == FREE:
+            env[v] = combine.add_input(v.type)
+    for v in sums:
+        env[v] = combine.add_input(v.type)
+    wanted = [v for v in graph.outputs if states[v].kind in (FREE, AFTER)]
+    needed = _needed(graph, wanted, states)
+    for node in graph.nodes:
+        if node in needed and states[node.outputs[0]].kind in (FREE, AFTER):
+            new = combine.add_node(node.op, [env[v] for v in node.inputs], node.attrs)
+            for v, w in zip(node.outputs, new.outputs):
+                env[v] = w
+    for v in wanted:
+        combine.mark_output(env[v])
+    return combine, list(range(len(wanted)))

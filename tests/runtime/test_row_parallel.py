@@ -1,0 +1,170 @@
+"""Row partition (frame/compiler/rows.py) and row-parallel executables (frame/runtime/row_parallel.py).
+
+A partitioned graph must give the whole graph's results up to the reassociation of its sums over
+rows, for every output kind (row-wise values concatenated, partial sums added, values computed after
+the sums), with ragged chunks, resized and sliced constants, and concurrent callers; and graphs that
+mix rows other than by sums must stay whole."""
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame.compiler.rows import partition_rows
+from frame.frontend.pytree import tree_flatten
+from frame.runtime import row_parallel
+from frame.runtime.compile import compile as compile_graph
+from frame.runtime.row_parallel import RowParallelExecutable, chunk_sizes, parts_from_environment, set_row_parts
+from tests.workloads import pinn_problem, pinn_step_fn
+
+
+@pytest.fixture
+def any_size(monkeypatch):
+    """Partition graphs of any size (the default threshold keeps small graphs whole)."""
+    monkeypatch.setattr(row_parallel, "MIN_CHUNK_ELEMENTS", 0)
+
+
+def _leaves(*args):
+    return [np.asarray(a) for a in tree_flatten(args)[0]]
+
+
+def assert_same_results(fn, args, parts, rtol):
+    """`fn` compiled whole and on `parts` chunks: a row-parallel executable, with equal results."""
+    graph = frame.trace(fn, *args)
+    leaves = _leaves(*args)
+    whole = compile_graph(graph, row_parts=1)(*leaves)
+    exe = compile_graph(graph, row_parts=parts)
+    assert isinstance(exe, RowParallelExecutable), "the graph was expected to partition"
+    split = exe(*leaves)
+    assert len(split) == len(whole)
+    for a, b in zip(whole, split):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=rtol * float(np.max(np.abs(a), initial=1.0)))
+    return exe
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 2e-5)])
+@pytest.mark.parametrize("n, parts", [(256, 2), (250, 3)])
+def test_pinn_step_runs_on_chunks_with_the_whole_steps_results(any_size, dtype, rtol, n, parts):
+    rng = np.random.default_rng(0)
+    params, x, xb, f = pinn_problem(rng, (1, 16, 16, 1), n)
+    cast = lambda a: np.asarray(a, dtype)  # noqa: E731
+    params = [(cast(w), cast(b)) for w, b in params]
+    exe = assert_same_results(pinn_step_fn(1e-3), (params, cast(x), cast(xb), cast(f)), parts, rtol)
+    assert exe.sizes == chunk_sizes(n, parts) and sum(exe.sizes) == n
+    assert exe.partition.row_inputs == (6, 8)     # x and f; the 2 boundary points are not rows
+    assert "row-parallel" in exe.report()
+
+
+def test_row_wise_outputs_are_concatenated(any_size):
+    w = np.random.default_rng(1).standard_normal((3, 4))
+    x = np.random.default_rng(2).standard_normal((100, 3))
+    exe = assert_same_results(lambda w, x: (fnp.tanh(x @ w), (x @ w).T), (w, x), 2, 1e-13)
+    assert [o[0] for o in exe.partition.outputs] == ["row", "row"]
+    assert [o[2] for o in exe.partition.outputs] == [0, 1]   # the transpose puts the rows on axis 1
+
+
+def test_sums_over_rows_are_added_and_finish_in_the_combine_graph(any_size):
+    x = np.random.default_rng(3).standard_normal((90, 3))
+    y = np.random.default_rng(4).standard_normal((90, 1))
+
+    def fn(x, y):
+        gram = x.T @ x                       # a sum over rows through matmul
+        total = fnp.sum(x * y, axis=0)       # through sum
+        return gram, total, fnp.sqrt(fnp.sum(total * total)) + fnp.sum(gram)
+    exe = assert_same_results(fn, (x, y), 3, 1e-12)
+    assert [o[0] for o in exe.partition.outputs] == ["sum", "sum", "combine"]
+
+
+def test_constants_that_reach_the_rows_are_resized_or_sliced(any_size):
+    n = 64
+    dense = np.linspace(0.0, 1.0, n).reshape(n, 1)
+    x = np.random.default_rng(5).standard_normal((n, 2))
+
+    def fn(x):
+        ones = fnp.ones((n, 1))               # a splat: resized per chunk
+        return fnp.sum((x + ones) * dense), fnp.mean(x * dense, axis=0)
+    exe = assert_same_results(fn, (x,), 2, 1e-12)
+    assert len(exe.partition.sliced_constants) == 1      # the dense one; the splat is resized
+
+
+def test_reshapes_that_keep_the_row_axis_partition(any_size):
+    x = np.random.default_rng(6).standard_normal((40, 6))
+    assert_same_results(lambda x: fnp.sum(fnp.reshape(x, (40, 2, 3)) ** 2, axis=(0, 2)), (x,), 2, 1e-12)
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("max over rows", lambda x: fnp.max(x, axis=0)),
+    ("row-wise after a sum", lambda x: x - fnp.mean(x, axis=0)),
+    ("rows reversed", lambda x: x[::-1] * x),
+    ("rows times rows", lambda x: x @ x.T),
+    ("rows merged by a reshape", lambda x: fnp.reshape(x, (-1,)) * 2.0),
+])
+def test_graphs_that_mix_rows_other_than_by_sums_stay_whole(any_size, name, fn):
+    x = np.random.default_rng(7).standard_normal((32, 4))
+    graph = frame.trace(fn, x)
+    assert partition_rows(graph) is None, name
+    exe = compile_graph(graph, row_parts=2)
+    assert not isinstance(exe, RowParallelExecutable)
+    np.testing.assert_allclose(exe(x)[0], np.asarray(fn(x)), rtol=1e-12)
+
+
+def test_small_graphs_stay_whole_by_default():
+    x = np.random.default_rng(8).standard_normal((64, 2))
+    exe = compile_graph(frame.trace(lambda x: fnp.sum(x * x), x), row_parts=2)
+    assert not isinstance(exe, RowParallelExecutable)
+
+
+def test_concurrent_callers_get_their_own_results(any_size):
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal((4, 4))
+    xs = [rng.standard_normal((128, 4)) for _ in range(8)]
+    fn = lambda w, x: fnp.sum(fnp.tanh(x @ w) ** 2)  # noqa: E731
+    exe = compile_graph(frame.trace(fn, w, xs[0]), row_parts=2)
+    assert isinstance(exe, RowParallelExecutable)
+    expected = [float(np.sum(np.tanh(x @ w) ** 2)) for x in xs]
+    got = [None] * len(xs)
+
+    def call(i):
+        for _ in range(20):
+            got[i] = float(exe(w, xs[i])[0])
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_bad_inputs_are_named_as_for_any_executable(any_size):
+    w, x = np.ones((2, 2)), np.ones((16, 2))
+    exe = compile_graph(frame.trace(lambda w, x: fnp.sum(x @ w), w, x), row_parts=2)
+    assert isinstance(exe, RowParallelExecutable)
+    with pytest.raises(frame.InputError, match="input 1"):
+        exe(w, np.ones((15, 2)))
+
+
+def test_the_number_of_parts_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("FRAME_ROW_PARTS", "3")
+    assert parts_from_environment() == 3
+    monkeypatch.setenv("FRAME_ROW_PARTS", "many")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert 1 <= parts_from_environment() <= row_parallel.MAX_PARTS
+    assert "FRAME_ROW_PARTS" in str(caught[0].message)
+    previous = set_row_parts(1)
+    try:
+        assert row_parallel.POLICY["parts"] == 1
+        with pytest.raises(ValueError, match="positive int"):
+            set_row_parts(0)
+    finally:
+        set_row_parts(previous)
+
+
+def test_chunk_sizes_are_numpys_array_split_sizes():
+    for rows, parts in [(10, 3), (8, 2), (5, 5), (7, 1)]:
+        assert chunk_sizes(rows, parts) == [len(c) for c in np.array_split(np.arange(rows), parts)]
