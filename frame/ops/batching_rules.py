@@ -19,9 +19,8 @@ The generic rules (no per-op code; `frame/compiler/batching.py::batch_rule` pick
   more leading axis: each batched operand of lower per-example rank than the widest operand is
   reshaped `(B, *s) -> (B, 1, .., 1, *s)` so ranks align; unbatched operands broadcast as they are.
 - `ALONG_AXES`: ops whose `axis`/`axes` attributes name the operand axes they work along (the
-  reductions, cumsum/cumprod, argmax/argmin, rev, concat, softmax/log_softmax/layer_norm,
-  max_shift_internal): every operand gets the batch axis (unbatched ones broadcast) and each axis
-  moves up by one.
+  reductions, cumsum/cumprod, argmax/argmin, rev, concat, softmax/log_softmax/layer_norm): every
+  operand gets the batch axis (unbatched ones broadcast) and each axis moves up by one.
 - `PER_EXAMPLE`: the fallback for ops that cannot be batched cleanly: slice out each example, apply
   the op, stack the results. Correct, but the graph grows with the batch size; the compiler's
   module docstring lists the ops that use it.

@@ -6,22 +6,17 @@ cheaper or more stable than differentiating the decomposition. They have no kern
 eager calls and constant folding run the decomposition (`schema.decomposition_kernel`), so a
 graph gives bit-identical results whether the `decompose` stage expands the op or not.
 
-`max_shift_internal` is the one helper: the max over some axes (keepdims), used only as the
-stabilising shift of the shift-invariant softmax family. Its derivative is taken as zero, like
-`stop_gradient`: the shift cancels exactly in softmax / log_softmax, so the composite's
-derivative is unaffected (jax.nn.softmax stops the gradient of its max the same way).
+The softmax family's stabilising shift is `stop_gradient(max(x, axis, keepdims=True))`, general
+ops: the shift cancels exactly in softmax / log_softmax, so stopping its gradient leaves the
+composite's derivative unchanged (jax.nn.softmax stops the gradient of its max the same way).
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..errors import ShapeError
-from ..ir.types import TensorType
-from ..tracing import bind, prim, traced_decomposition, traced_gradient
-from .reduce import reduced_shape
-from ..ir.registry import ELEMENTWISE, INTERNAL, NodeContext, arity, normalize_axis, register_op, require_float
+from ..tracing import prim, traced_decomposition, traced_gradient
+from ..ir.registry import ELEMENTWISE, NodeContext, arity, normalize_axis, register_op, require_float
 
 
 def _float_unary_shape(ctx: NodeContext):
@@ -48,35 +43,12 @@ def _axis_shape(ctx: NodeContext):
     return [x]
 
 
-# -- max_shift_internal -------------------------------------------------------------------------
-def _max_shift_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 1)
-    (x,) = ctx.input_types
-    require_float(ctx.op, x)
-    axes = _axes_of(ctx.op, ctx.attrs["axes"], x.rank)
-    return [TensorType(reduced_shape(x.shape, axes, True), x.dtype, x.device)]
-
-
-def max_keepdims(x: np.ndarray, axes) -> np.ndarray:
-    """The max over `axes` with keepdims; -inf (max's identity) over empty axes, where np.max raises.
-
-    So softmax and log_softmax over an empty axis give their (empty) result, eagerly and compiled.
-    For non-empty axes the bits are np.max's: -inf is below every other value and nan still wins."""
-    return np.max(x, axis=axes, keepdims=True, initial=-np.inf)
-
-
-register_op("max_shift_internal", shape=_max_shift_shape, num_inputs=1, attrs={"axes": ((tuple,), True)},
-            kernel=max_keepdims,
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]), traits=(INTERNAL,),
-            doc="max over `axes` with keepdims; a stabilising shift whose derivative is taken as zero",
-            # frame defines the shift's derivative as zero (it cancels in the softmax family): the
-            # lowering mirrors that, so the oracle checks frame's op as defined.
-            jax=lambda J, x, axes: J.lax.stop_gradient(J.jnp.max(x, axis=axes, keepdims=True)),
-            taylor="zero")   # the shift's series is zero by definition, as its derivative is
-
-
 def _shift(x, axis: int):
-    return bind("max_shift_internal", x, axes=(axis % x.ndim,))
+    """x's max along `axis` (keepdims), gradient stopped. Over an empty axis there is nothing to shift
+    (the result is empty) and `max` would refuse the reduction, as np.max does: no shift then."""
+    if x.shape[axis] == 0:
+        return 0.0
+    return prim.stop_gradient(prim.max(x, axes=(axis,), keepdims=True))
 
 
 # -- softplus -----------------------------------------------------------------------------------

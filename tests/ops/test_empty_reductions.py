@@ -10,6 +10,8 @@ import pytest
 
 import frame
 from frame.frontend.tracer import bind
+from frame.ir.registry import NodeContext, get
+from frame.ir.types import TensorType
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -39,16 +41,26 @@ def _eager_and_compiled(op, x, **attrs):
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
-@pytest.mark.parametrize("shape,axis", [((0,), 0), ((3, 0), 1), ((0, 4), 0), ((2, 0, 3), -2)])
+@pytest.mark.parametrize("shape,axis", [((0,), 0), ((3, 0), 1), ((0, 4), 0), ((2, 0, 3), -2), ((0, 4), 1)])
 def test_softmax_over_an_empty_axis_is_empty_not_a_numpy_error(op, shape, axis):
     eager, compiled = _eager_and_compiled(op, np.zeros(shape), axis=axis)
     assert eager.shape == compiled.shape == shape
+    assert eager.dtype == compiled.dtype == np.float64
 
 
-def test_max_shift_over_an_empty_axis_is_max_identity():
-    eager, compiled = _eager_and_compiled("max_shift_internal", np.zeros((3, 0)), axes=(1,))
-    np.testing.assert_array_equal(eager, np.full((3, 1), -np.inf))
-    np.testing.assert_array_equal(compiled, eager)
+def test_the_softmax_shift_skips_an_empty_axis_where_max_is_refused():
+    """The shift is stop_gradient(max(x)); max over an empty axis is an error, as np.max's is, so the
+    decomposition leaves the shift out there (the result is empty), and keeps it for every other axis."""
+    with pytest.raises(frame.ShapeError, match=r"'max': cannot reduce shape \(3, 0\) over axes \(1,\)"):
+        bind("max", np.zeros((3, 0)), axes=(1,), keepdims=True)
+
+    def decomposition_ops(shape, axis):
+        micro = get("softmax").decomposition(NodeContext("softmax", [TensorType(shape, "float64")], {"axis": axis}))
+        return [n.op for n in micro.nodes]
+
+    assert "max" not in decomposition_ops((3, 0), 1)
+    assert {"max", "stop_gradient"} <= set(decomposition_ops((0, 4), 1))
+    assert {"max", "stop_gradient"} <= set(decomposition_ops((3, 4), 1))
 
 
 @pytest.mark.parametrize("op", ["sum", "mean"])
