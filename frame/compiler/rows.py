@@ -66,13 +66,14 @@ class RowPartition:
     graph: Graph
     rows: int
     row_inputs: tuple[int, ...]
-    sliced_constants: list                  # (array, axis): extra chunk inputs, sliced per chunk
+    sliced_constants: list                  # (constant node, axis): extra chunk inputs, sliced per chunk
     combine: Graph
     combine_sums: list[int]                 # chunk outputs that the combine graph takes, in order
     outputs: list[tuple]
     row_elements: int                       # elements of all row-wise values, a cost estimate
     _states: dict = field(repr=False, default_factory=dict)
     _chunk_values: list = field(repr=False, default_factory=list)   # (value, state) per chunk output
+    _promotions: dict = field(repr=False, default_factory=dict)
     _chunks: dict = field(repr=False, default_factory=dict)
 
     def chunk_graph(self, n: int) -> Graph:
@@ -91,24 +92,39 @@ def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | No
     rows = max(leading)
     row_inputs = tuple(i for i, v in enumerate(graph.inputs) if v.type.rank >= 1 and v.type.shape[0] == rows)
     try:
-        states, needs = _classify(graph, rows, row_inputs)
+        states, promotions = _classify(graph, rows, row_inputs)
     except _GiveUp:
         return None
     row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
     if row_elements < min_row_elements:
         return None
     try:
-        return _split(graph, rows, row_inputs, states, needs, row_elements)
+        return _split(graph, rows, row_inputs, states, promotions, row_elements)
     except _GiveUp:
         return None
 
 
+def why_not_partitioned(graph: Graph) -> str | None:
+    """Why `graph` has no row partition (the op or value that stops it), or None when it has one."""
+    leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
+    if not leading or max(leading) < 2:
+        return "no input has more than one row"
+    rows = max(leading)
+    try:
+        _classify(graph, rows, tuple(i for i, v in enumerate(graph.inputs)
+                                     if v.type.rank >= 1 and v.type.shape[0] == rows))
+    except _GiveUp as e:
+        return str(e)
+    return None
+
+
 # -- analysis -------------------------------------------------------------------------------------
-def _classify(graph: Graph, rows: int, row_inputs) -> dict:
+def _classify(graph: Graph, rows: int, row_inputs) -> tuple[dict, dict]:
     """Each value's state: FREE (no row dependence), ROW (runs over the rows along `axis`), PARTIAL (a
-    sum over the rows: chunks give partial sums) or AFTER (computed from partial sums)."""
+    sum over the rows: chunks give partial sums) or AFTER (computed from partial sums); and the
+    promotions: row-free values that must run over the rows for a row-wise consumer."""
     states: dict[Value, _State] = {}
-    needs: dict = {}     # node -> the (operand, axis) pairs its rule needs row-aligned
+    promotions: dict = {}    # (value, axis) -> None for a constant, else its producer's operand axes
     for i, v in enumerate(graph.inputs):
         states[v] = _State(ROW, 0) if i in row_inputs else _State(FREE)
     for node in graph.nodes:
@@ -121,39 +137,74 @@ def _classify(graph: Graph, rows: int, row_inputs) -> dict:
                 raise _GiveUp(f"{node.op} needs a row-wise value after a sum over the rows")
             out = [_State(AFTER)] * len(node.outputs)
         elif ROW in kinds:
-            out, needs[node] = _row_node(node, ins, rows)
+            out = _row_node(node, [s.axis if s.kind == ROW else None for s in ins], rows, promotions)
         else:
             out = [_State(FREE)] * len(node.outputs)
         for v, s in zip(node.outputs, out):
             states[v] = s
-    return states, needs
+    return states, promotions
 
 
-def _row_node(node, ins, rows: int) -> list:
+def _apply_rule(node, axes, n):
     rule = rows_rule(node.op)
     if rule is None:
         raise _GiveUp(f"op '{node.op}' has no rows rule")
-    axes = [s.axis if s.kind == ROW else None for s in ins]
-    got = rule(NodeContext(node.op, [v.type for v in node.inputs], dict(node.attrs)), axes, rows)
+    got = rule(NodeContext(node.op, [v.type for v in node.inputs], dict(node.attrs)), axes, n)
     if got is None:
         raise _GiveUp(f"op '{node.op}' mixes rows")
-    for i, axis in got.needs:
-        if not _can_reach_rows(node.inputs[i], axis, rows):
-            raise _GiveUp(f"operand {i} of '{node.op}' has the row count without depending on the rows")
     out = got.out * len(node.outputs) if len(got.out) == 1 else got.out
     if len(out) != len(node.outputs):
         raise _GiveUp(f"the rows rule of '{node.op}' gives {len(got.out)} results for {len(node.outputs)} outputs")
-    return [_State(PARTIAL) if a == SUM else _State(ROW, a) for a in out], got.needs
+    return got, out
 
 
-def _can_reach_rows(value: Value, axis: int, rows: int) -> bool:
-    """Whether a row-free operand can be given the rows along `axis`: a constant of that length
-    there (resized or sliced per chunk)."""
-    return value.node is not None and value.node.op == "constant" and value.type.shape[axis] == rows
+def _row_node(node, axes, rows: int, promotions) -> list:
+    got, out = _apply_rule(node, axes, rows)
+    for i, axis in got.needs:
+        if not _promote(node.inputs[i], axis, rows, promotions):
+            producer = node.inputs[i].node.op if node.inputs[i].node is not None else "an input"
+            raise _GiveUp(f"operand {i} of '{node.op}' ({producer}, {node.inputs[i].type}) has the row count "
+                          f"without depending on the rows")
+    return [_State(PARTIAL) if a == SUM else _State(ROW, a) for a in out]
+
+
+def _promote(value: Value, axis: int, rows: int, promotions, depth: int = 0) -> bool:
+    """Whether a row-free value can be given the rows along `axis`, recording how in `promotions`:
+    a constant of that length there (a splat is resized, a dense one sliced per chunk), or a value
+    computed from such constants by ops with rows rules (a seed of ones times a weight row)."""
+    if (value, axis) in promotions:
+        return True
+    node = value.node
+    if node is None or value.type.rank <= axis or value.type.shape[axis] != rows or depth > 64:
+        return False
+    if node.op == "constant":
+        promotions[(value, axis)] = None
+        return True
+    if rows_rule(node.op) is None:
+        return False
+    for j, operand in enumerate(node.inputs):
+        for q, size in enumerate(operand.type.shape):
+            if size != rows:
+                continue
+            axes = [None] * len(node.inputs)
+            axes[j] = q
+            try:
+                got, out = _apply_rule(node, axes, rows)
+            except _GiveUp:
+                continue
+            if out[value.index] != axis:
+                continue
+            trial = dict(promotions)
+            if _promote(operand, q, rows, trial, depth + 1) and all(
+                    _promote(node.inputs[i], a, rows, trial, depth + 1) for i, a in got.needs):
+                trial[(value, axis)] = tuple(axes)
+                promotions.update(trial)
+                return True
+    return False
 
 
 # -- the two graphs -------------------------------------------------------------------------------
-def _split(graph: Graph, rows: int, row_inputs, states, needs, row_elements) -> RowPartition:
+def _split(graph: Graph, rows: int, row_inputs, states, promotions, row_elements) -> RowPartition:
     chunk_values: list = []       # what the chunk graph returns: (value, state)
     index: dict[Value, int] = {}
 
@@ -181,27 +232,14 @@ def _split(graph: Graph, rows: int, row_inputs, states, needs, row_elements) -> 
             outputs.append(("combine", None))
     combine, combine_outputs = _build_combine(graph, states, [chunk_values[i][0] for i in combine_sums])
     outputs = [("combine", combine_outputs.pop(0)) if o[0] == "combine" else o for o in outputs]
-    part = RowPartition(graph, rows, tuple(row_inputs), [], combine, combine_sums, outputs, row_elements,
-                        states, chunk_values)
-    _collect_sliced_constants(part, needs)
-    return part
-
-
-def _collect_sliced_constants(part: RowPartition, needs) -> None:
-    """Dense constants that reach a row axis become extra chunk inputs, sliced per chunk."""
-    seen = set()
-    for node, pairs in needs.items():
-        for i, axis in pairs:
-            const = node.inputs[i].node
-            value = np.asarray(const.attrs["value"])
-            if not _is_splat(value) and (id(const), axis) not in seen:
-                seen.add((id(const), axis))
-                part.sliced_constants.append((const, axis))
+    sliced = [(v.node, axis) for (v, axis), how in promotions.items()
+              if how is None and not _is_splat(np.asarray(v.node.attrs["value"]))]
+    return RowPartition(graph, rows, tuple(row_inputs), sliced, combine, combine_sums, outputs, row_elements,
+                        states, chunk_values, promotions)
 
 
 def _is_splat(value: np.ndarray) -> bool:
-    return value.size == 0 or (value.strides is not None and all(s == 0 for s in value.strides)) or \
-        bool(np.all(value == value.flat[0]))
+    return value.size == 0 or all(s == 0 for s in value.strides) or bool(np.all(value == value.flat[0]))
 
 
 def _build_chunk(part: RowPartition, n: int) -> Graph:
@@ -213,54 +251,59 @@ def _build_chunk(part: RowPartition, n: int) -> Graph:
         if i in part.row_inputs:
             t = TensorType((n, *t.shape[1:]), t.dtype, t.device)
         env[(v, states[v].axis if states[v].kind == ROW else None)] = chunk.add_input(t)
-    sliced = {}
     for const, axis in part.sliced_constants:
         t = const.outputs[0].type
         shape = list(t.shape)
         shape[axis] = n
-        sliced[(const.outputs[0], axis)] = chunk.add_input(TensorType(tuple(shape), t.dtype, t.device))
+        env[(const.outputs[0], axis)] = chunk.add_input(TensorType(tuple(shape), t.dtype, t.device))
     needed = _needed(graph, [v for v, _ in part._chunk_values], states)
+
+    def row_free(v):
+        if (v, None) not in env:     # a row-free value only a promotion needed: copy it
+            node = v.node
+            new = chunk.add_node(node.op, [row_free(u) for u in node.inputs], node.attrs)
+            for u, w in zip(node.outputs, new.outputs):
+                env[(u, None)] = w
+        return env[(v, None)]
+
+    def promoted(v, axis):
+        key = (v, axis)
+        if key not in env:
+            how = part._promotions[key]
+            if how is None:   # a splat constant, resized (dense ones are chunk inputs)
+                value = np.asarray(v.node.attrs["value"])
+                shape = list(value.shape)
+                shape[axis] = n
+                fill = np.asarray(value.flat[0] if value.size else 0, value.dtype)
+                env[key] = chunk.add_node("constant", [], {"value": np.broadcast_to(fill, tuple(shape))}).output
+            else:
+                emit(v.node, list(how))
+        return env[key]
+
+    def emit(node, axes):
+        got, out = _apply_rule(node, axes, n)
+        need = dict(got.needs)
+        operands = [promoted(u, need[i]) if i in need else (promoted(u, a) if (u, a) in part._promotions
+                                                              and states[u].kind == FREE else env_row(u, a))
+                    for i, (u, a) in enumerate(zip(node.inputs, axes))]
+        new = chunk.add_node(node.op, operands, got.attrs if got.attrs is not None else node.attrs)
+        for u, w, a in zip(node.outputs, new.outputs, out):
+            env[(u, None if a == SUM else a)] = w
+
+    def env_row(u, a):
+        return row_free(u) if a is None else env[(u, a)]
+
     for node in graph.nodes:
         if node not in needed:
             continue
-        out_states = [states[v] for v in node.outputs]
-        if out_states[0].kind == FREE:
-            operands = [env[(v, None)] for v in node.inputs]
-            new = chunk.add_node(node.op, operands, node.attrs)
-            for v, w in zip(node.outputs, new.outputs):
-                env[(v, None)] = w
-            continue
-        ins = [states[v] for v in node.inputs]
-        axes = [s.axis if s.kind == ROW else None for s in ins]
-        got = rows_rule(node.op)(NodeContext(node.op, [v.type for v in node.inputs], dict(node.attrs)), axes, n)
-        need = dict(got.needs)
-        operands = []
-        for i, (v, a) in enumerate(zip(node.inputs, axes)):
-            if i in need:
-                operands.append(_row_constant(chunk, env, sliced, v, need[i], n))
-            else:
-                operands.append(env[(v, a)])
-        new = chunk.add_node(node.op, operands, got.attrs if got.attrs is not None else node.attrs)
-        for v, w, s in zip(node.outputs, new.outputs, out_states):
-            env[(v, s.axis if s.kind == ROW else None)] = w
+        kind = states[node.outputs[0]].kind
+        if kind == FREE:
+            row_free(node.outputs[0])
+        else:
+            emit(node, [states[u].axis if states[u].kind == ROW else None for u in node.inputs])
     for v, s in part._chunk_values:
         chunk.mark_output(env[(v, s.axis if s.kind == ROW else None)])
     return chunk
-
-
-def _row_constant(chunk: Graph, env, sliced, v: Value, axis: int, n: int) -> Value:
-    """A constant given the rows along `axis`: a splat resized to `n` there, or its slice input."""
-    if (v, axis) in sliced:
-        return sliced[(v, axis)]
-    key = (v, ("resized", axis))
-    if key not in env:
-        value = np.asarray(v.node.attrs["value"])
-        shape = list(value.shape)
-        shape[axis] = n
-        fill = value.flat[0] if value.size else np.zeros((), value.dtype)
-        env[key] = chunk.add_node("constant", [], {"value": np.broadcast_to(np.asarray(fill, value.dtype),
-                                                                            tuple(shape))}).output
-    return env[key]
 
 
 def _needed(graph: Graph, values, states) -> set:

@@ -135,3 +135,33 @@ def _prod(dims) -> int:
     for d in dims:
         out *= d
     return out
+
+
+def concat(ctx: NodeContext, axes, n) -> Rows | None:
+    """Joining along another axis keeps the rows; joining along the row axis (interior points with
+    boundary points) mixes them."""
+    rank = ctx.input_types[0].rank
+    axis = ctx.attrs["axis"] % rank
+    found = {a for a in axes if a is not None}
+    if len(found) != 1 or axis in found:
+        return None
+    (a,) = found
+    needs = tuple((i, a) for i, t in enumerate(ctx.input_types) if axes[i] is None)
+    return Rows((a,), needs=needs)
+
+
+def slice_(ctx: NodeContext, axes, n) -> Rows | None:
+    """A slice that keeps every row (x[:, 0:1]) keeps the row axis; one that drops rows does not."""
+    (a,) = axes
+    starts, stops, steps = (ctx.attrs[k] for k in ("starts", "stops", "steps"))
+    if (starts[a], stops[a], steps[a]) != (0, ctx.input_types[0].shape[a], 1):
+        return None
+    return Rows((a,), {**ctx.attrs, "stops": (*stops[:a], n, *stops[a + 1:])})
+
+
+def pad(ctx: NodeContext, axes, n) -> Rows | None:
+    """Padding other axes (the adjoint of such a slice) keeps the row axis."""
+    (a,) = axes
+    if any(ctx.attrs[k][a] for k in ("lo", "hi", "interior")):
+        return None
+    return Rows((a,))

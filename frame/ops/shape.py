@@ -112,7 +112,7 @@ def _concat_grad(ctx, xs, ys, gys):
 
 register_op("concat", shape=_concat_shape, attrs={"axis": ((int,), True)}, traits=(LINEAR,),
             kernel=lambda *xs, axis: np.concatenate(xs, axis=axis),
-            gradient=traced_gradient(_concat_grad), doc="join operands along `axis`",
+            gradient=traced_gradient(_concat_grad), doc="join operands along `axis`", rows=rows_rules.concat,
             jax=lambda J, *xs, axis: J.jnp.concatenate(xs, axis=axis),
             frontend=["concatenate", "concat", "stack", "hstack", "vstack", "column_stack"])
 
@@ -149,7 +149,7 @@ register_op("slice", shape=_slice_shape, num_inputs=1, attrs=_SLICE_ATTRS, trait
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [_slice_adjoint(gys[0], xs[0].shape, **ctx.attrs)]),
             batch=traced_batch(lambda ctx, xs, bs, n: [prim.slice(xs[0], starts=(0, *ctx.attrs["starts"]),
                                                                   stops=(n, *ctx.attrs["stops"]), steps=(1, *ctx.attrs["steps"]))]),
-            doc="basic slicing x[starts:stops:steps] per axis (positive steps)",
+            doc="basic slicing x[starts:stops:steps] per axis (positive steps)", rows=rows_rules.slice_,
             numpy=lambda e, x: f"{x}[{e.fn(_index(**e.attrs))}]",
             jax=lambda J, x, starts, stops, steps: x[_index(starts, stops, steps)],
             frontend=["slice_axes", "getitem"], operators=["__getitem__"])
@@ -199,7 +199,7 @@ def _slice_adjoint(gy, shape, starts, stops, steps):
 
 
 register_op("pad", shape=_pad_shape, kernel=_pad_kernel, num_inputs=1, attrs=_PAD_ATTRS, traits=(LINEAR,),
-            gradient=traced_gradient(_pad_adjoint),
+            gradient=traced_gradient(_pad_adjoint), rows=rows_rules.pad,
             batch=traced_batch(lambda ctx, xs, bs, n: [prim.pad(xs[0], **{k: (0, *ctx.attrs[k]) for k in _PAD_ATTRS})]),
             doc="zeros around and between the elements: `lo`/`hi` before/after and `interior` between, per axis "
                 "(lax.pad with zero); the adjoint of slice",

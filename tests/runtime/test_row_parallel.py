@@ -168,3 +168,27 @@ def test_the_number_of_parts_comes_from_the_environment(monkeypatch):
 def test_chunk_sizes_are_numpys_array_split_sizes():
     for rows, parts in [(10, 3), (8, 2), (5, 5), (7, 1)]:
         assert chunk_sizes(rows, parts) == [len(c) for c in np.array_split(np.arange(rows), parts)]
+
+
+def test_row_free_values_computed_from_row_sized_constants_are_promoted(any_size):
+    # Forward and Taylor seeds: a constant direction of ones per point, times a weight, meets the rows.
+    rng = np.random.default_rng(10)
+    w, x = rng.standard_normal((2, 8)), rng.standard_normal((60, 2))
+
+    def fn(w, x):
+        seed = fnp.concatenate([fnp.ones((60, 1)), fnp.zeros((60, 1))], axis=1)
+        return fnp.sum((seed @ w) * fnp.tanh(x @ w), axis=0)
+    assert_same_results(fn, (w, x), 2, 1e-12)
+
+
+def test_a_taylor_mode_laplacian_pinn_step_partitions(any_size):
+    from frame.frontend.taylor import laplacian
+
+    rng = np.random.default_rng(11)
+    params = [(rng.standard_normal((2, 8)), rng.standard_normal(8)), (rng.standard_normal((8, 1)), np.zeros(1))]
+    z, f = rng.uniform(size=(80, 2)), rng.standard_normal((80, 1))
+
+    def loss(p, z, f):
+        lap = laplacian(lambda z: fnp.tanh(z @ p[0][0] + p[0][1]) @ p[1][0] + p[1][1])(z)[1]
+        return fnp.mean((lap + f) ** 2)
+    assert_same_results(frame.value_and_grad(loss), (params, z, f), 2, 1e-11)
