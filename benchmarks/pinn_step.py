@@ -337,9 +337,21 @@ def profile(args) -> None:
     print(f"\ncompile stages on the traced training graph (N={n}):")
     for name, ms, size in profile_stages(exe.source_graph):
         print(f"  {name:13s} {ms:8.1f} ms   {size:5d} nodes/steps after")
-    print(f"\nwhere a frame step's time goes (N={n}, median ms per step, summed per op kind):")
-    for kind, ms, count in profile_executable(exe, frame.tree_leaves(problem)):
-        print(f"  {kind:28s} {ms:8.3f} ms  x{count}")
+    leaves = frame.tree_leaves(problem)
+    if hasattr(exe, "chunks"):   # row-parallel: every chunk runs the first chunk's plan, in its own thread
+        print(f"\n{exe.report().splitlines()[0]}")
+        print(f"where one chunk's time goes ({exe.sizes[0]} rows, alone in this thread, median ms, per op kind):")
+        parts = [(exe.chunks[0], exe._chunk_args(leaves, 0)),
+                 (exe.combine, [leaves[i] for i in exe._free_inputs] + [np.zeros(t.shape, t.dtype) for t in
+                                                                          exe.combine.input_types[len(exe._free_inputs):]])]
+    else:
+        print(f"\nwhere a frame step's time goes (N={n}, median ms per step, summed per op kind):")
+        parts = [(exe, leaves)]
+    for k, (part, part_args) in enumerate(parts):
+        if k:
+            print("the combine graph (once per step, after the chunks):")
+        for kind, ms, count in profile_executable(part, part_args):
+            print(f"  {kind:28s} {ms:8.3f} ms  x{count}")
 
 
 def main(argv=None):
