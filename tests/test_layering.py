@@ -19,7 +19,7 @@ LAYERS = [
     ("frame.compiler",),
     ("frame.backends",),
     ("frame.runtime",),
-    ("frame.frontend", "frame.numpy"),
+    ("frame.frontend", "frame.numpy", "frame.nn"),
     ("frame.train", "frame.interop"),
     ("frame", "frame.demo"),                # `frame` itself: the package's __init__ only
 ]

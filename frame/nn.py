@@ -1,0 +1,247 @@
+"""`frame.nn`: convolution, pooling and resampling in PyTorch's layout and semantics (issue 18).
+
+Operands are (N, C, *spatial) as in torch.nn.functional; kernels (C_out, C_in // groups, *kernel)
+for `conv` and (C_in, C_out // groups, *kernel) for `conv_transpose`, as PyTorch stores them.
+Every function works on numpy arrays (eagerly) and on tracers (inside `frame.function`, `grad`,
+`vmap`, ...), and is built on the ops of frame/ops/conv.py (`conv`, `avg_pool`, `max_pool`) and
+frame.numpy; bad arguments raise `ShapeError` naming the function and the shapes.
+
+- `conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1)`: torch.nn.functional.conv1d/2d/3d;
+  `padding` an int, one int per spatial axis, one (lo, hi) pair per axis, 'valid' or 'same'
+  (PyTorch's: stride 1 only, the odd element of the padding after).
+- `conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)`:
+  torch.nn.functional.conv_transpose1d/2d/3d (the gradient of `conv` w.r.t. its input), one
+  `conv` op with lhs_dilation = stride, as lax.conv_transpose.
+- `max_pool(x, kernel_size, stride=None, padding=0)`, `avg_pool(..., count_include_pad=True)`:
+  torch's max_pool1d/2d and avg_pool1d/2d (floor mode; the stride defaults to the kernel size;
+  padding at most half the kernel). The spatial rank is len(kernel_size), or x.ndim - 2 for an int.
+- `global_avg_pool(x, keepdims=False)`, `global_max_pool(x, keepdims=False)`: over every spatial axis
+  (torch's adaptive_*_pool with output size 1, flattened to (N, C) unless keepdims).
+- `upsample(x, scale_factor, mode='nearest'|'linear')`: torch.nn.functional.interpolate with a
+  scale factor (align_corners=False; 'linear' is linear/bilinear/trilinear by the spatial rank).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as _np
+
+from .errors import ShapeError
+from .frontend import numpy as fnp
+from .frontend.args import _dtype, _int, _shape
+from .tracing import bind
+
+__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample"]
+
+
+def _per_axis(value, nd: int, fn: str, what: str, low: int = 0) -> tuple[int, ...]:
+    """An int or one int per spatial axis, each >= low."""
+    values = value if isinstance(value, (tuple, list)) else (value,) * nd
+    if len(values) != nd:
+        raise ShapeError(f"{fn}: {what} must be an int or {nd} ints (one per spatial axis), got {value!r}")
+    out = tuple(_int(v, fn, what) for v in values)
+    if any(v < low for v in out):
+        raise ShapeError(f"{fn}: {what} must be >= {low}, got {value!r}")
+    return out
+
+
+def _spatial_rank(x, fn: str, kernel_rank: int | None = None) -> int:
+    shape = _shape(x)
+    nd = len(shape) - 2 if kernel_rank is None else kernel_rank
+    if nd < 1 or len(shape) < nd + 1:
+        raise ShapeError(f"{fn}: x must be (N, C, *spatial) with at least one spatial axis, got shape {shape}")
+    return nd
+
+
+def _padding(padding, nd: int, fn: str, kernel=None, dilation=None, stride=None):
+    """(lo, hi) per spatial axis from PyTorch's padding argument (ints, pairs, 'valid', 'same')."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * nd, (0,) * nd
+        if padding == "same" and kernel is not None:
+            if any(s != 1 for s in stride):
+                raise ShapeError(f"{fn}: padding='same' needs stride 1 (as in PyTorch), got stride {stride}")
+            total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+            return tuple(t // 2 for t in total), tuple(t - t // 2 for t in total)
+        raise ShapeError(f"{fn}: padding must be an int, a tuple, 'valid'" + (" or 'same'" if kernel else "")
+                         + f", got {padding!r}")
+    if isinstance(padding, (tuple, list)) and padding and all(isinstance(p, (tuple, list)) for p in padding):
+        if len(padding) != nd or any(len(p) != 2 for p in padding):
+            raise ShapeError(f"{fn}: padding pairs must be {nd} (lo, hi) pairs, got {padding!r}")
+        lo = tuple(_int(p[0], fn, "padding") for p in padding)
+        hi = tuple(_int(p[1], fn, "padding") for p in padding)
+        if any(v < 0 for v in lo + hi):
+            raise ShapeError(f"{fn}: padding must be >= 0, got {padding!r}")
+        return lo, hi
+    pad = _per_axis(padding, nd, fn, "padding")
+    return pad, pad
+
+
+def _add_bias(y, bias, nd: int, fn: str):
+    if bias is None:
+        return y
+    c = _shape(y)[1]
+    if _shape(bias) != (c,):
+        raise ShapeError(f"{fn}: bias must have shape ({c},) (one per output channel), got {_shape(bias)}")
+    return y + fnp.reshape(bias, (c,) + (1,) * nd)
+
+
+def _check_operands(x, w, fn: str) -> int:
+    xs, ws = _shape(x), _shape(w)
+    nd = len(xs) - 2
+    if nd < 1 or len(ws) != len(xs):
+        raise ShapeError(f"{fn}: x must be (N, C_in, *spatial) and w (channels, channels, *kernel) of the same rank "
+                         f"(at least 3), got x {xs} and w {ws}")
+    return nd
+
+
+def conv(x, w, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """N-d convolution (cross-correlation) as torch.nn.functional.conv1d/conv2d/conv3d.
+
+    x: (N, C_in, *spatial); w: (C_out, C_in // groups, *kernel); bias: (C_out,) or None.
+    stride, dilation: an int or one per spatial axis; padding: an int, one per axis, (lo, hi) pairs,
+    'valid' or 'same' (stride 1; as PyTorch, the odd element after). Returns (N, C_out, *out) with
+    out = floor((L + lo + hi - dilation * (k - 1) - 1) / stride) + 1.
+    """
+    fn = "frame.nn.conv"
+    nd = _check_operands(x, w, fn)
+    stride = _per_axis(stride, nd, fn, "stride", 1)
+    dilation = _per_axis(dilation, nd, fn, "dilation", 1)
+    groups = _int(groups, fn, "groups")
+    lo, hi = _padding(padding, nd, fn, _shape(w)[2:], dilation, stride)
+    y = bind("conv", x, w, strides=stride, lo=lo, hi=hi, lhs_dilation=(1,) * nd, rhs_dilation=dilation, groups=groups)
+    return _add_bias(y, bias, nd, fn)
+
+
+def conv_transpose(x, w, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed convolution as torch.nn.functional.conv_transpose1d/2d/3d: the gradient of `conv`
+    w.r.t. its input.
+
+    x: (N, C_in, *spatial); w: (C_in, C_out // groups, *kernel) (PyTorch's layout); bias: (C_out,).
+    Output length (L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1;
+    output_padding must be smaller than stride or dilation (PyTorch's rule).
+    """
+    fn = "frame.nn.conv_transpose"
+    nd = _check_operands(x, w, fn)
+    stride = _per_axis(stride, nd, fn, "stride", 1)
+    dilation = _per_axis(dilation, nd, fn, "dilation", 1)
+    pad = _per_axis(padding, nd, fn, "padding")
+    extra = _per_axis(output_padding, nd, fn, "output_padding")
+    groups = _int(groups, fn, "groups")
+    if any(e >= max(s, d) for e, s, d in zip(extra, stride, dilation)):
+        raise ShapeError(f"{fn}: output_padding {extra} must be smaller than stride {stride} or dilation {dilation}")
+    ws = _shape(w)
+    c_in, c_og, kernel = ws[0], ws[1], ws[2:]
+    if groups < 1 or c_in % groups or _shape(x)[1] != c_in:
+        raise ShapeError(f"{fn}: w.shape[0] ({c_in}) must be x's channels ({_shape(x)[1]}) and a multiple of groups "
+                         f"({groups}); x {_shape(x)}, w {ws}")
+    # w (G*Ci_g, Co_g, *k) -> (G, Ci_g, Co_g, *k) -> (G, Co_g, Ci_g, *k) -> (G*Co_g, Ci_g, *k), flipped in space:
+    # the kernel of the convolution whose input gradient this is.
+    cg = c_in // groups
+    wt = fnp.reshape(w, (groups, cg, c_og) + kernel)
+    wt = fnp.transpose(wt, (0, 2, 1) + tuple(range(3, 3 + nd)))
+    wt = bind("rev", fnp.reshape(wt, (groups * c_og, cg) + kernel), axes=tuple(range(2, 2 + nd)))
+    lo = tuple(d * (k - 1) - p for d, k, p in zip(dilation, kernel, pad))
+    hi = tuple(low + e for low, e in zip(lo, extra))
+    y = bind("conv", x, wt, strides=(1,) * nd, lo=lo, hi=hi, lhs_dilation=stride, rhs_dilation=dilation,
+             groups=groups)
+    return _add_bias(y, bias, nd, fn)
+
+
+def _pool_args(x, kernel_size, stride, padding, fn: str):
+    nd = len(kernel_size) if isinstance(kernel_size, (tuple, list)) else None
+    nd = _spatial_rank(x, fn, nd)
+    window = _per_axis(kernel_size, nd, fn, "kernel_size", 1)
+    strides = window if stride is None else _per_axis(stride, nd, fn, "stride", 1)
+    pad = _per_axis(padding, nd, fn, "padding")
+    if any(2 * p > k for p, k in zip(pad, window)):
+        raise ShapeError(f"{fn}: padding {pad} must be at most half the kernel size {window} (PyTorch's rule)")
+    return nd, {"window": window, "strides": strides, "lo": pad, "hi": pad}
+
+
+def max_pool(x, kernel_size, stride=None, padding=0):
+    """Max pooling as torch.nn.functional.max_pool1d/max_pool2d (floor mode, padding with -inf).
+
+    The spatial rank is len(kernel_size), or x.ndim - 2 for an int; the stride defaults to the kernel
+    size. The gradient goes to each window's first maximum (row-major), as JAX's reduce_window max.
+    """
+    _, attrs = _pool_args(x, kernel_size, stride, padding, "frame.nn.max_pool")
+    return bind("max_pool", x, **attrs)
+
+
+def avg_pool(x, kernel_size, stride=None, padding=0, count_include_pad=True):
+    """Average pooling as torch.nn.functional.avg_pool1d/avg_pool2d (floor mode).
+
+    count_include_pad=True (PyTorch's default) divides every window by the kernel size; False divides
+    by the number of non-padding elements of the window.
+    """
+    fn = "frame.nn.avg_pool"
+    nd, attrs = _pool_args(x, kernel_size, stride, padding, fn)
+    y = bind("avg_pool", x, **attrs)
+    if count_include_pad or not any(attrs["lo"]):
+        return y
+    # Each window's share of non-padding elements, computed once in numpy on the spatial shape (a constant).
+    share = bind("avg_pool", _np.ones(_shape(x)[len(_shape(x)) - nd:], _np.float64), **attrs)
+    return y * _np.asarray(1.0 / share, _dtype(x))
+
+
+def global_avg_pool(x, keepdims: bool = False):
+    """The mean over every spatial axis of x (N, C, *spatial): (N, C), or (N, C, 1, ...) with keepdims."""
+    nd = _spatial_rank(x, "frame.nn.global_avg_pool")
+    return fnp.mean(x, axis=tuple(range(2, 2 + nd)), keepdims=keepdims)
+
+
+def global_max_pool(x, keepdims: bool = False):
+    """The max over every spatial axis of x (N, C, *spatial): (N, C), or (N, C, 1, ...) with keepdims."""
+    nd = _spatial_rank(x, "frame.nn.global_max_pool")
+    return fnp.max(x, axis=tuple(range(2, 2 + nd)), keepdims=keepdims)
+
+
+def _linear_weights(n: int, scale: float, dtype) -> _np.ndarray:
+    """(n_out, n) interpolation matrix of torch's linear mode, align_corners=False, for a scale factor:
+    source = (i + 0.5) / scale - 0.5, clamped at 0, between floor(source) and the next (clamped) index."""
+    n_out = int(math.floor(n * scale))
+    src = _np.maximum((_np.arange(n_out) + 0.5) / scale - 0.5, 0.0)
+    i0 = _np.minimum(_np.floor(src).astype(_np.int64), n - 1)
+    i1 = _np.minimum(i0 + 1, n - 1)
+    lam = src - i0
+    m = _np.zeros((n_out, n))
+    _np.add.at(m, (_np.arange(n_out), i0), 1.0 - lam)
+    _np.add.at(m, (_np.arange(n_out), i1), lam)
+    return m.astype(dtype)
+
+
+def upsample(x, scale_factor, mode: str = "nearest"):
+    """torch.nn.functional.interpolate(x, scale_factor=..., mode=...) for x (N, C, *spatial).
+
+    scale_factor: a number or one per spatial axis (> 0); the output length is floor(L * scale).
+    mode 'nearest' reads source index floor(i / scale) (an integer scale repeats each element);
+    'linear' (torch's linear, bilinear, trilinear by the spatial rank) interpolates with
+    align_corners=False, as a product with one constant interpolation matrix per axis.
+    """
+    fn = "frame.nn.upsample"
+    nd = _spatial_rank(x, fn)
+    scales = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * nd
+    if len(scales) != nd or not all(isinstance(s, (int, float, _np.integer, _np.floating)) and s > 0 for s in scales):
+        raise ShapeError(f"{fn}: scale_factor must be a positive number or {nd} of them, got {scale_factor!r}")
+    if mode not in ("nearest", "linear"):
+        raise ShapeError(f"{fn}: mode must be 'nearest' or 'linear', got {mode!r}")
+    shape = _shape(x)
+    lead, spatial = shape[:2], shape[2:]
+    if mode == "nearest" and all(float(s).is_integer() for s in scales):
+        # Each element repeated s times per axis: a broadcast over new axes, then one reshape.
+        s = [int(v) for v in scales]
+        expanded = fnp.reshape(x, lead + tuple(d for n in spatial for d in (n, 1)))
+        target = lead + tuple(d for n, k in zip(spatial, s) for d in (n, k))
+        return fnp.reshape(fnp.broadcast_to(expanded, target), lead + tuple(n * k for n, k in zip(spatial, s)))
+    y = x
+    dtype = _dtype(x)
+    for axis, (n, scale) in enumerate(zip(spatial, scales)):
+        if mode == "nearest":
+            n_out = int(math.floor(n * scale))
+            index = _np.minimum(_np.floor(_np.arange(n_out) / scale).astype(_np.int64), n - 1)
+            y = fnp.take(y, index, axis=2 + axis)
+        else:
+            m = _linear_weights(n, float(scale), dtype)
+            y = fnp.moveaxis(fnp.matmul(fnp.moveaxis(y, 2 + axis, -1), _np.ascontiguousarray(m.T)), -1, 2 + axis)
+    return y
