@@ -1,8 +1,11 @@
 """One FNO training step (forward, backward, Adam update) in frame vs jax.jit, same parameters and data.
 
 Default workload (FNO paper, 1-D Burgers): batch 20, s = 1024, width 64, 16 modes, 4 Fourier layers,
-float32, relative-L2 loss. frame runs its `Trainer` step (training graph + Adam update graph); JAX runs
-an idiomatic FNO (complex einsum on jnp.fft spectra) with the same Adam formulas, all under one jax.jit.
+float32, relative-L2 loss. frame runs its `Trainer` step (training graph + Adam update graph) on
+`pino.FNO1d`, whose spectral convolutions compute the 16 kept modes by a truncated real DFT (one GEMM
+each way against constant cos/sin bases; `--transform fft` for full rfft/irfft); JAX runs an
+idiomatic FNO (complex einsum on jnp.fft spectra; `--jax-transform dft` for the same GEMM DFT) with
+the same Adam formulas, all under one jax.jit.
 
 Timing (issue 16): each framework alone in its own process, processes alternating for `--pairs`
 rounds (`benchmarks/driver.py`; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed for both alike). In its
@@ -10,10 +13,12 @@ process a framework makes its first step (reported as "first s"), warms up (fram
 tier is built, as jax.jit has compiled) and times `--steps` steps (at least `--min-seconds`). The
 table gives the median over processes, the median of the per-pair ratios against jax.jit, the GEMM
 FLOPs of one step (frame: matmul nodes of its optimised training graph; jax: dot_general equations
-of the jaxpr, a complex product counted as 4 real ones; the FFTs are not GEMMs and not counted), the
+of the jaxpr, a complex product counted as 4 real ones; FFTs are not GEMMs and not counted, so
+frame's truncated-DFT GEMMs count for frame and jax's FFTs do not), the
 FLOP bound (those FLOPs at numpy's measured GEMM peak with OpenBLAS's own thread count) and the fraction of it reached.
 
     .venv/bin/python benchmarks/fno_step.py [--pairs 3] [--steps 20] [--s 1024] [--blas-threads 1] [--json OUT]
+    .venv/bin/python benchmarks/fno_step.py --profile [--transform fft]   # frame's step per op kind, this process
 
 BLAS threads: on a shared 2-core machine, multi-threaded OpenBLAS stalls on every small batched
 matmul when the other core is busy, so the default pins OpenBLAS to one thread in both workers'
@@ -55,6 +60,13 @@ def parse_args(argv=None):
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
     p.add_argument("--pairs", type=int, default=3, help="alternating process rounds")
     p.add_argument("--json", default=None, metavar="OUT", help="save every record and the summary")
+    p.add_argument("--transform", choices=("auto", "dft", "fft"), default="auto",
+                   help="frame's spectral transform (pino.SpectralConv1d; auto: truncated DFT as GEMMs)")
+    p.add_argument("--jax-transform", choices=("fft", "dft"), default="fft",
+                   help="JAX's spectral transform: fft (idiomatic: jnp.fft.rfft/irfft, the default) or dft "
+                        "(the same truncated-DFT GEMMs as frame's, to see what the algorithm alone gives JAX)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile frame's step per op kind in this process (OPENBLAS_NUM_THREADS as --blas-threads)")
     p.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -62,7 +74,7 @@ def parse_args(argv=None):
 def make_model_and_data(args):
     from pino import FNO1d
 
-    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
+    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers, transform=args.transform)
     params = model.init(seed=0, dtype="float32")
     rng = np.random.default_rng(0)
     x = rng.standard_normal((args.batch, 1, args.s)).astype(np.float32)
@@ -70,20 +82,32 @@ def make_model_and_data(args):
     return model, params, x, y
 
 
-def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8):
-    """A jitted JAX training step for the same architecture and parameter pytree as `model`."""
+def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8, transform: str = "fft"):
+    """A jitted JAX training step for the same architecture and parameter pytree as `model`.
+
+    `transform="fft"`: the idiomatic spectral convolution (jnp.fft.rfft, complex einsum, zero pad,
+    jnp.fft.irfft); "dft": the kept modes by GEMMs against pino's truncated-DFT bases, as frame does."""
     import jax
     import jax.numpy as jnp
+
+    from pino.spectral import truncated_dft_bases
 
     def pointwise(p, h):
         return jnp.einsum("oi,bin->bon", p["w"], h) + p["b"][:, None]
 
     def spectral(weight, h):
         w = weight[..., 0] + 1j * weight[..., 1]
+        batch, c, n = h.shape
+        if transform == "dft":
+            forward, inverse = (jnp.asarray(a) for a in truncated_dft_bases(n, model.modes, h.dtype))
+            packed = (h.reshape(batch * c, n) @ forward).reshape(batch, c, model.modes, 2)
+            out = jnp.einsum("bik,iok->bok", packed[..., 0] + 1j * packed[..., 1], w)
+            out = jnp.stack([jnp.real(out), jnp.imag(out)], axis=-1).reshape(-1, 2 * model.modes)
+            return (out @ inverse).reshape(batch, -1, n)
         spec = jnp.fft.rfft(h, axis=-1)
         out = jnp.einsum("bik,iok->bok", spec[..., :model.modes], w)
         out = jnp.pad(out, ((0, 0), (0, 0), (0, spec.shape[-1] - model.modes)))
-        return jnp.fft.irfft(out, n=h.shape[-1], axis=-1)
+        return jnp.fft.irfft(out, n=n, axis=-1)
 
     def apply(params, x):
         batch, _, n = x.shape
@@ -143,8 +167,8 @@ def jaxpr_gemm_flops(jaxpr) -> int:
     return flops
 
 
-def frame_worker(args) -> dict:
-    import frame.runtime
+def frame_trainer(args):
+    """frame's Trainer on the benchmark's model and data: (trainer, model, x, y)."""
     from frame.train import Adam, Trainer
     from pino import relative_l2_loss
 
@@ -153,7 +177,13 @@ def frame_worker(args) -> dict:
     def loss_fn(p, a, u):
         return relative_l2_loss(model.apply(p, a), u)
 
-    trainer = Trainer(loss_fn, params, Adam(1e-3), progress=False)
+    return Trainer(loss_fn, params, Adam(1e-3), progress=False), model, x, y
+
+
+def frame_worker(args) -> dict:
+    import frame.runtime
+
+    trainer, model, x, y = frame_trainer(args)
     start = time.perf_counter()
     first_loss = trainer.step(x, y)
     first = time.perf_counter() - start
@@ -172,7 +202,7 @@ def jax_worker(args) -> dict:
     import jax.numpy as jnp
 
     model, params, x, y = make_model_and_data(args)
-    step = jax_fno_step(model, 1e-3)
+    step = jax_fno_step(model, 1e-3, transform=args.jax_transform)
     state = [jax.tree_util.tree_map(jnp.asarray, params)]
     zeros = jax.tree_util.tree_map(jnp.zeros_like, state[0])
     state += [zeros, zeros, jnp.zeros((), jnp.float32)]
@@ -191,12 +221,62 @@ def jax_worker(args) -> dict:
     return {**stats, "first s": first, "loss": first_loss, "flops": flops, "jax": jax.__version__}
 
 
+def profile(args, repeats: int = 10) -> None:
+    """In this process: frame's step split into the training-graph executable (per op kind and its
+    costliest statements), the Adam update executable and the Trainer's own checks."""
+    import statistics
+
+    import frame.runtime
+    from pinn_step import profile_executable
+
+    trainer, model, x, y = frame_trainer(args)
+    for _ in range(max(args.warmup, 4)):
+        trainer.step(x, y)
+    frame.runtime.wait_native_builds()
+    exe, data = trainer._loss_graph.compiled((x, y))
+    inputs = [*trainer._leaves, *data]
+    grads = exe(*inputs)[1:]
+    lr = trainer.optimizer.lr_input(trainer.step_count, trainer._lr_dtype)
+    update = [*trainer._leaves, *grads, *trainer.opt_state, *lr]
+
+    def median_ms(call):
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1e3
+
+    step_ms = median_ms(lambda: trainer.step(x, y))
+    graph_ms = median_ms(lambda: exe(*inputs))
+    update_ms = median_ms(lambda: trainer._update_exe(*update))
+    print(f"{model!r}, batch {args.batch}, s = {args.s}, float32; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; "
+          f"{len(exe.graph.nodes)} nodes, {len(exe.plan.instrs)} plan steps; GEMM FLOPs "
+          f"{graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G")
+    print(f"step {step_ms:.1f} ms = training graph {graph_ms:.1f} ms + Adam update {update_ms:.1f} ms "
+          f"+ Trainer checks/rest {step_ms - graph_ms - update_ms:.1f} ms (medians of {repeats})")
+    rows = profile_executable(exe, inputs, repeats=repeats)
+    print(f"training graph per op kind (median ms per step; per-statement timers add "
+          f"{sum(r[1] for r in rows) - graph_ms:+.1f} ms in all):")
+    for kind, ms, count in rows:
+        print(f"  {kind:28s} {ms:8.2f} ms  x{count}")
+
+
 def case_name(args) -> str:
     return f"b{args.batch} s{args.s}"
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
+    if args.profile:
+        if args.blas_threads > 0 and "OPENBLAS_NUM_THREADS" not in os.environ:
+            # numpy (and its BLAS) is loaded already: set the pool as the workers' environment does
+            from threadpoolctl import threadpool_limits
+            threadpool_limits(args.blas_threads, user_api="blas")
+            os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)   # (for the printed setting)
+        profile(args)
+        return
     if args.worker:
         record = {"frame": frame_worker, "jax": jax_worker}[args.worker](args)
         emit({"case": case_name(args), **record, "dtype": "float32",
@@ -204,7 +284,7 @@ def main(argv=None) -> None:
         return
     common = ["--batch", str(args.batch), "--s", str(args.s), "--width", str(args.width), "--modes", str(args.modes),
               "--layers", str(args.layers), "--steps", str(args.steps), "--min-seconds", str(args.min_seconds),
-              "--warmup", str(args.warmup)]
+              "--warmup", str(args.warmup), "--transform", args.transform, "--jax-transform", args.jax_transform]
     workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common]) for fw in FRAMEWORKS]
     extra = {}
     if args.blas_threads > 0:
@@ -222,7 +302,8 @@ def main(argv=None) -> None:
     first = report.records[0]
     print(report.machine)
     print(f"FNO training step: batch {args.batch}, s = {args.s}, width {args.width}, {args.modes} modes, "
-          f"{args.layers} layers, float32, Adam; {first.get('parameters')} parameters; "
+          f"{args.layers} layers, float32, Adam; {first.get('parameters')} parameters; frame transform "
+          f"{args.transform}, jax transform {args.jax_transform}; "
           f"OPENBLAS_NUM_THREADS={first.get('blas threads')}; each framework alone in its own process")
     print(report.table(fields=["first s", "flops", "loss diff"]))
     for row in report.rows():
