@@ -106,3 +106,13 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     for v in wrt_values:
         graph.mark_output(grads[v] if v in grads else zeros(graph, v.type))
     return graph
+
+
+def _install_into_control_flow() -> None:
+    """The control-flow ops' rules derive VJP graphs of their regions with this transform (frame.ops sits below)."""
+    from ..ops import control
+    from .passes.dne import dne
+    control.install_transforms(build_backward_graph=build_backward_graph, dne=dne)
+
+
+_install_into_control_flow()

@@ -149,3 +149,12 @@ def build_batched_graph(graph: Graph, in_axes: Sequence[int | None], size: int,
 
 
 install_batching(build_batched_graph)   # the rules of ops whose attributes are graphs batch those graphs
+
+
+def _install_into_control_flow() -> None:
+    """The control-flow ops' batching rules batch their regions with this transform."""
+    from ..ops import control
+    control.install_transforms(build_batched_graph=build_batched_graph)
+
+
+_install_into_control_flow()

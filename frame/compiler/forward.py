@@ -186,3 +186,12 @@ def transposed_rule(ctx: NodeContext, mask: tuple[bool, ...]) -> Graph:
     return rule
 
 
+
+
+def _install_into_control_flow() -> None:
+    """The control-flow ops' forward rules derive tangent graphs of their regions with this transform."""
+    from ..ops import control
+    control.install_transforms(build_forward_graph=build_forward_graph)
+
+
+_install_into_control_flow()

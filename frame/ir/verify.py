@@ -1,4 +1,11 @@
-"""Graph verification, rules V1..V7 (SPEC §3). Verification is a pass like any other."""
+"""Graph verification, rules V1..V7 (SPEC §3), and V8 for regions. Verification is a pass like any other.
+
+V8: a graph-valued attribute (a region: the body of a `cond`, `scan` or `while`, or of a fused or
+custom-rule node) is a graph of its own that must verify by V1..V8 itself. It is closed: a node of
+the region reading a value of the enclosing graph breaks V2 (used before it is defined) or V7
+(owned by another graph) inside the region, reported with the node and attribute that hold it.
+How the region's inputs and outputs must match the node's operands and results is the op's shape
+rule's to say (V4)."""
 from __future__ import annotations
 
 from ..errors import FrameError, VerifyError
@@ -37,6 +44,13 @@ def verify(graph: Graph) -> Graph:
             expected = schema.shape_infer(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
         except FrameError as e:
             raise VerifyError("V4", f"{_where(node, i)}: shape rule rejects the operands: {e}") from None
+        for key in sorted(node.attrs):
+            region = node.attrs[key]
+            if isinstance(region, Graph):
+                try:
+                    verify(region)
+                except VerifyError as e:
+                    raise VerifyError("V8", f"{_where(node, i)}: region '{key}' (@{region.name}) breaks {e}") from None
         actual = [v.type for v in node.outputs]
         if expected != actual:
             raise VerifyError(

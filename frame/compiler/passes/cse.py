@@ -2,7 +2,8 @@
 
 Two nodes with the same op, the same operands and equal attrs compute the same values; the
 later one is dropped and its uses read the earlier one. Equal constants (same dtype, shape and
-bytes; splats by their element) merge too. Side-effect ops are never merged. One forward sweep
+bytes; splats by their element) merge too. Side-effect ops (and region ops whose bodies hold one) are never merged;
+region ops merge when their bodies print the same (attrs compare by text). One forward sweep
 with a hash table: linear in the graph size.
 """
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 
 from ...ir.graph import Graph, Node, Value
 from ...ir.printer import format_attr
-from ...ir.registry import SIDE_EFFECT, get
-from .rewrite import splat_value
+from ...ir.registry import get
+from .rewrite import has_effects, splat_value
 
 
 def _constant_key(node: Node) -> tuple:
@@ -41,7 +42,7 @@ def cse(graph: Graph, options=None) -> Graph:
     merged = False
     for node in graph.nodes:
         operands = [vmap[v] for v in node.inputs]
-        key = None if get(node.op).has(SIDE_EFFECT) else _key(node, operands)
+        key = None if has_effects(node) else _key(node, operands)
         results = seen.get(key) if key is not None else None
         if results is None:
             copy = Node(node.op, operands, node.attrs, out)

@@ -1,16 +1,17 @@
-"""Stage `dne`: dead-node elimination. Keeps every node an output depends on, and side-effect ops."""
+"""Stage `dne`: dead-node elimination. Keeps every node an output depends on, and side-effect ops
+(also a region op whose body has one: `has_effects`)."""
 from __future__ import annotations
 
 from ...ir.clone import copy_nodes
 from ...ir.graph import Graph, Value
-from ...ir.registry import SIDE_EFFECT, get
+from .rewrite import has_effects
 
 
 def dne(graph: Graph, options=None) -> Graph:
     live: set[Value] = set(graph.outputs)
     keep = []
     for node in reversed(graph.nodes):
-        if get(node.op).has(SIDE_EFFECT) or any(v in live for v in node.outputs):
+        if has_effects(node) or any(v in live for v in node.outputs):
             keep.append(node)
             live.update(node.inputs)
     if len(keep) == len(graph.nodes):

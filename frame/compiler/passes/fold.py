@@ -7,15 +7,15 @@ folded value is exactly what execution would have produced. Two cases:
   elements and the result is stored as a zero-stride splat, whatever the shape;
 - otherwise the kernel runs on the full constants, when the result is small (`FOLD_MAX_ELEMENTS`),
   so folding never inflates the graph with large literal arrays.
-Side-effect ops are never folded.
+Side-effect ops are never folded, nor region ops whose bodies hold one (`has_effects`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
-from ...ir.registry import ELEMENTWISE, SIDE_EFFECT, VIEW, get
-from .rewrite import Rewriter, constant_value, rewrite, splat_value
+from ...ir.registry import ELEMENTWISE, VIEW, get
+from .rewrite import Rewriter, constant_value, has_effects, rewrite, splat_value
 
 FOLD_MAX_ELEMENTS = 4096
 
@@ -27,7 +27,7 @@ def fold_node(rw: Rewriter, node: Node, xs: list[Value]) -> list[Value] | None:
     if any(a is None for a in arrays):
         return None
     schema = get(node.op)
-    if schema.has(SIDE_EFFECT):
+    if has_effects(node):
         return None
     splats = [splat_value(v) for v in xs]
     if len(node.outputs) == 1 and all(s is not None for s in splats) and (

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
+from ...ir.registry import SIDE_EFFECT, get
 from ...ir.types import TensorType
 
 Rule = Callable[["Rewriter", Node, list[Value]], "list[Value] | None"]
@@ -69,6 +70,28 @@ def rewrite(graph: Graph, rule: Rule) -> Graph:
     for v in graph.outputs:
         rw.graph.mark_output(vmap[v])
     return rw.graph
+
+
+# -- facts shared by the passes ---------------------------------------------------------------------
+def has_effects(node: Node) -> bool:
+    """Whether `node` has side effects: its op has the SIDE_EFFECT trait, or one of its regions (the
+    bodies of `cond`, `scan`, `while`) holds such a node. Passes never remove, merge or fold it."""
+    if get(node.op).has(SIDE_EFFECT):
+        return True
+    return any(isinstance(v, Graph) and _region_has_effects(v) for v in node.attrs.values()) if node.attrs else False
+
+
+def _region_has_effects(body: Graph) -> bool:
+    try:
+        hit = _EFFECTS.get(body)
+    except TypeError:   # an unfrozen body is not hashable: no memo
+        return any(has_effects(n) for n in body.nodes)
+    if hit is None:
+        hit = _EFFECTS[body] = any(has_effects(n) for n in body.nodes)
+    return hit
+
+
+_EFFECTS: "weakref.WeakKeyDictionary[Graph, bool]" = weakref.WeakKeyDictionary()
 
 
 # -- constant facts shared by the passes -----------------------------------------------------------
