@@ -328,6 +328,9 @@ class _Taylor:
             return self.ode(node, schema, m, pending)
         if schema.gradient is None:
             self.fail(node, "has no derivative, so it has no Taylor rule")
+        if any(isinstance(v, Graph) for v in node.attrs.values()):
+            self.fail(node, "is control flow (cond, scan, while): Taylor mode does not propagate series through "
+                            "regions; nest frame.jvp (forward mode works through them) or unroll the loop")
         self.fail(node, "has no Taylor rule (Taylor mode propagates linear, bilinear and elementwise ops, ops with a "
                         "taylor fact, and composites through their decompositions)")
 
