@@ -55,12 +55,14 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 - nump
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """nan -> `nan`, +inf -> `posinf` (default: the dtype's largest finite value), -inf -> `neginf`."""
+    """nan -> `nan`, +inf -> `posinf` (default: the dtype's largest finite value), -inf -> `neginf`.
+    Complex values have their real and imaginary parts replaced separately, as numpy does."""
     dtype = _dtype(x)
     if dtype is None or _np.dtype(dtype).kind not in "fc":
         return x
     if _np.dtype(dtype).kind == "c":
-        raise TraceError("fnp.nan_to_num of complex values is not supported yet")
+        parts = [nan_to_num(bind(part, x), copy, nan, posinf, neginf) for part in ("real", "imag")]
+        return bind("complex", *parts)
     info = _np.finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf

@@ -13,6 +13,8 @@ the conjugate of the "steepest ascent" direction; gradient descent on complex pa
     real:    g -> complex(g, 0)          imag:    g -> complex(0, -g)
     conj:    g -> conj(g)                complex: g -> (real(g), -imag(g))
     angle:   g -> g * (-i conj(z) / |z|^2) = complex(-g y, -g x) / |z|^2   (nan at z = 0, as in JAX)
+    abs:     g -> g * conj(z) / |z|, with |z| = 0 read as 1: 0 at z = 0, as in JAX
+             (its block is in elementwise.py: |z| is real, in the dtype of z's parts)
 
 As numpy does, `real`, `imag`, `conj` and `angle` take real operands too (real(x) = conj(x) = x,
 imag(x) = 0, angle(x) = 0 or pi), whose gradients are the real parts of the above (angle's is 0

@@ -153,11 +153,29 @@ unary("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)),
       lambda ctx, x, y, gy: prim.where(prim.greater(x, 0.0), gy, 0.0), doc="max(x, 0)",
       numpy=lambda e, x: f"{e.fn(np.maximum)}({x}, {e.scalar(0)}{e.out})", numpy_out=True,
       c="(({0} > 0 || {0} != {0}) ? {0} : ({t})0)", jax="nn.relu", frontend=["relu"])
-# |x|: its derivative is sign(x), 0 at the kink as in JAX (sign's own derivative is zero). fabs
-# clears the sign bit, as numpy does.
-unary("abs", np.absolute, lambda ctx, x, y, gy: gy * prim.sign(x),
-      operands="real", doc="absolute value |x|", numpy="absolute", c="fabs{f}({0})", jax="jnp.abs",
-      jax_imports=["abs"], frontend=["abs", "absolute"], operators=["__abs__"], ufuncs=["absolute"])
+# |x| of any operand; a complex z gives its modulus in the real dtype of its parts, as numpy.
+def _abs_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    return [TensorType(x.shape, np.zeros((), x.dtype).real.dtype.name, x.device)]
+
+
+def _abs_grad(ctx, xs, ys, gys):
+    # Real x: sign(x), 0 at the kink (sign's own derivative is zero; JAX's select(x >= 0, g, -g) takes 1
+    # there). Complex z: JAX's rule in its convention (frame/ops/complex.py), g conj(z) / |z| with |z| = 0
+    # read as 1 (JAX's _replace_zero): 0 at z = 0, and the rule's own derivative there is JAX's too.
+    (z,), (y,), (g,) = xs, ys, gys
+    if not z.type.is_complex:
+        return [g * prim.sign(z)]
+    return [prim.convert(g / prim.where(prim.equal(y, 0.0), 1.0, y), dtype=z.dtype.name) * prim.conj(z)]
+
+
+# fabs clears the sign bit, as numpy does; `c` holds for float operands only (c_dtypes' default), so
+# a complex operand is a numpy call between native kernels.
+register_op("abs", shape=_abs_shape, kernel=np.absolute, num_inputs=1, traits=(ELEMENTWISE,),
+            gradient=traced_gradient(_abs_grad), doc="absolute value |x| (the modulus of a complex x)",
+            numpy="absolute", c="fabs{f}({0})", jax="jnp.abs", jax_imports=["abs"], frontend=["abs", "absolute"],
+            operators=["__abs__"], ufuncs=["absolute"])
 
 
 def _pow_grad(ctx, x, y, gy):

@@ -10,6 +10,14 @@ def _mask(rng, shape):
     return rng.random(shape) < 0.5
 
 
+def _complex_specials(dtype):
+    """nan, +-inf and finite values in every combination of real and imaginary part."""
+    parts = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0])
+    z = np.empty((5, 5), dtype)
+    z.real, z.imag = parts[:, None], parts[None, :]   # (1j * inf would make a nan real part)
+    return z
+
+
 CASES = [
     *[NumpyCase("where", lambda rng, a=a, b=b: (_mask(rng, a), uniform(rng, a), uniform(rng, b)), label=label, wrt=(1, 2))
       for a, b, label in BROADCAST_SHAPES],
@@ -31,6 +39,15 @@ CASES = [
               {"nan": 7.0, "posinf": 9.0, "neginf": -9.0}, label="f32-values"),
     NumpyCase("nan_to_num", lambda rng: (uniform(rng, (3,), "int64"),), label="int"),
     NumpyCase("nan_to_num", lambda rng: (uniform(rng, (2, 3)),), label="finite", wrt=(0,)),
+    # complex: the real and imaginary parts are replaced separately
+    NumpyCase("nan_to_num", lambda rng: (_complex_specials("complex128"),), label="c128"),
+    NumpyCase("nan_to_num", lambda rng: (_complex_specials("complex64"),), {"nan": 7.0, "posinf": 9.0, "neginf": -9.0},
+              label="c64-values"),
+    NumpyCase("nan_to_num", lambda rng: (uniform(rng, (0, 2), "complex128"),), label="c128-empty"),
+    # abs of complex values: the modulus, in the parts' real dtype (the real cases are the op's OpCases)
+    *[NumpyCase("abs", lambda rng, s=s: (uniform(rng, s, "complex128"),), label=f"c128-{lb}") for s, lb in UNARY_SHAPES],
+    NumpyCase("absolute", lambda rng: (uniform(rng, (2, 3), "complex64"),), label="c64"),
+    NumpyCase("abs", lambda rng: (_complex_specials("complex128"),), label="c128-specials"),
     *[NumpyCase("astype", lambda rng, d=d: (uniform(rng, (2, 3), lo=-3, hi=3), d), label=f"f64-{d}",
                 reference=lambda x, d: x.astype(d)) for d in DTYPES],
     *[NumpyCase("astype", lambda rng, d=d: (uniform(rng, (4,), d), "float32"), label=f"{d}-f32",

@@ -1,4 +1,5 @@
-"""Op cases for the complex family (frame/ops/complex.py): real, imag, conj, angle, complex.
+"""Op cases for the complex family (frame/ops/complex.py): real, imag, conj, angle, complex; and abs of
+complex operands (its block is in frame/ops/elementwise.py).
 
 The shared harness (test_gradients, the oracle matrix, the lowering table) compares real outputs and
 differences real inputs, so the derivative cases here are those it can check: real operands (numpy's
@@ -32,6 +33,8 @@ CASES = [
     *[OpCase(op, _ins(_u(*s)), ref, label=f"real-{lb}") for op, ref in (("real", np.real), ("imag", np.imag),
                                                                      ("conj", np.conj)) for s, lb in SHAPES],
     OpCase("angle", _ins(_away_from_zero(3, 4)), np.angle, label="real", smooth=False),
+    # |z| is real: the shared tables compare it; its derivative is checked in tests/frontend/test_complex_abs.py
+    *[OpCase("abs", _ins(_c(*s)), np.abs, wrt=(), label=f"complex-{lb}") for s, lb in SHAPES],
 ]
 
 # Complex results: their derivative checks live in tests/frontend/test_complex.py (against jax.vjp).
