@@ -24,17 +24,17 @@ MAX_CACHE_ENTRIES = 512
 _LOCK = threading.Lock()
 
 
-def compile(graph: Graph, options: PipelineOptions | None = None, row_parts: int | None = None) -> Executable:  # noqa: A001
+def compile(graph: Graph, options: PipelineOptions | None = None, rows: "row_parallel.RowPolicy | None" = None) -> Executable:  # noqa: A001
     """Run the nine-stage pipeline on `graph` and return its `Executable`.
 
-    A graph whose rows are independent runs on chunks of rows in threads (frame/runtime/row_parallel.py):
-    `row_parts` chunks, default `row_parallel.POLICY["parts"]` (1: never).
+    A graph whose rows are independent runs on chunks of rows, in threads (frame/runtime/row_parallel.py),
+    by the `rows` policy (default `row_parallel.POLICY["rows"]`).
     Equal graphs (same ops, attrs, constants, types and wiring) with equal options share one
     executable: the second compile is a cache hit (see `cache_info`).
     """
     options = options or PipelineOptions()
-    parts = row_parallel.POLICY["parts"] if row_parts is None else row_parts
-    key = (fingerprint(graph), options, parts)
+    policy = row_parallel.POLICY["rows"] if rows is None else rows
+    key = (fingerprint(graph), options, policy)
     with _LOCK:
         exe = _CACHE.get(key)
         if exe is not None:
@@ -42,7 +42,7 @@ def compile(graph: Graph, options: PipelineOptions | None = None, row_parts: int
             _CACHE.move_to_end(key)
             return exe
         _STATS["misses"] += 1
-    built = (_row_parallel(graph, options, parts) if parts > 1 else None) or \
+    built = (None if policy.off else _row_parallel(graph, options, policy)) or \
         Executable(lower(graph, options, NUMPY), source_graph=graph, options=options)
     with _LOCK:
         exe = _CACHE.setdefault(key, built)
@@ -52,30 +52,35 @@ def compile(graph: Graph, options: PipelineOptions | None = None, row_parts: int
     return exe
 
 
-def _row_parallel(graph: Graph, options: PipelineOptions, parts: int):
+def _row_parallel(graph: Graph, options: PipelineOptions, policy):
     """A row-parallel executable of `graph` when it partitions and is big enough, else None. The
     partition reads the graph after the stages before `fuse` (composites expanded, the graph
     simplified); only the full pipeline is partitioned (not a restricted or dumping one)."""
-    if options.stages is not None or options.dump_ir or not _may_partition(graph, parts):
+    if options.stages is not None or options.dump_ir:
+        return None
+    parts = _parts(graph, policy)
+    if parts < 2:
         return None
     early = run_pipeline(graph, dataclasses.replace(options, stages=tuple(s for s in STAGE_NAMES
                                                                           if s not in ("fuse", "plan"))))
     partition = partition_rows(early, min_row_elements=row_parallel.MIN_CHUNK_ELEMENTS * parts)
     if partition is None:
         return None
-    return row_parallel.RowParallelExecutable(partition, lambda g: compile(g, options, row_parts=1), options, parts,
-                                              source_graph=graph, graph=early)
+    whole = row_parallel.RowPolicy(1, 0)
+    return row_parallel.RowParallelExecutable(partition, lambda g: compile(g, options, rows=whole), options, policy,
+                                              parts, source_graph=graph, graph=early)
 
 
-def _may_partition(graph: Graph, parts: int) -> bool:
-    """A cheap bound first: the values with the inputs' largest leading size hold enough elements."""
+def _parts(graph: Graph, policy) -> int:
+    """How many chunks the policy makes of `graph`'s rows (the inputs' largest leading size), fewer when
+    the values with that many rows hold too few elements for each chunk to pay for its call; a
+    cheap bound taken before the partition is analysed."""
     leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
     if not leading:
-        return False
+        return 1
     rows = max(leading)
-    total = sum(v.type.size for node in graph.nodes for v in node.outputs
-                if v.type.rank >= 1 and rows in v.type.shape)
-    return rows >= 2 * parts and total >= row_parallel.MIN_CHUNK_ELEMENTS * parts
+    total = sum(v.type.size for node in graph.nodes for v in node.outputs if v.type.rank >= 1 and rows in v.type.shape)
+    return min(policy.chunks(rows), total // max(row_parallel.MIN_CHUNK_ELEMENTS, 1))
 
 
 def cache_info() -> CacheInfo:

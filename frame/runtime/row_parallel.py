@@ -1,68 +1,110 @@
-"""Row-parallel executables: a graph with independent rows run on chunks of rows in threads.
+"""Row-parallel executables: a graph with independent rows run on chunks of rows, in threads.
 
 `compile` hands a graph here first. When `frame.compiler.rows.partition_rows` splits it (a PINN or
 regression step: every value runs over the data's rows or reduces them by a sum) and the rows are
-many enough, the executable runs the chunk graph on `parts` chunks of rows at once: the calling
-thread takes the first chunk, a shared pool of `parts - 1` worker threads the others. numpy's
-ufuncs and BLAS and the native tier's C kernels release the GIL, so the chunks use every core for
-the whole step, not only inside BLAS (whose threads frame keeps at one for plans of small matmuls,
-where they would spin against each other). The chunks' partial sums are added in chunk order and
-the combine graph finishes the step (the loss value, the optimiser update).
+many enough, the executable runs the chunk graph on chunks of rows:
 
-`parts` is the number of usable cores, at most 8; `FRAME_ROW_PARTS=1` turns this off, another
-value fixes it. Results differ from a whole-graph run only by where the sums over rows are split,
-and are reproducible for a fixed `parts` (set FRAME_ROW_PARTS to get the same bits on machines with
-different core counts).
+- **threads**: the calling thread and a shared pool of `threads - 1` workers each take a contiguous
+  run of chunks. numpy's ufuncs and BLAS and the native tier's C kernels release the GIL, so the
+  whole step uses every core, not only BLAS (whose threads frame keeps at one for plans of small
+  matmuls, where they would spin against each other).
+- **tiles**: a chunk has at most `tile` rows (default 1024), so a thread's working set stays in
+  the L2 cache when N is large (at N=4096 the whole step's activations are 1 MiB each).
+
+The chunks' partial sums are added in chunk order and the combine graph finishes the step (the
+loss value, the optimiser update). Results differ from a whole-graph run only by where the sums
+over rows are split, and are the same bits for the same (threads, tile) policy: set
+`FRAME_ROW_THREADS` to get the same bits on machines with different core counts. `threads` defaults
+to the usable cores (at most 8); `FRAME_ROW_THREADS=1` with `FRAME_ROW_TILE=0` turns row partitions
+off.
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..compiler.rows import RowPartition
 from .executable import Executable
 
-MAX_PARTS = 8
-# A chunk's row-wise values must hold at least this many elements (all values summed) for threads
-# to pay off: a hand-off to a pool thread costs tens of microseconds (see benchmarks/README.md).
+MAX_THREADS = 8
+DEFAULT_TILE = 1024
+# A chunk's row-wise values must hold at least this many elements (all values summed) for a chunk
+# to pay for its call (~0.2 ms of Python dispatch in a PINN step) and a thread for its hand-off.
 MIN_CHUNK_ELEMENTS = 1 << 20
 
 
-def parts_from_environment() -> int:
-    """How many chunks a row-parallel executable uses: FRAME_ROW_PARTS, else the usable cores (<= 8)."""
-    value = os.environ.get("FRAME_ROW_PARTS", "").strip()
-    if value:
-        try:
-            parts = int(value)
-            if parts >= 1:
-                return parts
-        except ValueError:
-            pass
-        warnings.warn(f"FRAME_ROW_PARTS={value!r} is not a positive integer: using the core count", RuntimeWarning,
-                      stacklevel=2)
+@dataclass(frozen=True)
+class RowPolicy:
+    """threads: chunks run at once (1: in the calling thread only); tile: most rows in a chunk (0: no
+    limit, so `threads` chunks)."""
+    threads: int = 1
+    tile: int = DEFAULT_TILE
+
+    def __post_init__(self):
+        for name in ("threads", "tile"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "threads" else 0):
+                raise ValueError(f"row policy: {name} must be an int >= {1 if name == 'threads' else 0}, got {value!r}")
+
+    @property
+    def off(self) -> bool:
+        return self.threads == 1 and self.tile == 0
+
+    def chunks(self, rows: int) -> int:
+        """How many chunks `rows` rows make: enough for `tile`, a multiple of `threads`."""
+        per_thread = math.ceil(rows / self.threads / self.tile) if self.tile else 1
+        return max(1, min(rows, self.threads * per_thread))
+
+
+def _env_int(name: str, default: int, minimum: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
     try:
-        cores = len(os.sched_getaffinity(0))
+        number = int(value)
+        if number >= minimum:
+            return number
+    except ValueError:
+        pass
+    warnings.warn(f"{name}={value!r} is not an integer >= {minimum}: using {default}", RuntimeWarning, stacklevel=3)
+    return default
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
     except AttributeError:   # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_PARTS))
+        return os.cpu_count() or 1
 
 
-POLICY = {"parts": parts_from_environment()}
+def policy_from_environment() -> RowPolicy:
+    """FRAME_ROW_THREADS (default: the usable cores, at most 8) and FRAME_ROW_TILE (default 1024)."""
+    return RowPolicy(_env_int("FRAME_ROW_THREADS", max(1, min(usable_cores(), MAX_THREADS)), 1),
+                     _env_int("FRAME_ROW_TILE", DEFAULT_TILE, 0))
 
 
-def set_row_parts(parts: int | None) -> int:
-    """Set how many chunks row-parallel executables compiled from now on use (1: none); returns the
-    previous value. None restores the default (FRAME_ROW_PARTS, else the core count)."""
-    previous = POLICY["parts"]
-    if parts is None:
-        parts = parts_from_environment()
-    if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
-        raise ValueError(f"row parts must be a positive int, got {parts!r}")
-    POLICY["parts"] = parts
+POLICY = {"rows": policy_from_environment()}
+
+
+def set_row_policy(threads: int | None = None, tile: int | None = None) -> RowPolicy:
+    """Set the row policy of executables compiled from now on; returns the previous one. Arguments
+    left None keep their current value; `set_row_policy(1, 0)` turns row partitions off and
+    `reset_row_policy()` restores the environment's."""
+    previous = POLICY["rows"]
+    POLICY["rows"] = RowPolicy(previous.threads if threads is None else threads,
+                               previous.tile if tile is None else tile)
+    return previous
+
+
+def reset_row_policy() -> RowPolicy:
+    previous = POLICY["rows"]
+    POLICY["rows"] = policy_from_environment()
     return previous
 
 
@@ -70,7 +112,9 @@ _POOL: dict = {}
 _POOL_LOCK = threading.Lock()
 
 
-def _pool(workers: int) -> ThreadPoolExecutor:
+def _pool(workers: int) -> ThreadPoolExecutor | None:
+    if workers < 1:
+        return None
     with _POOL_LOCK:
         pool = _POOL.get(workers)
         if pool is None:
@@ -92,20 +136,23 @@ def chunk_sizes(rows: int, parts: int) -> list[int]:
 
 
 class RowParallelExecutable:
-    """An executable made of a chunk executable run on `parts` chunks of rows in threads and a
-    combine executable; called like `Executable` (numpy arrays in, a list of arrays out)."""
+    """An executable made of a chunk executable run on chunks of rows (in threads) and a combine
+    executable; called like `Executable` (numpy arrays in, a list of arrays out)."""
 
-    def __init__(self, partition: RowPartition, compile_fn, options, parts: int, source_graph, graph):
+    def __init__(self, partition: RowPartition, compile_fn, options, policy: RowPolicy, parts: int, source_graph,
+                 graph):
         self.partition = partition
+        self.policy = policy
         self.parts = parts
+        self.threads = min(policy.threads, parts)
         self.source_graph = source_graph       # the graph handed to compile
         self.graph = graph                     # the whole graph the partition split
         self.options = options
         self.input_types = [v.type for v in source_graph.inputs]
         self._n = len(self.input_types)
         self._expected = [(t.shape, np.dtype(t.dtype)) for t in self.input_types]
-        self.sizes = chunk_sizes(partition.rows, parts)
-        self.offsets = [sum(self.sizes[:k]) for k in range(parts)]
+        self.sizes = chunk_sizes(partition.rows, self.parts)
+        self.offsets = [sum(self.sizes[:k]) for k in range(self.parts)]
         self.chunks = [compile_fn(partition.chunk_graph(n)) for n in self.sizes]
         self.combine = compile_fn(partition.combine)
         self._free_inputs = [i for i in range(self._n) if i not in partition.row_inputs]
@@ -113,7 +160,11 @@ class RowParallelExecutable:
         self._constants = [[np.ascontiguousarray(_take(np.asarray(const.attrs["value"]), axis, o, n))
                             for const, axis in partition.sliced_constants]
                            for o, n in zip(self.offsets, self.sizes)]
-        self._pool = _pool(parts - 1)
+        self._pool = _pool(self.threads - 1)
+        starts = [0]
+        for size in chunk_sizes(parts, self.threads):   # each thread a contiguous run of chunks
+            starts.append(starts[-1] + size)
+        self._runs = [range(a, b) for a, b in zip(starts, starts[1:])]
 
     _check = Executable._check
 
@@ -123,15 +174,16 @@ class RowParallelExecutable:
 
     def __call__(self, *args) -> list[np.ndarray]:
         arrays = self._check(args)
-        futures = [self._pool.submit(self.chunks[k], *self._chunk_args(arrays, k)) for k in range(1, self.parts)]
-        first = self.chunks[0](*self._chunk_args(arrays, 0))
-        results = [first] + [f.result() for f in futures]
+        futures = [self._pool.submit(self._run, arrays, run) for run in self._runs[1:]]
+        results = self._run(arrays, self._runs[0])
+        for f in futures:
+            results += f.result()
         part = self.partition
         sums = {}
         for i in set(part.combine_sums) | {o[1] for o in part.outputs if o[0] == "sum"}:
             total = results[0][i]
             for r in results[1:]:
-                total = total + r[i]       # chunk order: reproducible for a fixed number of parts
+                total = total + r[i]       # chunk order: the same bits for the same policy
             sums[i] = total
         combined = self.combine(*[arrays[i] for i in self._free_inputs], *[sums[i] for i in part.combine_sums]) \
             if part.combine.outputs else []
@@ -144,6 +196,9 @@ class RowParallelExecutable:
             else:
                 outs.append(combined[o[1]])
         return outs
+
+    def _run(self, arrays, run) -> list:
+        return [self.chunks[k](*self._chunk_args(arrays, k)) for k in run]
 
     # -- what Executable offers besides calls --------------------------------------------------------
     def _executables(self) -> list:
@@ -180,7 +235,8 @@ class RowParallelExecutable:
 
     def report(self) -> str:
         head = (f"row-parallel: {self.parts} chunks of {', '.join(map(str, dict.fromkeys(self.sizes)))} rows "
-                f"(of {self.partition.rows}) in threads, then a combine graph of {len(self.combine.graph.nodes)} nodes")
+                f"(of {self.partition.rows}) on {self.threads} thread(s), then a combine graph of "
+                f"{len(self.combine.graph.nodes)} nodes")
         return head + "\n-- chunk --\n" + self.chunks[0].report() + "\n-- combine --\n" + self.combine.report()
 
     def __repr__(self):

@@ -18,7 +18,8 @@ from frame.compiler.rows import partition_rows
 from frame.frontend.pytree import tree_flatten
 from frame.runtime import row_parallel
 from frame.runtime.compile import compile as compile_graph
-from frame.runtime.row_parallel import RowParallelExecutable, chunk_sizes, parts_from_environment, set_row_parts
+from frame.runtime.row_parallel import (RowParallelExecutable, RowPolicy, chunk_sizes, policy_from_environment,
+                                        reset_row_policy, set_row_policy)
 from tests.workloads import pinn_problem, pinn_step_fn
 
 
@@ -32,12 +33,13 @@ def _leaves(*args):
     return [np.asarray(a) for a in tree_flatten(args)[0]]
 
 
-def assert_same_results(fn, args, parts, rtol):
-    """`fn` compiled whole and on `parts` chunks: a row-parallel executable, with equal results."""
+def assert_same_results(fn, args, policy, rtol):
+    """`fn` compiled whole and by `policy` (a RowPolicy, or a thread count with one chunk per thread):
+    a row-parallel executable, with equal results."""
     graph = frame.trace(fn, *args)
     leaves = _leaves(*args)
-    whole = compile_graph(graph, row_parts=1)(*leaves)
-    exe = compile_graph(graph, row_parts=parts)
+    whole = compile_graph(graph, rows=RowPolicy(1, 0))(*leaves)
+    exe = compile_graph(graph, rows=policy if isinstance(policy, RowPolicy) else RowPolicy(policy, 0))
     assert isinstance(exe, RowParallelExecutable), "the graph was expected to partition"
     split = exe(*leaves)
     assert len(split) == len(whole)
@@ -48,14 +50,14 @@ def assert_same_results(fn, args, parts, rtol):
 
 
 @pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 2e-5)])
-@pytest.mark.parametrize("n, parts", [(256, 2), (250, 3)])
+@pytest.mark.parametrize("n, parts", [(256, 2), (250, 3), (256, RowPolicy(2, 64))])
 def test_pinn_step_runs_on_chunks_with_the_whole_steps_results(any_size, dtype, rtol, n, parts):
     rng = np.random.default_rng(0)
     params, x, xb, f = pinn_problem(rng, (1, 16, 16, 1), n)
     cast = lambda a: np.asarray(a, dtype)  # noqa: E731
     params = [(cast(w), cast(b)) for w, b in params]
     exe = assert_same_results(pinn_step_fn(1e-3), (params, cast(x), cast(xb), cast(f)), parts, rtol)
-    assert exe.sizes == chunk_sizes(n, parts) and sum(exe.sizes) == n
+    assert exe.sizes == chunk_sizes(n, exe.parts) and sum(exe.sizes) == n
     assert exe.partition.row_inputs == (6, 8)     # x and f; the 2 boundary points are not rows
     assert "row-parallel" in exe.report()
 
@@ -108,14 +110,14 @@ def test_graphs_that_mix_rows_other_than_by_sums_stay_whole(any_size, name, fn):
     x = np.random.default_rng(7).standard_normal((32, 4))
     graph = frame.trace(fn, x)
     assert partition_rows(graph) is None, name
-    exe = compile_graph(graph, row_parts=2)
+    exe = compile_graph(graph, rows=RowPolicy(2, 0))
     assert not isinstance(exe, RowParallelExecutable)
     np.testing.assert_allclose(exe(x)[0], np.asarray(fn(x)), rtol=1e-12)
 
 
 def test_small_graphs_stay_whole_by_default():
     x = np.random.default_rng(8).standard_normal((64, 2))
-    exe = compile_graph(frame.trace(lambda x: fnp.sum(x * x), x), row_parts=2)
+    exe = compile_graph(frame.trace(lambda x: fnp.sum(x * x), x), rows=RowPolicy(2, 0))
     assert not isinstance(exe, RowParallelExecutable)
 
 
@@ -124,7 +126,7 @@ def test_concurrent_callers_get_their_own_results(any_size):
     w = rng.standard_normal((4, 4))
     xs = [rng.standard_normal((128, 4)) for _ in range(8)]
     fn = lambda w, x: fnp.sum(fnp.tanh(x @ w) ** 2)  # noqa: E731
-    exe = compile_graph(frame.trace(fn, w, xs[0]), row_parts=2)
+    exe = compile_graph(frame.trace(fn, w, xs[0]), rows=RowPolicy(2, 16))
     assert isinstance(exe, RowParallelExecutable)
     expected = [float(np.sum(np.tanh(x @ w) ** 2)) for x in xs]
     got = [None] * len(xs)
@@ -142,27 +144,50 @@ def test_concurrent_callers_get_their_own_results(any_size):
 
 def test_bad_inputs_are_named_as_for_any_executable(any_size):
     w, x = np.ones((2, 2)), np.ones((16, 2))
-    exe = compile_graph(frame.trace(lambda w, x: fnp.sum(x @ w), w, x), row_parts=2)
+    exe = compile_graph(frame.trace(lambda w, x: fnp.sum(x @ w), w, x), rows=RowPolicy(2, 0))
     assert isinstance(exe, RowParallelExecutable)
     with pytest.raises(frame.InputError, match="input 1"):
         exe(w, np.ones((15, 2)))
 
 
-def test_the_number_of_parts_comes_from_the_environment(monkeypatch):
-    monkeypatch.setenv("FRAME_ROW_PARTS", "3")
-    assert parts_from_environment() == 3
-    monkeypatch.setenv("FRAME_ROW_PARTS", "many")
+def test_the_policy_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("FRAME_ROW_THREADS", "3")
+    monkeypatch.setenv("FRAME_ROW_TILE", "256")
+    assert policy_from_environment() == RowPolicy(3, 256)
+    monkeypatch.setenv("FRAME_ROW_THREADS", "many")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert 1 <= parts_from_environment() <= row_parallel.MAX_PARTS
-    assert "FRAME_ROW_PARTS" in str(caught[0].message)
-    previous = set_row_parts(1)
+        assert 1 <= policy_from_environment().threads <= row_parallel.MAX_THREADS
+    assert "FRAME_ROW_THREADS" in str(caught[0].message)
+    previous = set_row_policy(1, 0)
     try:
-        assert row_parallel.POLICY["parts"] == 1
-        with pytest.raises(ValueError, match="positive int"):
-            set_row_parts(0)
+        assert row_parallel.POLICY["rows"].off
+        with pytest.raises(ValueError, match="threads must be an int >= 1"):
+            set_row_policy(0)
     finally:
-        set_row_parts(previous)
+        set_row_policy(previous.threads, previous.tile)
+    monkeypatch.setenv("FRAME_ROW_THREADS", "2")
+    monkeypatch.setenv("FRAME_ROW_TILE", "0")
+    reset_row_policy()
+    try:
+        assert row_parallel.POLICY["rows"] == RowPolicy(2, 0)
+    finally:
+        set_row_policy(previous.threads, previous.tile)
+
+
+@pytest.mark.parametrize("policy, rows, chunks", [(RowPolicy(2, 1024), 1024, 2), (RowPolicy(2, 1024), 4096, 4),
+                                                  (RowPolicy(1, 1024), 4096, 4), (RowPolicy(1, 1024), 1000, 1),
+                                                  (RowPolicy(3, 0), 10, 3), (RowPolicy(4, 2), 5, 4)])
+def test_the_policy_makes_enough_chunks_for_the_tile_and_a_multiple_of_the_threads(policy, rows, chunks):
+    assert policy.chunks(rows) == chunks
+
+
+def test_tiles_run_in_sequence_and_threads_take_contiguous_runs(any_size):
+    x = np.random.default_rng(12).standard_normal((100, 3))
+    exe = assert_same_results(lambda x: (fnp.sum(x * x, axis=0), fnp.exp(x)), (x,), RowPolicy(2, 20), 1e-12)
+    assert exe.parts == 6 and exe.threads == 2 and [list(r) for r in exe._runs] == [[0, 1, 2], [3, 4, 5]]
+    one = assert_same_results(lambda x: fnp.sum(x * x), (x,), RowPolicy(1, 30), 1e-12)
+    assert one.parts == 4 and one.threads == 1
 
 
 def test_chunk_sizes_are_numpys_array_split_sizes():
