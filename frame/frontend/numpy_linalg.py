@@ -337,12 +337,24 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 
 
 def qr(a, mode: str = "reduced"):
-    """numpy's reduced QR: QRResult(Q, R), Q with orthonormal columns and R upper triangular. Other
-    modes are refused. Wide matrices (m < n) have no derivative (as in JAX)."""
-    if mode != "reduced":
-        raise TraceError(f"fnp.linalg.qr: mode={mode!r} is not supported, only 'reduced'")
+    """numpy's QR by mode: 'reduced' QRResult(Q, R) with Q (m, k) orthonormal columns and R (k, n)
+    upper triangular, k = min(m, n); 'complete' Q (m, m) and R (m, n); 'r' R (k, n) alone.
+
+    'raw' (LAPACK's Householder reflectors and tau) is refused by name, as are numpy's deprecated
+    'full' and 'economic'. Derivatives are JAX's in every mode, wide matrices (m < n) and complete
+    tall ones included; undefined (inf/nan) where R's diagonal has a zero (a is rank deficient)."""
+    if mode == "raw":
+        raise TraceError("fnp.linalg.qr: mode='raw' (LAPACK's Householder reflectors and tau) is not supported; "
+                         "use 'reduced', 'complete' or 'r'")
+    if mode in ("full", "economic"):
+        raise TraceError(f"fnp.linalg.qr: mode={mode!r} is deprecated in numpy and not supported; use 'reduced'")
+    if mode not in ("reduced", "complete", "r"):
+        raise ShapeError(f"fnp.linalg.qr: unrecognized mode {mode!r} (numpy's modes: 'reduced', 'complete', 'r', "
+                         "'raw')")
     _matrices(a, "qr")
-    return QRResult(*bind("qr", a))
+    if mode == "r":
+        return bind("qr", a)[1]
+    return QRResult(*bind("qr", a, **({"full_matrices": True} if mode == "complete" else {})))
 
 
 def _singular_values(a):

@@ -9,7 +9,7 @@ merged into jax_import's tables.
   (frame's, like numpy, read one triangle), so they import when their operand is symmetrised in the
   jaxpr ((x + x^T) / 2, which jnp.linalg.cholesky/eigh and `symmetrize_input=True` do); then values and
   derivatives agree. Otherwise they are refused.
-- `svd`, `qr` (reduced, unpivoted) import as frame's ops; `triangular_solve` as a general `solve` of the
+- `svd`, `qr` (reduced or complete, unpivoted) import as frame's ops; `triangular_solve` as a general `solve` of the
   masked triangle (JAX's derivative also reads that triangle only).
 - `lu` is refused by name: frame has no LU op, so jnp.linalg.solve/inv/det (which go through lu, and
   custom_linear_solve or a custom derivative) do not import; call frame.numpy.linalg's instead.
@@ -81,7 +81,7 @@ def _svd(imp, eqn, x):
 
 
 def _qr(imp, eqn, x):
-    return list(_outputs(imp, "qr", [x]))
+    return list(_outputs(imp, "qr", [x], **({"full_matrices": True} if eqn.params["full_matrices"] else {})))
 
 
 def _triangular_solve(imp, eqn, a, b):
@@ -122,8 +122,7 @@ PARAMETERS: dict[str, dict] = {
             "compute_uv": implemented("without u and vt the rule keeps s only"),
             "subset_by_index": _ALL_VALUES, "algorithm": _DEFAULT_ALGORITHM},
     "qr": {"pivoting": checked("column pivoting; frame's qr has none", lambda value, eqn: not value),
-           "full_matrices": checked("complete (m, m) q; frame's qr is the reduced one",
-                                    lambda value, eqn: not value or eqn.invars[0].aval.shape[-2] <= eqn.invars[0].aval.shape[-1]),
+           "full_matrices": implemented("frame's full_matrices: the complete (m, m) q (numpy's mode='complete')"),
            "use_magma": irrelevant("a GPU library choice; the values are the same")},
     "triangular_solve": {"left_side": implemented("op(a) x = b, else x op(a) = b"),
                          "lower": implemented("which triangle of a is read (the other is masked off)"),

@@ -6,7 +6,7 @@ The decompositions run numpy's LAPACK kernels; their gradient rules are JAX's ma
 written with frame ops so that they differentiate again. Where JAX's derivative is undefined frame's
 is too: repeated eigenvalues (eigh) or singular values (svd), zero singular values of non-square
 matrices, singular matrices (inv, det, solve) give inf/nan; svd with full_matrices=True of a
-non-square matrix and qr of a wide matrix (m < n) have no gradient in JAX and raise GradientError here.
+non-square matrix has no gradient in JAX and raises GradientError here.
 """
 from __future__ import annotations
 
@@ -340,29 +340,66 @@ register_op("svd", shape=_svd_shape,
 def _qr_shape(ctx: NodeContext):
     a = _matrices_operand(ctx)
     *batch, m, n = a.shape
-    k = min(m, n)
+    k = m if ctx.attr("full_matrices", False) else min(m, n)
     return [_like(a, (*batch, m, k)), _like(a, (*batch, k, n))]
 
 
-def _qr_grad(ctx, xs, ys, gys):
-    # JAX's rule (Townsend, "Differentiating the QR decomposition"), m >= n: with C = Q^T da R^-1,
+def _part(x, axis: int, lo: int, hi: int):
+    """x[..., lo:hi] along `axis` (-1: columns, -2: rows)."""
+    r = x.ndim
+    starts, stops = [0] * r, list(x.shape)
+    starts[axis], stops[axis] = lo, hi
+    return prim.slice(x, starts=tuple(starts), stops=tuple(stops), steps=(1,) * r)
+
+
+def _thin_qr_adjoint(q, r, gq, gr):
+    # JAX's thin rule (Townsend, "Differentiating the QR decomposition"), m >= n: with C = Q^T da R^-1,
     # do = tril(C, -1) - tril(C, -1)^T, dQ = Q (do - C) + da R^-1 and dR = (C - do) R. Its adjoint:
     # ga = (gQ + Q N) R^-T with M = gR R^T - Q^T gQ and N = M - tril(M - M^T, -1).
-    q, r = ys
-    gq, gr = gys
-    m, n = xs[0].shape[-2:]
-    if m < n:
-        raise GradientError(f"op 'qr': no gradient for a wide {m}x{n} matrix (m < n; JAX defines none)")
+    n = r.shape[-1]
     mm = _matmul(gr, r, False, True) - _matmul(q, gq, True, False)
     nn = mm - (mm - _mT(mm)) * _tril_mask(n, r.dtype, -1)
-    return [_mT(prim.solve(r, _mT(gq + _matmul(q, nn, False, False))))]
+    return _mT(prim.solve(r, _mT(gq + _matmul(q, nn, False, False))))
 
 
-register_op("qr", shape=_qr_shape, kernel=_lapack("qr", lambda a: tuple(np.linalg.qr(a))), num_inputs=1,
-            gradient=traced_gradient(_qr_grad), batch=LEADING,
-            doc="reduced QR decomposition a = q r of (stacks of) matrices: q (m, k) orthonormal columns, "
-                "r (k, n) upper triangular",
-            jax=lambda J, a: tuple(J.jnp.linalg.qr(a)), frontend=["linalg.qr"], to_float=[0])
+def _qr_grad(ctx, xs, ys, gys):
+    # The adjoints of JAX's three cases (lax.linalg.qr_jvp_rule):
+    # - wide (m < n), a = [a1 a2]: q r1 = a1 is a square QR and r2 = q^T a2, so dr2 = dq^T a2 + q^T da2:
+    #   ga2 = q gr2, and a1 gets the thin adjoint with gq + a2 gr2^T;
+    # - complete and tall (m > n): q = [q1 q2] (q1 the reduced factor, r's last m - n rows zero), and
+    #   dq2 = dq1 Z^T - W (dq1_p - Z dq1_n)^T with Z = q1_p (q1_n - I)^-1, W = q1 + q2 Z (arXiv 2409.13374,
+    #   eqs. 32-33; q1_n, q1_p: q1's first n and last m - n rows): its cotangent G = gq2 adds
+    #   G Z + [Z^T G^T W; -G^T W] to q1's, then the thin adjoint;
+    # - otherwise the thin adjoint itself.
+    (a,), (q, r), (gq, gr) = xs, ys, gys
+    m, n = a.shape[-2:]
+    if m < n:
+        gr2 = _part(gr, -1, m, n)
+        g1 = _thin_qr_adjoint(q, _part(r, -1, 0, m), gq + _matmul(_part(a, -1, m, n), gr2, False, True),
+                              _part(gr, -1, 0, m))
+        return [prim.concat(g1, _matmul(q, gr2, False, False), axis=-1)]
+    if ctx.attr("full_matrices", False) and m > n:
+        q1, q2, g = _part(q, -1, 0, n), _part(q, -1, n, m), _part(gq, -1, n, m)
+        q1_n, q1_p = _part(q1, -2, 0, n), _part(q1, -2, n, m)
+        z_t = prim.solve(_mT(q1_n - np.eye(n, dtype=q.dtype)), _mT(q1_p))
+        gtw = _matmul(g, q1 + _matmul(q2, z_t, False, True), True, False)
+        g1 = _part(gq, -1, 0, n) + _matmul(g, z_t, False, True) + prim.concat(_matmul(z_t, gtw, False, False), -gtw,
+                                                                               axis=-2)
+        return [_thin_qr_adjoint(q1, _part(r, -2, 0, n), g1, _part(gr, -2, 0, n))]
+    return [_thin_qr_adjoint(q, r, gq, gr)]
+
+
+def _qr_kernel(a, full_matrices=False):
+    return tuple(np.linalg.qr(a, mode="complete" if full_matrices else "reduced"))
+
+
+register_op("qr", shape=_qr_shape, kernel=_lapack("qr", _qr_kernel), num_inputs=1,
+            attrs={"full_matrices": ((bool,), False)}, gradient=traced_gradient(_qr_grad), batch=LEADING,
+            doc="QR decomposition a = q r of (stacks of) matrices, r upper triangular: the reduced q (m, k), "
+                "r (k, n), k = min(m, n); with full_matrices the complete q (m, m), r (m, n) (numpy's modes)",
+            jax=lambda J, a, full_matrices=False: tuple(J.jnp.linalg.qr(a, mode="complete" if full_matrices
+                                                                        else "reduced")),
+            frontend=["linalg.qr"], to_float=[0])
 
 
 # -- lstsq -----------------------------------------------------------------------------------

@@ -107,10 +107,16 @@ CASES = [
           ((3, 3), {}, "square", "float64"), ((4, 2), {}, "tall-full", "float64"),
           ((2, 3, 2), {"compute_uv": False}, "values", "float64"), ((1, 1), {}, "size1", "float64"),
           ((3, 2), {"full_matrices": False}, "float32", "float32")]],
-    *[NumpyCase("linalg.qr", _made(_spread_singular(*shape), dtype=dt), label=label,
-                wrt=(0,) if dt == "float64" and shape[-2] >= shape[-1] else (), rtol=1e-10, atol=1e-12)
-      for shape, label, dt in [((4, 3), "tall", "float64"), ((2, 3, 3), "batched", "float64"), ((2, 3), "wide", "float64"),
-                               ((1, 1), "size1", "float64"), ((4, 3), "float32", "float32")]],
+    *[NumpyCase("linalg.qr", _made(_spread_singular(*shape), dtype=dt), {} if mode is None else {"mode": mode},
+                label=label, wrt=(0,) if dt == "float64" and 0 not in shape else (), rtol=1e-10, atol=1e-12)
+      for shape, mode, label, dt in [((4, 3), None, "tall", "float64"), ((2, 3, 3), None, "batched", "float64"),
+                                     ((2, 3), None, "wide", "float64"), ((1, 1), None, "size1", "float64"),
+                                     ((4, 3), None, "float32", "float32"), ((4, 2), "complete", "complete-tall", "float64"),
+                                     ((2, 4), "complete", "complete-wide", "float64"),
+                                     ((2, 4, 3), "complete", "complete-batched", "float64"),
+                                     ((4, 3), "r", "r-tall", "float64"), ((2, 4), "r", "r-wide", "float64"),
+                                     ((0, 3), "complete", "complete-empty", "float64"),
+                                     ((4, 2), "complete", "complete-float32", "float32")]],
     *[NumpyCase("linalg.lstsq", _made(_spread_singular(*a), lambda rng, dt, b=b: uniform(rng, b, dt), dtype=dt),
                 {"rcond": None}, label=label, wrt=(0, 1) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
       for a, b, label, dt in [((5, 3), (5, 2), "tall", "float64"), ((5, 3), (5,), "vector", "float64"),
