@@ -6,8 +6,13 @@ arrays) and `apply(params, x)` is a pure function of it, so `frame.grad`, `frame
 grid.
 
 Complex spectral weights are stored as packed real pairs: `weight[i, o, k] = (re, im)`. The complex
-contraction over input channels is one real batched matmul per mode with the block matrix
-`[[Wr, Wi], [-Wi, Wr]]`, because `[Xr, Xi] @ [[Wr, Wi], [-Wi, Wr]] = [Xr Wr - Xi Wi, Xr Wi + Xi Wr]`.
+contraction over input channels is one real batched matmul per mode, `[Xr; Xi] @ [Wr | Wi]` (the
+real and imaginary rows of the batch stacked, against the weight's two parts side by side, which
+is the weight array transposed: no block matrix is assembled), giving the four real products
+`Xr Wr, Xr Wi, Xi Wr, Xi Wi`; a constant 4x2 matmul recombines them into
+`Yr = Xr Wr - Xi Wi, Yi = Xr Wi + Xi Wr`. (The block matrix `[[Wr, Wi], [-Wi, Wr]]` used before took
+two slices, a negation and three concatenations per layer, and as many gradient ops: ~5 ms of a
+~110 ms FNO1d step, with twice the multiply-adds.)
 
 Only the lowest `modes` bins of the spectrum are used, so by default (`transform="auto"`) the
 spectral convolution computes them with a truncated real DFT, one GEMM against constant cos/sin
@@ -33,6 +38,8 @@ TRANSFORMS = ("auto", "dft", "fft")
 DFT_MAX_MODES = 128
 # ... and while one basis holds at most this many entries (n * modes; 2**21: 16 MiB a basis in float64).
 DFT_MAX_ENTRIES = 1 << 21
+# The four real products [Xr Wr, Xr Wi, Xi Wr, Xi Wi] (last axis) -> [Yr, Yi] of the complex product.
+_RECOMBINE = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [-1.0, 0.0]])
 
 
 def _rng(seed) -> np.random.Generator:
@@ -106,25 +113,24 @@ class SpectralConv1d:
         _check_input(repr(self), x, self.in_channels, self.modes)
         batch, c_in, n = x.shape
         c_out, modes = self.out_channels, self.modes
-        weight = params["weight"]
-        w_re = fnp.transpose(weight[..., 0], (2, 0, 1))          # [modes, in, out]
-        w_im = fnp.transpose(weight[..., 1], (2, 0, 1))
-        block = fnp.concatenate([fnp.concatenate([w_re, w_im], axis=2),
-                                 fnp.concatenate([-w_im, w_re], axis=2)], axis=1)   # [modes, 2 in, 2 out]
+        dtype = np.dtype(x.dtype)
+        weight = fnp.reshape(fnp.transpose(params["weight"], (2, 0, 3, 1)), (modes, c_in, 2 * c_out))  # [Wr | Wi]
 
         dft = self.uses_dft(n)
         if dft:
             spectrum = truncated_rfft(x, modes)                                 # [batch, in, modes, 2]
         else:
             spectrum = fnp.fft.rfft_packed(x)[:, :, :modes, :]
-        packed = fnp.reshape(fnp.transpose(spectrum, (2, 0, 3, 1)), (modes, batch, 2 * c_in))
-        mixed = fnp.matmul(packed, block)                                # [modes, batch, 2 out]
-        mixed = fnp.transpose(fnp.reshape(mixed, (modes, batch, 2, c_out)), (1, 3, 0, 2))  # [batch, out, modes, 2]
+        stacked = fnp.reshape(fnp.transpose(spectrum, (2, 3, 0, 1)), (modes, 2 * batch, c_in))   # [Xr; Xi]
+        products = fnp.matmul(stacked, weight)             # [modes, (re/im of X, batch), (re/im of W, out)]
+        products = fnp.transpose(fnp.reshape(products, (modes, 2, batch, 2, c_out)), (2, 4, 0, 1, 3))
+        mixed = fnp.matmul(fnp.reshape(products, (batch * c_out * modes, 4)), _RECOMBINE.astype(dtype))
+        mixed = fnp.reshape(mixed, (batch, c_out, modes, 2))                         # [batch, out, modes, 2]
         if dft:
             return truncated_irfft(mixed, n)
         bins = n // 2 + 1
         if bins > modes:
-            zeros = np.zeros((batch, c_out, bins - modes, 2), dtype=np.dtype(x.dtype))
+            zeros = np.zeros((batch, c_out, bins - modes, 2), dtype=dtype)
             mixed = fnp.concatenate([mixed, zeros], axis=2)
         return fnp.fft.irfft_packed(mixed, n)
 
