@@ -31,6 +31,8 @@ def parse_args():
     p.add_argument("--modes", type=int, default=16)
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--transform", choices=("auto", "dft", "fft"), default="auto",
+                   help="spectral transform of FNO1d (auto: the truncated DFT as GEMMs; fft: full rfft/irfft)")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--plot", default=None, help="save predicted vs true test fields here")
@@ -77,7 +79,7 @@ def step_seconds(model: FNO1d, s: int, batch: int, steps: int = 3) -> float:
 
 
 def main(args) -> None:
-    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
+    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers, transform=args.transform)
     budget = args.budget_minutes * 60
     steps_per_epoch = args.train // args.batch
     candidates = [DATA_RESOLUTION // 2 ** i for i in range(4)] if args.s == "auto" else [int(args.s)]
