@@ -18,9 +18,10 @@ def _complex_reference(weight, x, modes):
     return np.fft.irfft(out, n=x.shape[-1], axis=-1)
 
 
+@pytest.mark.parametrize("transform", ["dft", "fft"])
 @pytest.mark.parametrize("n, modes", [(12, 5), (13, 7), (8, 5)])
-def test_spectral_conv_matches_complex_numpy_reference(n, modes):
-    layer = SpectralConv1d(3, 2, modes)
+def test_spectral_conv_matches_complex_numpy_reference(n, modes, transform):
+    layer = SpectralConv1d(3, 2, modes, transform=transform)
     params = layer.init(seed=1, dtype="float64")
     assert params["weight"].shape == (3, 2, modes, 2)
     x = np.random.default_rng(0).standard_normal((4, 3, n))
@@ -36,8 +37,9 @@ def test_spectral_conv_output_is_band_limited_to_the_kept_modes():
     assert spectrum[..., 4:].max() < 1e-12 and spectrum[..., :4].max() > 1e-3
 
 
-def test_spectral_conv_weight_gradient_matches_jax_to_second_order():
-    layer = SpectralConv1d(2, 2, 3)
+@pytest.mark.parametrize("transform", ["dft", "fft"])
+def test_spectral_conv_weight_gradient_matches_jax_to_second_order(transform):
+    layer = SpectralConv1d(2, 2, 3, transform=transform)
     rng = np.random.default_rng(2)
     params, x = layer.init(rng, "float64"), rng.standard_normal((2, 2, 8))
 
