@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import string
 from collections import namedtuple
 from types import SimpleNamespace
 
@@ -158,10 +159,42 @@ def vdot(a, b):
 
 
 # -- einsum --------------------------------------------------------------------------------------
+# numpy's letters for the interleaved form's integer labels (0-25: A-Z, 26-51: a-z), in the order they sort
+_SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase
+
+
+def _sublist_term(sublist, where: str) -> str:
+    """One sublist of numpy's interleaved form (ints in [0, 52) and Ellipsis) as a subscripts term."""
+    try:
+        items = list(sublist)
+    except TypeError:
+        raise ShapeError(f"einsum: {where} must be a list of ints and Ellipsis, got {sublist!r}") from None
+    term = ""
+    for item in items:
+        if item is Ellipsis:
+            term += "..."
+            continue
+        if isinstance(item, (bool, _np.bool_)) or not isinstance(item, (int, _np.integer)):
+            raise ShapeError(f"einsum: each subscript in {where} must be an int or Ellipsis, got {item!r}")
+        if not 0 <= item < len(_SUBLIST_LETTERS):
+            raise ShapeError(f"einsum: subscript {item} in {where} is not within the valid range [0, 52)")
+        term += _SUBLIST_LETTERS[item]
+    return term
+
+
+def _interleaved(args):
+    """numpy's interleaved form einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) as
+    (subscripts string, operands)."""
+    operands, sublists = args[0:len(args) - len(args) % 2:2], args[1::2]
+    terms = [_sublist_term(sub, f"the sublist of operand {i}") for i, sub in enumerate(sublists)]
+    spec = ",".join(terms)
+    if len(args) % 2:
+        spec += "->" + _sublist_term(args[-1], "the output sublist")
+    return spec, list(operands)
+
+
 def _parse_einsum(subscripts: str, shapes):
     """Labels per operand and for the output; '...' becomes integer labels (right-aligned, shared)."""
-    if not isinstance(subscripts, str):
-        raise TraceError("einsum: only the subscripts-string form is supported (einsum('ij,jk->ik', a, b))")
     spec = subscripts.replace(" ", "")
     lhs, arrow, rhs = spec.partition("->")
     terms = lhs.split(",")
@@ -226,13 +259,29 @@ def _drop_repeats(x, labels):
             return x, labels
 
 
-def einsum(subscripts, *operands):
-    """numpy's `einsum` for a subscripts string: explicit ('ij,jk->ik') or implicit output, '...'
-    broadcasting, repeated labels on one operand (diagonals, traces) and any number of operands.
+def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
+    """numpy's `einsum`: a subscripts string, explicit ('ij,jk->ik') or implicit output, or numpy's
+    interleaved form einsum(a, [0, 1], b, [1, 2], [0, 2]) (int labels, Ellipsis for '...');
+    '...' broadcasting, repeated labels on one operand (diagonals, traces), any number of operands.
 
     Lowered left to right: labels no later operand or the output needs are summed away as early as
     possible, and each pair of operands becomes one batched matmul over their shared labels.
+    `optimize` (numpy's contraction-path choice: a bool, 'greedy', 'optimal' or an 'einsum_path'
+    list) is accepted and not used, as `order` (memory layout); `out=` and `dtype=` are refused.
     """
+    if out is not None:
+        raise TraceError("einsum: out= is not supported (frame's arrays are values); use the result")
+    if dtype is not None:
+        raise TraceError("einsum: dtype= is not supported; cast the operands (astype) or the result")
+    path = isinstance(optimize, (list, tuple)) and bool(optimize) and optimize[0] == "einsum_path"
+    if not (isinstance(optimize, (bool, _np.bool_)) or optimize in ("greedy", "optimal") or path):
+        raise ShapeError(f"einsum: optimize must be a bool, 'greedy', 'optimal' or an einsum_path list, got {optimize!r}")
+    if not operands:
+        raise ShapeError("einsum: no subscripts or operands given")
+    if isinstance(operands[0], str):
+        subscripts, operands = operands[0], list(operands[1:])
+    else:
+        subscripts, operands = _interleaved(operands)
     shapes = [_shape(x) for x in operands]
     labels, out = _parse_einsum(subscripts, shapes)
     sizes = {}

@@ -55,6 +55,20 @@ CASES = [
     NumpyCase("einsum", lambda rng: ("ij,jk->ik", uniform(rng, (2, 3), "float32"), uniform(rng, (3, 2), "float32")),
               label="float32"),
     NumpyCase("einsum", lambda rng: ("ij->i", uniform(rng, (2, 3), "int32")), label="int32-sum"),
+    # numpy's interleaved form: (operand, sublist of int labels / Ellipsis) pairs, then the output sublist
+    NumpyCase("einsum", lambda rng: (uniform(rng, (2, 3)), [0, 1], uniform(rng, (3, 4)), [1, 2], [0, 2]),
+              label="interleaved", wrt=(0, 2)),
+    NumpyCase("einsum", lambda rng: (uniform(rng, (2, 3)), [0, 1], uniform(rng, (3, 4)), [1, 2]),
+              label="interleaved-implicit"),
+    NumpyCase("einsum", lambda rng: (uniform(rng, (2, 3)), [26, 0]), label="interleaved-label-order"),
+    NumpyCase("einsum", lambda rng: (uniform(rng, (3, 3)), [5, 5]), label="interleaved-trace"),
+    NumpyCase("einsum", lambda rng: (uniform(rng, (5, 2, 3)), [Ellipsis, 0, 51], uniform(rng, (3, 4)), (51, 2),
+                                     [Ellipsis, 2, 0]), label="interleaved-ellipsis"),
+    # optimize= chooses numpy's contraction path: accepted, the values are the same
+    *[NumpyCase("einsum", lambda rng: ("ab,bc,cd->ad", uniform(rng, (2, 3)), uniform(rng, (3, 4)), uniform(rng, (4, 2))),
+                {"optimize": optimize}, label=f"optimize-{label}")
+      for optimize, label in [(True, "true"), ("greedy", "greedy"), ("optimal", "optimal"),
+                              (["einsum_path", (0, 1), (0, 1)], "path")]],
     *[NumpyCase("trace", _args(shape), kwargs, label=label, wrt=(0,)) for shape, kwargs, label in [
         ((3, 3), {}, "square"), ((3, 5), {"offset": 1}, "offset"), ((5, 3), {"offset": -2}, "negative-offset"),
         ((2, 3, 4), {"axis1": -1, "axis2": 0}, "axes"), ((3, 3), {"offset": 4}, "beyond"), ((0, 2), {}, "empty"),
