@@ -11,14 +11,16 @@ import time naming the primitive and the parameter:
 
 - a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
 - a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
-- control flow (`scan`, `while`, `cond`): frame has no loop or branch op yet;
 - `select_n` with an integer predicate, bitwise `and`/`or`/`xor`/`not` on integers;
 - a custom derivative rule (`custom_jvp_call`, `custom_vjp_call`): frame would differentiate the
   body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
   the body anyway. `jax.nn.relu` is the exception: its rule is frame's relu rule.
 
 Calls (`jit`, `closed_call`, `remat`) are inlined: their other parameters are placement,
-compilation and memory policy, none of which changes a value. The result is an ordinary graph:
+compilation and memory policy, none of which changes a value. Control flow (`cond`, `scan`,
+`while`: lax.cond, lax.switch, lax.scan, lax.map, lax.fori_loop, lax.while_loop) imports as
+frame's region ops, their jaxprs imported as the regions (jax_rules_control.py), so a loop is
+one node, never inlined once. The result is an ordinary graph:
 it verifies, differentiates and compiles like a traced one.
 """
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..ops import all_ops
 from ._jax import require_jax
 from .jax_audit import (_CUSTOM_RULE, _PLACEMENT, _SHARDING, _UNARY_FLOAT, Decision, _increasing, _is_none,
                         _operand_dtype, _precision_level, checked, implemented, irrelevant)
-from . import jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape
+from . import jax_rules_control, jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape
 
 jax = require_jax()
 from jax.extend.core import ClosedJaxpr, Literal  # noqa: E402
@@ -108,6 +110,24 @@ class _Importer:
                 env[var] = value
         return [self.read(env, a) for a in jaxpr.outvars]
 
+    def region(self, closed, name: str, where: str):
+        """A nested (closed) jaxpr imported into a graph of its own, frozen as a region (a control-flow
+        op's body): its inputs are the jaxpr's, and every equation is checked and translated as here."""
+        from ..ops.fused import FusedBody
+
+        graph = Graph(name)
+        importer = _Importer(graph, self.inline_custom_derivatives)
+        jaxpr, consts = (closed.jaxpr, closed.consts) if isinstance(closed, ClosedJaxpr) else (closed, ())
+        inputs = [graph.add_input(_aval_type(v.aval)) for v in jaxpr.invars]
+        for value in importer.run(jaxpr, consts, inputs, where):
+            graph.mark_output(value)
+        return FusedBody.of(graph)
+
+    def inline(self, body: Graph, operands) -> list[Value]:
+        """`body`'s nodes copied into this graph on `operands`; its outputs here."""
+        from ..ir.clone import inline_graph
+        return inline_graph(self.graph, body, list(operands))
+
     def call(self, eqn, operands: list[Value], where: str) -> list[Value]:
         """Inline a call's body; a custom derivative rule is refused unless the caller opted in."""
         name = eqn.primitive.name
@@ -133,35 +153,9 @@ class _Importer:
         return self.run(jaxpr, consts, operands, f"{where} inside {name}" + (f"[{label}]" if label else ""))
 
 
-def _refuse_control_flow(jaxpr, where: str = "") -> None:
-    """Raise `TraceError` for the first loop or branch in `jaxpr` or the calls it makes.
-
-    Run before importing anything, so the error names the loop rather than whatever unsupported
-    primitive computes its trip count or predicate first."""
-    for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
-        if name in CONTROL_FLOW:
-            raise _control_flow_error(eqn, where)
-        if name in CALLS:
-            body = eqn.params.get(CALLS[name])
-            inner = f"{where} inside {name}" + (f"[{eqn.params['name']}]" if "name" in eqn.params else "")
-            _refuse_control_flow(body.jaxpr if isinstance(body, ClosedJaxpr) else body, inner)
-
-
-def _control_flow_error(eqn, where: str) -> TraceError:
-    name = eqn.primitive.name
-    api, sources, kind = CONTROL_FLOW[name]
-    return TraceError(f"from_jax: {api} (from {sources}; JAX primitive '{name}') is not supported yet: frame has "
-                      f"no {kind} op; unroll it in the JAX function (a Python loop or if)"
-                      + (f"; found{where}" if where else "")
-                      + f"; equation:\n{eqn}")
-
-
 def _refuse_unsupported(eqn, where: str) -> None:
     """Raise `TraceError` unless frame imports `eqn` exactly: its primitive and every parameter value."""
     name = eqn.primitive.name
-    if name in CONTROL_FLOW:
-        raise _control_flow_error(eqn, where)
     audit = PARAMETERS.get(name)
     if audit is None:
         raise TraceError(f"from_jax: JAX primitive '{name}' has no frame equivalent{where}; equation:\n{eqn}")
@@ -349,7 +343,8 @@ TRANSLATIONS: dict[str, Callable] = {
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
     "select_n": _select_n, **{name: _logical(f"logical_{name}") for name in ("and", "or", "xor", "not")}, "iota": _iota,
 }
-RULE_FAMILIES = (jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce, jax_rules_shape)
+RULE_FAMILIES = (jax_rules_control, jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce,
+                 jax_rules_shape)
 for _family in RULE_FAMILIES:
     TRANSLATIONS.update(_family.TRANSLATIONS)
 PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
@@ -362,13 +357,6 @@ CALLS: dict[str, str] = {
     "custom_vjp_call_jaxpr": "fun_jaxpr",            # custom_vjp_call's name before JAX 0.5
 }
 CUSTOM_RULES = frozenset({"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"})
-
-# Control flow: (the lax function, what produces the primitive, the kind of op frame lacks).
-CONTROL_FLOW: dict[str, tuple[str, str, str]] = {
-    "scan": ("lax.scan", "lax.fori_loop with a static trip count, lax.scan, lax.map", "loop"),
-    "while": ("lax.while_loop", "lax.while_loop, lax.fori_loop with a traced trip count", "loop"),
-    "cond": ("lax.cond", "lax.cond, lax.switch", "branch"),
-}
 
 # Every accepted primitive, each parameter decided; a one-to-one primitive not named below has no parameters.
 PARAMETERS: dict[str, dict[str, Decision]] = {
@@ -450,7 +438,8 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
     constant), jax.nn.relu, the family rules (jax_rules_*.py), and calls
     (jit, closed_call, checkpoint) by inlining. Anything frame would not compute exactly raises
     `TraceError` naming the primitive, the parameter and the equation (see the module docstring
-    and `PARAMETERS`): control flow, integer select_n, accuracy hints, ...
+    and `PARAMETERS`): integer select_n, accuracy hints, ... Control flow (cond, scan, while)
+    imports as frame's cond, scan and while ops.
 
     A function with a custom derivative rule (`jax.custom_jvp`/`jax.custom_vjp`, other than
     jax.nn.relu) is refused, because frame would differentiate its body rather than use the rule.
@@ -469,7 +458,6 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
 
 def import_jaxpr(closed: ClosedJaxpr, name: str = "jaxpr", inline_custom_derivatives: bool = False) -> Graph:
     """The frame graph of a closed jaxpr (what `from_jax` does after tracing); same rules and errors."""
-    _refuse_control_flow(closed.jaxpr)
     graph = Graph(name)
     importer = _Importer(graph, inline_custom_derivatives)
     inputs = [graph.add_input(_aval_type(v.aval)) for v in closed.jaxpr.invars]
