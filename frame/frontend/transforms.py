@@ -285,12 +285,13 @@ def _leaf_shape_dtype(key) -> tuple[tuple[int, ...], str]:
 class Function:
     """A Python function compiled per input signature (like `jax.jit`); see `frame.function`."""
 
-    def __init__(self, fn: Callable, cache_size: int | None = None):
+    def __init__(self, fn: Callable, cache_size: int | None = None, static_argnums=(), static_argnames=()):
         functools.update_wrapper(self, fn)
         size = DEFAULT_CACHE_SIZE if cache_size is None else cache_size
         if not _is_index(size) or size < 1:
             raise TraceError(f"frame.function: cache_size must be a positive int, got {cache_size!r}")
         self.fn, self.cache_size = fn, int(size)
+        self.static_argnums, self.static_argnames = _static_arguments(fn, static_argnums, static_argnames)
         self._cache: "OrderedDict[tuple, tuple]" = OrderedDict()   # signature -> (TraceResult, Executable)
         self._lock = threading.Lock()                              # guards _cache, _building, the counters
         self._building: dict[tuple, threading.Lock] = {}           # one lock per signature being traced
@@ -298,9 +299,41 @@ class Function:
         self._warned = False
         self.trace_count = 0
 
+    def _split_static(self, args: tuple, kwargs: dict):
+        """(traced positional args, traced keyword args, the static values' key): static arguments are
+        taken out of the call, and keyed by position or name with their type and value."""
+        if not self.static_argnums and not self.static_argnames:
+            return args, kwargs, ()
+        static = []
+        for i in self.static_argnums:
+            if i < len(args):
+                static.append((i, _static_value(self, f"argument {i}", args[i])))
+        for name in self.static_argnames:
+            if name in kwargs:
+                static.append((name, _static_value(self, f"argument '{name}'", kwargs[name])))
+        args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+        kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return args, kwargs, tuple(static)
+
+    def _with_static(self, static: tuple) -> Callable:
+        """`fn` taking the traced arguments only, the static values put back in their places."""
+        positions = {k: v for k, v in static if isinstance(k, int)}
+        names = {k: v for k, v in static if isinstance(k, str)}
+        fn = self.fn
+
+        def call(args, kwargs):
+            it, full = iter(args), []
+            for i in range(len(args) + len(positions)):
+                full.append(positions[i] if i in positions else next(it))
+            full.extend(it)
+            return fn(*full, **kwargs, **names)
+
+        return call
+
     def _signature(self, args: tuple, kwargs: dict):
         """The call's leaves (positional, then keyword by sorted name) and its cache key
-        `(positional tree, keyword tree or None, leaf keys)`."""
+        `(positional tree, keyword tree or None, leaf keys, static values)`."""
+        args, kwargs, static = self._split_static(args, kwargs)
         leaves, tree = tree_flatten(args)
         kw_tree = None
         if kwargs:  # flattened apart: most calls have none, and every flatten costs microseconds
@@ -311,7 +344,7 @@ class Function:
         # A Python number is keyed by its type: it traces as a weak value (`is_weak_scalar`).
         return leaves, (tree, kw_tree, tuple((leaf.shape, leaf.dtype) if type(leaf) is np.ndarray
                                              else type(leaf) if is_weak_scalar(leaf) else example_type(leaf)
-                                             for leaf in leaves))
+                                             for leaf in leaves), static)
 
     def _entry(self, args: tuple, kwargs: dict):
         leaves, sig = self._signature(args, kwargs)
@@ -333,8 +366,14 @@ class Function:
                 del self._building[sig]
         return leaves, entry
 
+    def _trace(self, args: tuple, kwargs: dict):
+        """Trace the call: the traced arguments are graph inputs, the static ones Python values."""
+        args, kwargs, static = self._split_static(args, kwargs)
+        fn = self._with_static(static) if static else _call_with_keywords(self.fn)
+        return trace_function(fn, (args, kwargs), name=getattr(self.fn, "__name__", "fn")), args, kwargs
+
     def _trace_and_compile(self, sig, args: tuple, kwargs: dict):
-        res = trace_function(_call_with_keywords(self.fn), (args, kwargs), name=getattr(self.fn, "__name__", "fn"))
+        res = self._trace(args, kwargs)[0]
         entry = (res, compile_graph(res.graph))
         with self._lock:
             self.trace_count += 1
@@ -347,8 +386,9 @@ class Function:
         if warn:
             name = getattr(self.fn, "__qualname__", getattr(self.fn, "__name__", "fn"))
             warnings.warn(RetraceWarning(
-                f"frame.function '{name}' has retraced {self.trace_count - 1} times (each new argument shape, dtype "
-                f"or structure traces and compiles again); the latest retrace: {self._explain_retrace(previous, sig)}. "
+                f"frame.function '{name}' has retraced {self.trace_count - 1} times (each new argument shape, dtype, "
+                f"structure or static value traces and compiles again); the latest retrace: "
+                f"{self._explain_retrace(previous, sig)}. "
                 "Keep shapes and dtypes stable (e.g. pad to a few sizes). This warning is shown once per function."),
                 stacklevel=4)
         return entry
@@ -364,7 +404,14 @@ class Function:
         """What changed between two signatures, like "argument 0 (x): shape (3,) -> (4,)"."""
         if old is None:
             return "first trace"
-        (old_args, old_kw, old_keys), (new_args, new_kw, new_keys) = old, new
+        (old_args, old_kw, old_keys, old_static), (new_args, new_kw, new_keys, new_static) = old, new
+        if old_static != new_static:
+            before, after = dict(old_static), dict(new_static)
+            changed = [f"static argument {_label(k)}: {before.get(k, '(not given)')!r} -> "
+                       f"{after.get(k, '(not given)')!r}" for k in sorted(set(before) | set(after), key=str)
+                       if k not in before or k not in after or type(before[k]) is not type(after[k])
+                       or before[k] != after[k]]
+            return "; ".join(changed)
         old_kw, new_kw = old_kw or _NO_KEYWORDS, new_kw or _NO_KEYWORDS
         if len(old_args.children) != len(new_args.children) or old_kw.meta != new_kw.meta:
             return (f"the arguments changed from {_describe_call(old_args, old_kw)} "
@@ -389,7 +436,7 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         if is_tracing():
-            res = trace_function(_call_with_keywords(self.fn), (args, kwargs), name=getattr(self.fn, "__name__", "fn"))
+            res, args, kwargs = self._trace(args, kwargs)
             leaves = tree_flatten((args, kwargs))[0]
             return tree_unflatten(res.out_tree, inline_into_current(res.graph, [*leaves, *res.captures]))
         leaves, (res, exe) = self._entry(args, kwargs)
@@ -411,17 +458,74 @@ def _describe_call(args: TreeDef, kw: TreeDef) -> str:
     return f"{len(args.children)} positional argument(s)" + (f" and keywords {', '.join(kw.meta)}" if kw.meta else "")
 
 
-def function(fn: Callable | None = None, *, cache_size: int | None = None):
+def function(fn: Callable | None = None, *, cache_size: int | None = None, static_argnums=(), static_argnames=()):
     """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run.
 
     Like `jax.jit`, keyword arguments are traced too: their array (and Python number) leaves are
-    graph inputs, keyed in the signature by name. At most `cache_size` signatures stay compiled
-    (default `DEFAULT_CACHE_SIZE`, least recently used evicted first); a function that retraces
-    `RETRACE_WARNING_AFTER` times issues one `RetraceWarning` naming the argument whose shape or
-    dtype changed. Use as `@frame.function` or `@frame.function(cache_size=8)`.
+    graph inputs, keyed in the signature by name. `static_argnums` (positions) and
+    `static_argnames` (names) mark arguments that are not traced: the function gets their Python
+    values (a layer count, a flag, a callable), and each distinct value is part of the cache key, so
+    it traces and compiles once per value. Static values must be hashable (a `TraceError` names the
+    argument otherwise); as in `jax.jit`, an argument named in one is static however it is passed
+    (positions and names are matched through the function's signature). At most `cache_size`
+    signatures stay compiled (default `DEFAULT_CACHE_SIZE`, least recently used evicted first); a
+    function that retraces `RETRACE_WARNING_AFTER` times issues one `RetraceWarning` naming the
+    argument whose shape, dtype or static value changed. Use as `@frame.function`,
+    `@frame.function(cache_size=8)` or `@frame.function(static_argnums=(1,))`.
     """
     if fn is None:
-        return functools.partial(function, cache_size=cache_size)
+        return functools.partial(function, cache_size=cache_size, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
     if not callable(fn):
         raise TraceError(f"frame.function needs a callable, got {type(fn).__name__}")
-    return Function(fn, cache_size=cache_size)
+    return Function(fn, cache_size=cache_size, static_argnums=static_argnums, static_argnames=static_argnames)
+
+
+def _label(key) -> str:
+    return str(key) if isinstance(key, int) else repr(key)
+
+
+def _static_value(function: Function, what: str, value):
+    """A static argument's value, checked to be hashable (it is part of the cache key) and not an array."""
+    name = getattr(function.fn, "__qualname__", getattr(function.fn, "__name__", "fn"))
+    if isinstance(value, (Tracer, np.ndarray)):
+        raise TraceError(f"frame.function '{name}': static {what} is an array ({type(value).__name__}); static "
+                         "arguments are Python values that key the cache (arrays are traced: leave it out of "
+                         "static_argnums/static_argnames)")
+    try:
+        hash(value)
+    except TypeError:
+        raise TraceError(f"frame.function '{name}': static {what} is a {type(value).__name__}, which is not "
+                         "hashable; static arguments are part of the cache key, so they must be hashable (pass a "
+                         "tuple instead of a list, or make the argument a traced array)") from None
+    return value
+
+
+def _static_arguments(fn: Callable, argnums, argnames) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Normalised (static positions, static names), each completed from the other through `fn`'s
+    signature when it has one (as jax.jit does)."""
+    nums = (argnums,) if _is_index(argnums) else argnums
+    names = (argnames,) if isinstance(argnames, str) else argnames
+    if not isinstance(nums, (tuple, list)) or not all(_is_index(i) for i in nums):
+        raise TraceError(f"frame.function: static_argnums must be an int or a sequence of ints, got {argnums!r}")
+    if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names):
+        raise TraceError(f"frame.function: static_argnames must be a str or a sequence of str, got {argnames!r}")
+    nums, names = [int(i) for i in nums], list(names)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    if params is not None:
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+        for i in nums:
+            if not variadic and not -len(positional) <= i < len(positional):
+                raise TraceError(f"frame.function: static_argnums {tuple(nums)} is out of range: "
+                                 f"'{getattr(fn, '__name__', 'fn')}' takes {len(positional)} positional argument(s)")
+        nums = [i % len(positional) if i < 0 and positional else i for i in nums]
+        names += [positional[i].name for i in nums if i < len(positional)
+                  and positional[i].kind == positional[i].POSITIONAL_OR_KEYWORD]
+        nums += [k for k, p in enumerate(positional) if p.name in names and p.kind == p.POSITIONAL_OR_KEYWORD]
+    elif any(i < 0 for i in nums):
+        raise TraceError("frame.function: negative static_argnums need a function with an inspectable signature")
+    return tuple(sorted(set(nums))), tuple(sorted(set(names)))
