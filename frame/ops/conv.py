@@ -149,25 +149,111 @@ def _conv_shape(ctx: NodeContext):
 
 
 def conv_kernel(x, w, strides=None, lo=None, hi=None, lhs_dilation=None, rhs_dilation=None, groups=1):
-    """The reference kernel: im2col by a strided view, one copy into columns, one batched GEMM."""
+    """The reference kernel: GEMMs over the dilated, padded operand, by one of three schedules (`conv_schedule`).
+
+    - stride 1 with enough channels per group for a GEMM (>= 8) and fewer taps than output positions:
+      one GEMM per kernel tap on the operand flattened over its padded spatial grid, where every tap
+      reads a contiguous slice (the "flattened padded grid": output position q reads q + offset(tap));
+      no im2col copy, then the valid positions are cut out of the padded grid.
+    - a window larger than the output (a weight gradient's: the whole cotangent), one group, a batch
+      of at least 8 and not too many output channels for it: one GEMM per output position, the
+      operand flattened over (C, *padded grid) and the kernel placed on that grid (zeros between its
+      rows), so that every position's window is one contiguous slice of each operand row.
+    - otherwise im2col: a strided view (no copy) of the windows, one copy into columns, one batched
+      GEMM; columns (C_g*K, P) when there are at least as many output positions P as window elements,
+      else (P, C_g*K), so that the copy's inner loop runs over the longer axis (a weight gradient's
+      window is the whole cotangent, its output the few kernel taps).
+    """
     nd = x.ndim - 2
     p = window_params("conv", {"strides": strides, "lo": lo, "hi": hi, "lhs_dilation": lhs_dilation,
                                "rhs_dilation": rhs_dilation}, nd)
-    kernel = w.shape[2:]
-    out_spatial = output_spatial("conv", x.shape[2:], kernel, p)
+    out_spatial = output_spatial("conv", x.shape[2:], w.shape[2:], p)
     xp = dilate_pad(x, nd, p["lhs_dilation"], p["lo"], p["hi"])
-    eff = tuple(dilated(k, d) for k, d in zip(kernel, p["rhs_dilation"]))
-    view = sliding_window_view(xp, eff, axis=tuple(range(2, 2 + nd)))   # (N, C, *positions, *eff)
-    view = view[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in p["strides"])
-                + tuple(slice(None, None, d) for d in p["rhs_dilation"])]   # (N, C, *out, *kernel)
-    view = view.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd)))  # (N, C, *kernel, *out)
-    n, c = x.shape[:2]
-    c_out = w.shape[0]
+    schedule = conv_schedule(x.shape, w.shape, p["strides"], out_spatial, groups)
+    return SCHEDULES[schedule](xp, w, p["strides"], p["rhs_dilation"], out_spatial, groups)
+
+
+def conv_schedule(x_shape, w_shape, strides, out_spatial, groups: int) -> str:
+    """Which of conv_kernel's schedules computes a convolution: "taps", "positions" or "im2col"."""
+    (n, c), c_out, kernel = x_shape[:2], w_shape[0], w_shape[2:]
     k, positions = math.prod(kernel), math.prod(out_spatial)
-    # Columns are (N, G, C_g*K, P) with P contiguous: the copy reads xp's rows in order.
-    cols = view.reshape(n, groups, (c // groups) * k, positions)
-    out = np.matmul(w.reshape(groups, c_out // groups, (c // groups) * k), cols)   # (N, G, O_g, P)
-    return out.reshape((n, c_out) + out_spatial)
+    if all(s == 1 for s in strides) and c // groups >= 8 and k <= positions and n * c_out:
+        return "taps"
+    if groups == 1 and positions < k and n >= 8 and c_out <= 4 * n and c:
+        return "positions"
+    return "im2col"
+
+
+def _conv_by_im2col(xp, w, strides, dilation, out_spatial, groups):
+    """im2col (see conv_kernel): windows as a strided view, one copy into columns, one batched GEMM."""
+    nd = xp.ndim - 2
+    n, c = xp.shape[:2]
+    kernel, c_out = w.shape[2:], w.shape[0]
+    cg, og = c // groups, c_out // groups
+    k, positions = math.prod(kernel), math.prod(out_spatial)
+    eff = tuple(dilated(kk, d) for kk, d in zip(kernel, dilation))
+    view = sliding_window_view(xp, eff, axis=tuple(range(2, 2 + nd)))   # (N, C, *positions, *eff)
+    view = view[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
+                + tuple(slice(None, None, d) for d in dilation)]         # (N, C, *out, *kernel)
+    wm = w.reshape(groups, og, cg * k)
+    if positions >= cg * k:
+        view = view.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd)))  # (N, C, *k, *out)
+        cols = view.reshape(n, groups, cg * k, positions)
+        out = np.matmul(wm, cols)                                         # (N, G, O_g, P)
+    else:
+        view = view.reshape((n, groups, cg) + view.shape[2:])             # (N, G, C_g, *out, *k)
+        view = view.transpose((0, 1) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd)))
+        cols = view.reshape(n, groups, positions, cg * k)                # (N, G, P, C_g*K)
+        out = np.matmul(cols, wm.swapaxes(-1, -2)).swapaxes(-1, -2)      # (N, G, O_g, P)
+    return np.ascontiguousarray(out).reshape((n, c_out) + tuple(out_spatial))
+
+
+def _conv_by_positions(xp, w, strides, dilation, out_spatial, groups=1):
+    """One GEMM per output position over the flattened (C, *padded) grid (see conv_kernel); groups == 1."""
+    n, c = xp.shape[:2]
+    nd = xp.ndim - 2
+    padded, kernel, c_out = xp.shape[2:], w.shape[2:], w.shape[0]
+    step = [math.prod(padded[i + 1:]) for i in range(nd)]
+    span = (c - 1) * math.prod(padded) + sum((dilated(k, d) - 1) * s for k, d, s in zip(kernel, dilation, step)) + 1
+    flat = np.ascontiguousarray(xp).reshape(n, -1)
+    grid = np.zeros((c_out, c) + padded, xp.dtype)
+    grid[(slice(None), slice(None)) + tuple(slice(0, dilated(k, d), d) for k, d in zip(kernel, dilation))] = w
+    kernel_rows = grid.reshape(c_out, -1)[:, :span].T                 # (span, C_out), a transposed view
+    out = np.empty((math.prod(out_spatial), n, c_out), xp.dtype)
+    for q, pos in enumerate(np.ndindex(*out_spatial)):
+        offset = sum(i * s * st for i, s, st in zip(pos, strides, step))
+        np.matmul(flat[:, offset:offset + span], kernel_rows, out=out[q])
+    return np.ascontiguousarray(np.moveaxis(out, 0, -1)).reshape((n, c_out) + tuple(out_spatial))
+
+
+def _conv_by_taps(xp, w, strides, dilation, out_spatial, groups):
+    """Stride-1 convolution as one GEMM per tap over the flattened padded grid (see conv_kernel)."""
+    kernel = w.shape[2:]
+    n, c = xp.shape[:2]
+    nd = len(kernel)
+    padded = xp.shape[2:]
+    c_out = w.shape[0]
+    cg, og = c // groups, c_out // groups
+    step = [math.prod(padded[i + 1:]) for i in range(nd)]              # flat distance of one step per axis
+    span = sum((o - 1) * s for o, s in zip(out_spatial, step)) + 1     # flat positions from the first to the last output
+    flat = np.ascontiguousarray(xp).reshape(n, groups, cg, -1)
+    wt = np.ascontiguousarray(np.moveaxis(w.reshape(groups, og, cg, -1), -1, 0))   # (K, G, O_g, C_g)
+    acc = np.empty((n, groups, og, out_spatial[0] * step[0]), xp.dtype)
+    total, tmp = acc[..., :span], None
+    for t, tap in enumerate(np.ndindex(*kernel)):
+        offset = sum(i * d * s for i, d, s in zip(tap, dilation, step))
+        part = flat[..., offset:offset + span]
+        if tmp is None:
+            np.matmul(wt[t], part, out=total)
+            tmp = np.empty_like(total)
+        else:
+            np.matmul(wt[t], part, out=tmp)
+            total += tmp
+    grid = acc.reshape((n, c_out, out_spatial[0]) + padded[1:])        # rows of the padded grid ...
+    return np.ascontiguousarray(grid[(Ellipsis,) + tuple(slice(0, o) for o in out_spatial[1:])])   # ... cut
+
+
+SCHEDULES = {"taps": _conv_by_taps, "positions": _conv_by_positions, "im2col": _conv_by_im2col}
 
 
 def _conv_attrs(strides, lo, hi, lhs_dilation, rhs_dilation, groups) -> dict:

@@ -15,6 +15,7 @@ import frame
 import frame.nn as nn
 import frame.numpy as fnp
 from frame import ShapeError
+import tests.ops.cases  # noqa: F401  (collects the case modules first: tests.ops.cases_conv imports it)
 
 DN = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"), 3: ("NCDHW", "OIDHW", "NCDHW")}
 
@@ -212,6 +213,51 @@ def test_vmap_of_conv_over_inputs_kernels_or_both_equals_a_loop(in_axes):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     graph = frame.trace(frame.vmap(f, in_axes=in_axes), x_arg, w_arg)
     assert [n.op for n in graph.nodes].count("conv") == 1       # one convolution, not one per example
+
+
+SCHEDULE_CONFIGS = [   # (x, w, strides, lo, hi, rhs_dilation, groups)
+    ((2, 8, 6, 5), (3, 8, 3, 2), (1, 1), (1, 0), (1, 2), (1, 2), 1),
+    ((1, 16, 5, 7), (4, 8, 2, 3), (1, 1), (0, 1), (2, 0), (2, 1), 2),
+    ((3, 8, 9), (2, 8, 3), (1,), (1,), (1,), (3,), 1),
+    ((1, 8, 3, 4, 3), (2, 8, 2, 2, 2), (1, 1, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1), 1),
+    ((8, 3, 6, 6), (4, 3, 5, 4), (1, 2), (0, 1), (1, 0), (1, 1), 1),
+    ((9, 2, 7), (3, 2, 3), (2,), (1,), (0,), (2,), 1),
+    ((8, 1, 4, 5, 4), (2, 1, 3, 4, 3), (1, 1, 1), (0, 0, 1), (0, 0, 0), (1, 1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,strides,lo,hi,dilation,groups", SCHEDULE_CONFIGS)
+def test_every_schedule_of_the_conv_kernel_gives_the_definition(x_shape, w_shape, strides, lo, hi, dilation, groups):
+    """conv_kernel picks one of three schedules by shape (conv_schedule); each, where it applies
+    (taps: stride 1; positions: one group), computes the same convolution."""
+    from frame.ops import conv as conv_ops
+    from tests.ops.cases_conv import conv_reference
+
+    rng = np.random.default_rng(6)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    nd = len(strides)
+    attrs = dict(strides=strides, lo=lo, hi=hi, rhs_dilation=dilation)
+    want = conv_reference(x, w, groups=groups, **attrs)
+    p = conv_ops.window_params("conv", attrs, nd)
+    xp = conv_ops.dilate_pad(x, nd, (1,) * nd, lo, hi)
+    out = want.shape[2:]
+    applicable = ["im2col"] + (["taps"] if all(s == 1 for s in strides) else []) + (["positions"] if groups == 1 else [])
+    for name in applicable:
+        got = conv_ops.SCHEDULES[name](xp, w, p["strides"], p["rhs_dilation"], out, groups)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
+    assert conv_ops.conv_schedule(x.shape, w.shape, strides, out, groups) in applicable
+    np.testing.assert_allclose(conv_ops.conv_kernel(x, w, groups=groups, **attrs), want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_benchmark_network_uses_each_schedule():
+    """The CNN step's five convolutions (benchmarks/cnn_step.py) take the schedule measured fastest for them."""
+    from frame.ops.conv import conv_schedule
+
+    assert conv_schedule((32, 1, 64, 64), (16, 1, 3, 3), (1, 1), (64, 64), 1) == "im2col"        # layer 1 (C_in = 1)
+    assert conv_schedule((32, 16, 32, 32), (32, 16, 3, 3), (1, 1), (32, 32), 1) == "taps"        # layer 2
+    assert conv_schedule((32, 32, 32, 32), (16, 32, 3, 3), (1, 1), (32, 32), 1) == "taps"        # its input gradient
+    assert conv_schedule((16, 32, 32, 32), (32, 32, 32, 32), (1, 1), (3, 3), 1) == "positions"   # its weight gradient
+    assert conv_schedule((1, 32, 64, 64), (16, 32, 64, 64), (1, 1), (3, 3), 1) == "im2col"       # layer 1's
 
 
 def test_conv_compiled_equals_eager_bit_for_bit():

@@ -124,6 +124,10 @@ CONV_CASES = [
     _conv((2, 4, 5, 5), (6, 2, 3, 3), "2d-groups-stride-pad", strides=(2, 1), lo=(1, 1), hi=(1, 0), groups=2),
     _conv((1, 2, 4, 3), (2, 1, 2, 2), "2d-lhs-dilation-crop", lo=(1, 0), hi=(-1, 1), lhs_dilation=(2, 3), groups=2),
     _conv((1, 2, 3, 4, 3), (2, 2, 2, 2, 2), "3d", strides=(1, 2, 1), lo=(0, 1, 1), hi=(1, 0, 1)),
+    # conv_kernel's other schedules (frame/ops/conv.py conv_schedule): one GEMM per tap (8 channels,
+    # stride 1), and one GEMM per output position (a batch of 8, a window larger than the output).
+    _conv((1, 8, 4, 3), (2, 8, 2, 2), "taps-schedule", lo=(1, 0), hi=(0, 1), rhs_dilation=(1, 2)),
+    _conv((8, 1, 4, 4), (2, 1, 3, 3), "positions-schedule", strides=(1, 1)),
 ]
 
 POOL_CASES = [
