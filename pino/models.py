@@ -11,8 +11,8 @@ real and imaginary rows of the batch stacked, against the weight's two parts sid
 is the weight array transposed: no block matrix is assembled), giving the four real products
 `Xr Wr, Xr Wi, Xi Wr, Xi Wi`; a constant 4x2 matmul recombines them into
 `Yr = Xr Wr - Xi Wi, Yi = Xr Wi + Xi Wr`. (The block matrix `[[Wr, Wi], [-Wi, Wr]]` used before took
-two slices, a negation and three concatenations per layer, and as many gradient ops: ~5 ms of a
-~110 ms FNO1d step, with twice the multiply-adds.)
+two slices, a negation and three concatenations per layer, and as many gradient ops: 5-9 ms of a
+~110 ms FNO1d step in an in-process A/B, with twice the multiply-adds.)
 
 Only the lowest `modes` bins of the spectrum are used, so by default (`transform="auto"`) the
 spectral convolution computes them with a truncated real DFT, one GEMM against constant cos/sin
@@ -34,7 +34,7 @@ from .spectral import grid, truncated_irfft, truncated_rfft
 TRANSFORMS = ("auto", "dft", "fft")
 # "auto" uses the truncated DFT up to this many modes. Measured (float32, 1280 signals, one BLAS
 # thread, numpy 2.4): the GEMM took 0.05-0.13x numpy's rfft at 8-32 modes and <= 0.56x at 128 modes
-# for n = 256..4096; it overtakes the FFT near modes ~ n/4 (n = 1024: ~230 modes).
+# for n = 256..4096; the FFT is the faster one above modes ~ n/4 (n = 1024: ~230 modes).
 DFT_MAX_MODES = 128
 # ... and while one basis holds at most this many entries (n * modes; 2**21: 16 MiB a basis in float64).
 DFT_MAX_ENTRIES = 1 << 21
