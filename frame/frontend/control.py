@@ -41,9 +41,19 @@ from .tracer import ShapeDtype, TraceResult, example_type, trace_function
 __all__ = ["cond", "while_loop", "fori_loop", "scan", "switch"]
 
 
+_EXECUTABLES: dict = {}   # region -> its Executable: a loop runs its body once per step, the compile cache's
+_EXECUTABLES_MAX = 512    # lookup (options, fingerprint, lock) cost a third of a small step
+
+
 def _compiled_run(body, arrays):
-    """Run a region through the compile cache (the pipeline optimises the body, once per body)."""
-    return compile_graph(body)(*[_contiguous(a) for a in arrays])
+    """Run a region compiled (the pipeline optimises the body, once per body; the runtime's tiers apply)."""
+    exe = _EXECUTABLES.get(body)
+    if exe is None:
+        exe = compile_graph(body)
+        if len(_EXECUTABLES) >= _EXECUTABLES_MAX:
+            _EXECUTABLES.pop(next(iter(_EXECUTABLES)), None)   # the oldest first
+        _EXECUTABLES[body] = exe
+    return exe(*[_contiguous(a) for a in arrays])
 
 
 def _contiguous(a) -> np.ndarray:
