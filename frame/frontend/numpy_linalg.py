@@ -478,10 +478,17 @@ def _abs(x):
     return bind("abs", x)
 
 
+def _squares(x):
+    """|x|^2 elementwise: x * x, or real(conj(x) x) for complex x (numpy's norm), so the norm is real."""
+    if _np.dtype(_dtype(x)).kind == "c":
+        return bind("real", bind("mul", bind("conj", x), x))
+    return bind("mul", x, x)
+
+
 def _vector_norm(x, ord, axis: int, keepdims: bool):
     axes = (axis,)
     if ord is None or ord == 2:
-        return bind("sqrt", _sum(bind("mul", x, x), axes, keepdims))
+        return bind("sqrt", _sum(_squares(x), axes, keepdims))
     if ord == math.inf:
         return bind("max", _abs(x), axes=axes, keepdims=keepdims)
     if ord == -math.inf:
@@ -500,7 +507,7 @@ def _matrix_norm(x, ord, axes, keepdims: bool):
     row, col = axes
     rank = len(_shape(x))
     if ord in (None, "fro"):
-        return bind("sqrt", _sum(bind("mul", x, x), axes, keepdims))
+        return bind("sqrt", _sum(_squares(x), axes, keepdims))
     if ord in (2, -2, "nuc"):
         # The singular values of the matrices in the two axes (moved last).
         rest = [i for i in range(rank) if i not in axes]

@@ -92,6 +92,12 @@ CASES = [
           ((2, 3, 4), {"ord": 2, "axis": (-1, -2)}, "batched-2", "float64"),
           ((0, 3), {}, "empty", "float64"), ((1, 1), {"ord": 2}, "size1", "float64"),
           ((3, 4), {}, "float32", "float32"), ((3, 4), {"ord": "nuc"}, "nuc-float32", "float32")]],
+    # complex values: |x| (real norms of the moduli), in the parts' real dtype
+    *[NumpyCase("linalg.norm", _args(shape, dtype=dt), kwargs, label=label) for shape, kwargs, label, dt in [
+        ((3, 4), {}, "complex-flat", "complex128"), ((4,), {"ord": 1}, "complex-vec-1", "complex128"),
+        ((4,), {"ord": 3}, "complex-vec-3", "complex128"), ((2, 3, 4), {"axis": 1}, "complex-axis", "complex128"),
+        ((3, 4), {"ord": "fro"}, "complex-fro", "complex128"), ((3, 4), {"ord": np.inf}, "complex-mat-inf", "complex128"),
+        ((3, 4), {"ord": -np.inf, "axis": 0}, "complex-vec-neg-inf", "complex64")]],
     *[NumpyCase("linalg.solve", _made(_dominant(*a), lambda rng, dt, b=b: uniform(rng, b, dt), dtype=dt),
                 label=label, wrt=(0, 1) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
       for a, b, label, dt in [((3, 3), (3,), "vector", "float64"), ((3, 3), (3, 2), "matrix", "float64"),

@@ -79,7 +79,11 @@ def _objectives():
         z = a + 1j * b
         return fnp.sum(fnp.abs(z * z + 0.5) * fnp.real(z)) + fnp.max(fnp.abs(fnp.sin(z)))
 
-    return [modulus, composed]
+    def norms(a, b):   # linalg.norm of complex values: the Euclidean one (real(conj(z) z)) and the 1-norm (abs)
+        z = a + 1j * b + 0.25
+        return fnp.linalg.norm(z) + fnp.linalg.norm(z, 1, axis=1)
+
+    return [modulus, composed, norms]
 
 
 @pytest.mark.parametrize("objective", _objectives(), ids=lambda f: f.__name__)
