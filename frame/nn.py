@@ -19,6 +19,8 @@ frame.numpy; bad arguments raise `ShapeError` naming the function and the shapes
   (torch's adaptive_*_pool with output size 1, flattened to (N, C) unless keepdims).
 - `upsample(x, scale_factor, mode='nearest'|'linear')`: torch.nn.functional.interpolate with a
   scale factor (align_corners=False; 'linear' is linear/bilinear/trilinear by the spatial rank).
+- `heaviside_surrogate(x, alpha=4.0)`: a spiking neuron's unit step with the smooth surrogate
+  derivative of sigmoid(alpha x) (SpikingJelly's `surrogate.Sigmoid`).
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from .frontend import numpy as fnp
 from .frontend.args import _dtype, _int, _shape
 from .tracing import bind
 
-__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample"]
+__all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample",
+           "heaviside_surrogate"]
 
 
 def _per_axis(value, nd: int, fn: str, what: str, low: int = 0) -> tuple[int, ...]:
@@ -245,3 +248,16 @@ def upsample(x, scale_factor, mode: str = "nearest"):
             m = _linear_weights(n, float(scale), dtype)
             y = fnp.moveaxis(fnp.matmul(fnp.moveaxis(y, 2 + axis, -1), _np.ascontiguousarray(m.T)), -1, 2 + axis)
     return y
+
+
+def heaviside_surrogate(x, alpha: float = 4.0):
+    """The unit step, 1 where x >= 0 and 0 elsewhere (a spike), with a surrogate derivative.
+
+    Its derivative is not the step's (zero almost everywhere) but that of the smooth sigmoid(alpha x):
+    alpha * s * (1 - s) with s = sigmoid(alpha x), and every higher derivative is the surrogate's too
+    (ARCH-066's one narrow exception). alpha > 0 sets the surrogate's steepness (SpikingJelly's
+    surrogate.Sigmoid default, 4.0).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, _np.integer, _np.floating)):
+        raise ShapeError(f"frame.nn.heaviside_surrogate: alpha must be a number, got {type(alpha).__name__} {alpha!r}")
+    return bind("heaviside_surrogate", x, alpha=float(alpha))

@@ -37,6 +37,10 @@ axis needs no rule of its own):
   `max_pool_select_internal` (a tensor read at those taps: the tangent map). The last two are
   each other's adjoints in their float operand, and the argmax is piecewise constant (no
   gradient), so every order of derivative stays within the three.
+
+`heaviside_surrogate` (issue 18's spiking-network op, here with the issue's other tier-2 ops): the unit
+step forward, the surrogate derivative alpha s (1 - s) with s = sigmoid(alpha x) backward, ARCH-066's
+one narrow exception to "the gradient is the forward's derivative".
 """
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import ShapeError
-from ..ir.registry import BILINEAR, INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, same_dtype
+from ..ir.registry import BILINEAR, ELEMENTWISE, INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, same_dtype
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from .batching_rules import materialize, reshape, traced_batch
@@ -650,3 +654,54 @@ register_op("max_pool_select_internal", shape=_select_shape, kernel=max_pool_sel
             batch=POOL_BATCH, zero_operands=[1],
             doc="max_pool's tangent map: `t` read at the tap `index` selects in each window",
             jax=_select_jax)
+
+
+# -- heaviside_surrogate (issue 18 item 6; with the issue's other tier-2 ops) -------------------------
+def _heaviside_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    (x,) = ctx.input_types
+    require_float(ctx.op, x)
+    if x.is_complex:
+        raise ShapeError(f"op 'heaviside_surrogate' takes a real float operand, got {x}")
+    alpha = ctx.attrs["alpha"]
+    if not (math.isfinite(alpha) and alpha > 0):
+        raise ShapeError(f"op 'heaviside_surrogate': alpha must be a finite number > 0, got {alpha}")
+    return [x]
+
+
+def _heaviside_kernel(x, alpha):
+    return np.greater_equal(x, 0).astype(x.dtype)
+
+
+def _heaviside_grad(ctx, xs, ys, gys):
+    # ARCH-066's one narrow exception (seed 000, M27): not the step's derivative (zero almost everywhere)
+    # but the smooth surrogate d/dx sigmoid(alpha x) = alpha s (1 - s), s = sigmoid(alpha x), written with
+    # differentiable ops, so higher derivatives keep transforming the surrogate's micro-graph.
+    alpha = ctx.attrs["alpha"]
+    s = prim.sigmoid(xs[0] * alpha)
+    return [gys[0] * (alpha * (s * (1.0 - s)))]
+
+
+def _heaviside_jax(J, x, alpha):
+    """The step with the same surrogate as a custom JVP, so JAX's derivatives of every order are the
+    surrogate's (JAX differentiates the JVP rule for the higher ones, as frame its gradient rule)."""
+    jnp = J.jnp
+
+    @J.jax.custom_jvp
+    def step(x):
+        return jnp.where(x >= 0, jnp.ones((), x.dtype), jnp.zeros((), x.dtype))
+
+    @step.defjvp
+    def step_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        s = J.nn.sigmoid(x * alpha)
+        return step(x), t * (alpha * (s * (1.0 - s)))
+
+    return step(x)
+
+
+register_op("heaviside_surrogate", shape=_heaviside_shape, kernel=_heaviside_kernel, num_inputs=1,
+            attrs={"alpha": ((float,), True)}, traits=(ELEMENTWISE,), gradient=traced_gradient(_heaviside_grad),
+            doc="the unit step (1 where x >= 0, else 0; nan gives 0) whose derivative is the surrogate "
+                "alpha s (1 - s), s = sigmoid(alpha x) (spiking networks; ARCH-066's one narrow exception)",
+            jax=_heaviside_jax)

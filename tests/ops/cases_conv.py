@@ -160,7 +160,16 @@ INTERNAL_CASES = [
            {"window": (2,), "strides": (2,), "shape": (6,)}, wrt=(1,), label="1d"),
 ]
 
-CASES = CONV_CASES + POOL_CASES + INTERNAL_CASES
+# heaviside_surrogate: its derivative checks are ARCH-066's narrow exception (the surrogate's, not the
+# step's: tests/nn/test_heaviside.py checks the closed form and central differences of sigmoid(alpha x)).
+HEAVISIDE_CASES = [
+    OpCase("heaviside_surrogate", _ins(_u(3, 4)), lambda x, alpha: (x >= 0).astype(x.dtype), {"alpha": 4.0},
+           label="2d"),
+    OpCase("heaviside_surrogate", _ins(_u()), lambda x, alpha: (x >= 0).astype(x.dtype), {"alpha": 1.5},
+           label="rank0"),
+]
+
+CASES = CONV_CASES + POOL_CASES + INTERNAL_CASES + HEAVISIDE_CASES
 
 
 # -- hypothesis strategies (eager vs compiled bit identity) ------------------------------------------
@@ -211,8 +220,17 @@ def _pool_example(draw, op):
     return [index, operand], {**attrs, "shape": spatial}
 
 
+@st.composite
+def _heaviside_example(draw):
+    dtype = draw(_DTYPES)
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=3)))
+    alpha = draw(st.sampled_from([4.0, 0.5, 25.0, 0.0, -1.0]))    # 0 and -1: refused by the shape rule
+    return [draw(hnp.arrays(dtype, shape))], {"alpha": alpha}
+
+
 STRATEGIES = {
     "conv": _conv_example(),
+    "heaviside_surrogate": _heaviside_example(),
     **{op: _pool_example(op) for op in ("avg_pool", "max_pool", "max_pool_argmax_internal",
                                          "max_pool_scatter_internal", "max_pool_select_internal")},
 }
