@@ -54,7 +54,11 @@ from ..ir.graph import Value
 from ..ops.fused import FusedBody
 from ..ir.registry import get
 from . import Program
+from . import segments as seg
 from .numpy import NumpyBackend, generate_source, run_function
+
+# Runs of native steps as one C call (frame/backends/segments.py); off only to measure what they bring.
+SEGMENTS = {"on": True}
 
 # IEEE-preserving optimisation: no fast-math, no FMA contraction. -fno-math-errno lets sqrt
 # vectorise; -fno-trapping-math lets the branch-free selects vectorise (frame sets no FP traps).
@@ -206,11 +210,13 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
     return KernelSpec(body, "\n".join(text), len(body.inputs), len(body.outputs))
 
 
-def library_source(specs: list[KernelSpec]) -> str:
-    """One C translation unit holding `specs` as functions k0, k1, ..."""
+def library_source(specs: list[KernelSpec], extra: str = "") -> str:
+    """One C translation unit holding `specs` as functions k0, k1, ..., then `extra` (segments)."""
     parts = [PRELUDE]
     for i, spec in enumerate(specs):
         parts.append(f"void k{i}({spec.c_body}\n")
+    if extra:
+        parts.append(extra)
     return "\n".join(parts)
 
 
@@ -313,14 +319,35 @@ def build_library(source: str) -> ctypes.CDLL:
 
 def load_kernels(specs: list[KernelSpec]) -> list:
     """The ctypes functions of `specs`, in order (built as one library)."""
-    lib = build_library(library_source(specs))
+    return load_library(specs)[0]
+
+
+def load_library(specs: list[KernelSpec], segments=(), plan=None) -> tuple[list, list]:
+    """The ctypes functions of `specs` and of `plan`'s `segments` (frame/backends/segments.py), in
+    order, built as one library."""
+    blas = seg.blas_functions() if segments else {}
+    extra = ""
+    if segments:   # (without numpy's BLAS, segments hold no matmuls and the prelude's pointers stay unset)
+        index = blas.get("index", "int64_t")
+        extra = seg.blas_prelude(index) + "\n".join(seg.segment_source(s, plan, index) for s in segments)
+    lib = build_library(library_source(specs, extra))
     functions = []
     for i, spec in enumerate(specs):
         fn = getattr(lib, f"k{i}")
         fn.argtypes = [ctypes.c_void_p] * (spec.num_operands + spec.num_results)
         fn.restype = None
         functions.append(fn)
-    return functions
+    segment_functions = []
+    if segments and blas:
+        lib.frame_set_blas(*(ctypes.cast(blas[routine][dtype], ctypes.c_void_p)
+                             for routine in ("gemm", "gemv") for dtype in ("float32", "float64")))
+    if segments:
+        for s in segments:
+            fn = getattr(lib, s.name)
+            fn.argtypes = [ctypes.c_void_p] * (1 + len(s.slots))
+            fn.restype = None
+            segment_functions.append(fn)
+    return functions, segment_functions
 
 
 class NativeBackend(NumpyBackend):
@@ -336,21 +363,35 @@ class NativeBackend(NumpyBackend):
         return node.op == "fused_elementwise_internal" and kernel_spec(node.attrs["body"]) is not None
 
     def program(self, plan) -> Program | None:
-        """The plan with its kept-whole fused nodes as native kernels; None when it has none."""
+        """The plan with its kept-whole fused nodes as native kernels and its runs of native steps as
+        segments (frame/backends/segments.py); None when it has neither."""
         whole = [ins.node for ins in plan.instrs if self.runs_whole(ins.node)]
-        if not whole:
+        body_of = {n: n.attrs["body"] for n in whole}
+        if SEGMENTS["on"]:
+            for ins in plan.instrs:
+                if ins.node not in body_of:
+                    one = seg.single_op_body(ins)
+                    if one is not None:
+                        body_of[ins.node] = one
+        specs = list(dict.fromkeys(kernel_spec(b) for b in body_of.values()))
+        index = {spec: i for i, spec in enumerate(specs)}
+        segments = seg.find_segments(plan, {n: index[kernel_spec(b)] for n, b in body_of.items()}) \
+            if SEGMENTS["on"] else []
+        in_segments = {ins.node for s in segments for _, ins, _ in s.steps}
+        if not whole and not segments:
             return None
-        specs = list(dict.fromkeys(kernel_spec(n.attrs["body"]) for n in whole))
-        functions = dict(zip(specs, load_kernels(specs)))
-        kernels = {n: functions[kernel_spec(n.attrs["body"])] for n in whole}
-        source, namespace, macs = generate_source(plan, kernels)
+        functions, segment_functions = load_library(specs, segments, plan)
+        by_spec = dict(zip(specs, functions))
+        kernels = {n: by_spec[kernel_spec(n.attrs["body"])] for n in whole if n not in in_segments}
+        source, namespace, macs = generate_source(plan, kernels, list(zip(segments, segment_functions)))
 
         def new_arena():
             buffers = tuple(np.empty(t.shape, t.dtype) for t in plan.buffers)
-            return buffers, tuple(b.ctypes.data for b in buffers)
+            addresses = tuple(b.ctypes.data for b in buffers)
+            return buffers, addresses, (ctypes.c_void_p * max(len(addresses), 1))(*addresses)
 
         run = run_function(source, namespace, f"<frame native plan @{plan.graph.name}>")
-        return Program(self.name, plan, source, run, new_arena, kernels=len(kernels), blas_macs=macs)
+        return Program(self.name, plan, source, run, new_arena, kernels=len(whole), blas_macs=macs)
 
 
 NATIVE = NativeBackend()

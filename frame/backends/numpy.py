@@ -126,12 +126,54 @@ def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], 
     line(f"{e.bind(kernel, 'nk')}({', '.join(pointers)})")
 
 
-def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[str, dict, int]:
+def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer_of: dict, counter: int,
+                  constants: dict) -> tuple[int, int]:
+    """Lines calling segment `seg` (C function `fn`): its constants bound, its results named (plan
+    buffers, or fresh arrays allocated before the call), the addresses of its slots passed."""
+    line = e.lines.append
+    macs = 0
+    for k in seg.indices:
+        ins = plan.instrs[k]
+        if ins.op == "constant":
+            names[ins.outputs[0]] = name = f"c{len(constants)}"
+            constants[name] = ins.attrs["value"]
+            dense = np.ascontiguousarray(ins.attrs["value"])
+            pointer_of[name] = str(dense.ctypes.data)
+            e.bind(dense, "cc")
+    produced_inside = set()
+    for _, ins, detail in seg.steps:
+        if ins.op == "matmul":
+            macs = max(macs, _blas_macs(ins))
+        for v in ins.outputs:
+            names[v] = name = f"v{counter}"
+            counter += 1
+            produced_inside.add(v)
+            if v in plan.buffer_of:
+                line(f"{name} = b{plan.buffer_of[v]}")
+            else:
+                line(f"{name} = np_empty({v.type.shape!r}, {e.bind(np.dtype(v.type.dtype), 'd')})")
+    pointers = []
+    for j, v in enumerate(seg.slots):
+        name = names[v]
+        if name in pointer_of:                 # a graph input or a constant
+            pointers.append(pointer_of[name])
+        elif v in produced_inside:
+            pointers.append(f"{name}.ctypes.data")
+        else:                                  # a fresh result made before: contiguous, kept alive by a name
+            line(f"t_{seg.name}_{j} = np_ascontiguousarray({name})")
+            pointers.append(f"t_{seg.name}_{j}.ctypes.data")
+    line(f"{e.bind(fn, 'seg')}(pa, {', '.join(pointers)})" if pointers else f"{e.bind(fn, 'seg')}(pa)")
+    return counter, macs
+
+
+def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=()) -> tuple[str, dict, int]:
     """Python source of `run(*inputs, arena) -> list` for `plan`, the namespace it needs and the
     multiply-adds of its largest BLAS matmul.
 
     kernels: native kernels (ctypes functions) of the fused nodes the plan keeps whole; the arena
-    is then (buffers, their addresses)."""
+    is then (buffers, their addresses, those addresses as a C array).
+    segments: (Segment, ctypes function) pairs, runs of steps called as one C function
+    (frame/backends/segments.py); their steps are not emitted one by one."""
     e = Emitter()
     names: dict[Value, str] = {}
     for i, v in enumerate(plan.graph.inputs):
@@ -140,12 +182,15 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[s
     body = e.lines
     pointer_of: dict[str, str] = {}
     buffers = ", ".join(f"b{i}" for i in range(len(plan.buffers)))
-    if kernels:
+    if kernels or segments:
         e.namespace.update(np_ascontiguousarray=np.ascontiguousarray, np_empty=np.empty)
         if plan.buffers:
             body.append(f"{buffers}, = arena[0]")
             body.append(f"{', '.join(f'p{i}' for i in range(len(plan.buffers)))}, = arena[1]")
         read = {v for ins in plan.instrs if ins.node in kernels for v in ins.inputs}
+        read |= {v for seg, _ in segments for v in seg.slots}
+        if segments:
+            body.append("pa = arena[2]")
         for v in plan.graph.inputs:
             if v in read:   # inputs read by kernels: a contiguous view or copy, its address taken once
                 name = names[v]
@@ -153,18 +198,50 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None) -> tuple[s
                 pointer_of[name] = f"p_{name}"
     elif plan.buffers:
         body.append(f"{buffers}, = arena")
+    # numpy's matmul picks its BLAS call by the operands' strides: inputs it reads are made contiguous
+    # (no copy when they are), so a strided input gives the bits of a contiguous one on every tier
+    # (the native tier's segments call BLAS on contiguous operands).
+    matmul_inputs = {v for ins in plan.instrs if ins.op == "matmul" for v in ins.inputs} & set(plan.graph.inputs)
+    if matmul_inputs:
+        e.namespace["np_ascontiguousarray"] = np.ascontiguousarray
+        for v in plan.graph.inputs:
+            if v in matmul_inputs:
+                body.append(f"{names[v]} = np_ascontiguousarray({names[v]})")
     counter = 0
     produced_by: dict[Value, str] = {}
     constants: dict[str, np.ndarray] = {}   # bound once the matmuls reading them are known
     blas_operands: set[str] = set()
     blas_macs = 0
-    for ins in plan.instrs:
+    segment_at = {seg.indices[0]: (seg, fn) for seg, fn in segments}
+    in_segment = {i for seg, _ in segments for i in seg.indices}
+    deferred: list[int] = []
+    for i, ins in enumerate(plan.instrs):
+        if i in segment_at:
+            seg, fn = segment_at[i]
+            counter, macs = _emit_segment(e, plan, seg, fn, names, pointer_of, counter, constants)
+            blas_macs = max(blas_macs, macs)
+            produced_by.update((v, j.op) for k in seg.indices for j in [plan.instrs[k]] for v in j.outputs)
+            deferred = [k for k in seg.indices if is_view(plan.instrs[k].op)]
+            freed = [v for k in seg.indices for v in plan.instrs[k].free_after]
+            for k in deferred:   # views move no data: their Python lines follow the call
+                view = plan.instrs[k]
+                outs = []
+                for v in view.outputs:
+                    names[v] = f"v{counter}"
+                    counter += 1
+                    outs.append(names[v])
+                e.emit(view, [names[v] for v in view.inputs], ", ".join(outs), None)
+            if freed:
+                body.append(f"del {', '.join(names[v] for v in freed)}")
+            continue
+        if i in in_segment:
+            continue
         produced_by.update((v, ins.op) for v in ins.outputs)
         if ins.op == "constant":
             value = ins.attrs["value"]
             names[ins.outputs[0]] = name = f"c{len(constants)}"
             constants[name] = value
-            if kernels:  # kernels read a contiguous copy (a splat is a zero-stride view); numpy ops the original
+            if kernels or segments:  # kernels read a contiguous copy (a splat is a zero-stride view); numpy ops the original
                 dense = np.ascontiguousarray(value)
                 pointer_of[name] = str(dense.ctypes.data)
                 e.bind(dense, "cc")   # the namespace keeps it alive

@@ -26,6 +26,13 @@ needs_cc = pytest.mark.skipif(native.c_compiler() is None,
                               reason="no C compiler ($CC, cc, gcc or clang): the native tier cannot be built")
 
 UINT = {"float32": np.uint32, "float64": np.uint64}
+
+
+@pytest.fixture(autouse=True)
+def kernels_one_by_one(monkeypatch):
+    """These tests read the generated source for each kernel call, so runs of native steps stay
+    separate calls here; tests/runtime/test_segments.py covers them as one C call."""
+    monkeypatch.setitem(native.SEGMENTS, "on", False)
 IR_DTYPE = {"float32": "f32", "float64": "f64"}
 
 
@@ -414,9 +421,9 @@ def test_off_keeps_the_numpy_tier(policy):
 def built_in(monkeypatch):
     """The threads that loaded native kernels during the test, in order."""
     threads = []
-    load = native.load_kernels
-    monkeypatch.setattr(native, "load_kernels", lambda specs: threads.append(threading.current_thread()) or
-                        load(specs))
+    load = native.load_library
+    monkeypatch.setattr(native, "load_library", lambda *args: threads.append(threading.current_thread()) or
+                        load(*args))
     return threads
 
 

@@ -1,0 +1,121 @@
+"""Native segments (frame/backends/segments.py): runs of native steps, BLAS matmuls included, as one C
+call, with the numpy tier's bits."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame.backends import native, segments
+from frame.runtime import RowPolicy, clear_cache, compile as compile_graph, set_native
+from tests.workloads import pinn_problem, pinn_step_fn
+
+needs_cc = pytest.mark.skipif(native.c_compiler() is None, reason="no C compiler: no native tier")
+needs_blas = pytest.mark.skipif(not segments.blas_functions(), reason="numpy's BLAS was not found by threadpoolctl")
+
+
+@pytest.fixture(autouse=True)
+def sync_native(monkeypatch, tmp_path):
+    monkeypatch.setenv("FRAME_CACHE_DIR", str(tmp_path))
+    previous = set_native("sync", after_calls=10**9)
+    yield
+    set_native(**previous)
+
+
+def numpy_then_native(fn, *args):
+    """(numpy-tier results, native-tier results, native source) of `fn` compiled whole."""
+    clear_cache()
+    exe = compile_graph(frame.trace(fn, *args), rows=RowPolicy(1, 0))
+    leaves = frame.tree_leaves(args)
+    first = exe(*leaves)
+    assert exe.wait_native(120), exe.native_status
+    return first, exe(*leaves), exe.active_source
+
+
+def assert_same_bits(want, got):
+    assert len(want) == len(got)
+    for a, b in zip(want, got):
+        a, b = np.atleast_1d(a), np.atleast_1d(b)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert np.array_equal(a.view(np.uint8), b.view(np.uint8)), f"max diff {np.max(np.abs(a - b))}"
+
+
+def calls(source: str, prefix: str) -> int:
+    return sum(1 for line in source.splitlines() if line.strip().startswith(prefix))
+
+
+@needs_cc
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_pinn_steps_segments_give_the_numpy_tiers_bits(dtype):
+    params, x, xb, f = pinn_problem(np.random.default_rng(0), (1, 16, 16, 1), 128, bias_scale=0.5)
+    cast = lambda a: np.asarray(a, dtype)  # noqa: E731
+    args = ([(cast(w), cast(b)) for w, b in params], cast(x), cast(xb), cast(f))
+    want, got, source = numpy_then_native(pinn_step_fn(1e-3), *args)
+    assert_same_bits(want, got)
+    assert calls(source, "seg") >= 3
+    # most matmuls moved into segments: only those of shapes numpy computes otherwise stay numpy calls
+    assert source.count("np_matmul(") <= 3
+
+
+@needs_cc
+@needs_blas
+@pytest.mark.parametrize("m, n, k", [(33, 17, 5), (40, 1, 9), (1, 12, 30), (6, 6, 1), (1, 1, 8)])
+@pytest.mark.parametrize("ta, tb", list(itertools.product([False, True], repeat=2)))
+def test_matmuls_of_every_layout_keep_numpys_bits(m, n, k, ta, tb):
+    rng = np.random.default_rng(m * 100 + n * 10 + k)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+
+    def fn(a, b, c):
+        p = (a.T if ta else a) @ (b.T if tb else b)
+        return (p * c + 1.0) * c - p, p
+    want, got, source = numpy_then_native(fn, a, b, c)
+    assert_same_bits(want, got)
+    call = segments.blas_call("float32", m, n, k, ta, tb)
+    if m > 1 and n > 1:
+        assert call is not None and call[0] == "gemm"
+    elif m != n:   # numpy's matmul calls gemv for matrix-vector products; tried first
+        assert call is not None and call[0] == "gemv"
+
+
+@needs_cc
+def test_without_numpys_blas_segments_hold_only_kernels(monkeypatch):
+    monkeypatch.setattr(segments, "blas_functions", lambda: {})
+    segments.blas_call.cache_clear()
+    try:
+        params, x, xb, f = pinn_problem(np.random.default_rng(1), (1, 8, 8, 1), 64)
+        want, got, source = numpy_then_native(pinn_step_fn(1e-3), params, x, xb, f)
+    finally:
+        segments.blas_call.cache_clear()
+    assert_same_bits(want, got)
+    assert source.count("np_matmul(") >= 10
+
+
+@needs_cc
+def test_segments_can_be_turned_off(monkeypatch):
+    monkeypatch.setitem(native.SEGMENTS, "on", False)
+    x = np.random.default_rng(2).standard_normal((20, 4))
+    w = np.random.default_rng(3).standard_normal((4, 4))
+    want, got, source = numpy_then_native(lambda x, w: fnp.sqrt(fnp.square(x @ w) + 1.0) * 2.0 - x, x, w)
+    assert_same_bits(want, got)
+    assert calls(source, "seg") == 0
+
+
+@needs_cc
+@needs_blas
+def test_views_of_inputs_and_fresh_results_feed_segments():
+    rng = np.random.default_rng(4)
+    x, w, b = rng.standard_normal((30, 6)), rng.standard_normal((6, 6)), rng.standard_normal(6)
+
+    def fn(x, w, b):
+        h = x @ w + fnp.reshape(b, (1, 6))           # a view of an input inside the run
+        s = fnp.sum(h, axis=0, keepdims=True)        # a numpy reduction: a fresh result
+        return (h - s) @ w * 0.5 + h, s
+    want, got, source = numpy_then_native(fn, x, w, b)
+    assert_same_bits(want, got)
+    assert calls(source, "seg") >= 1
