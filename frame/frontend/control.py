@@ -26,6 +26,7 @@ Derivatives: reverse mode through `cond`, `scan` and `fori_loop` with static Pyt
 from __future__ import annotations
 
 import operator
+import threading
 from typing import Callable
 
 import numpy as np
@@ -43,16 +44,18 @@ __all__ = ["cond", "while_loop", "fori_loop", "scan", "switch"]
 
 _EXECUTABLES: dict = {}   # region -> its Executable: a loop runs its body once per step, the compile cache's
 _EXECUTABLES_MAX = 512    # lookup (options, fingerprint, lock) cost a third of a small step
+_EXECUTABLES_LOCK = threading.Lock()
 
 
 def _compiled_run(body, arrays):
     """Run a region compiled (the pipeline optimises the body, once per body; the runtime's tiers apply)."""
     exe = _EXECUTABLES.get(body)
     if exe is None:
-        exe = compile_graph(body)
-        if len(_EXECUTABLES) >= _EXECUTABLES_MAX:
-            _EXECUTABLES.pop(next(iter(_EXECUTABLES)), None)   # the oldest first
-        _EXECUTABLES[body] = exe
+        exe = compile_graph(body)   # equal bodies get one executable from the compile cache, whichever thread wins
+        with _EXECUTABLES_LOCK:
+            while len(_EXECUTABLES) >= _EXECUTABLES_MAX:
+                _EXECUTABLES.pop(next(iter(_EXECUTABLES)))   # the oldest first
+            _EXECUTABLES[body] = exe
     return exe(*[_contiguous(a) for a in arrays])
 
 
