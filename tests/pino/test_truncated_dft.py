@@ -159,3 +159,12 @@ def test_dft_spectral_conv_gradients_match_central_differences_and_jax_to_second
     report = check_derivatives(lambda p: loss(p, x), params, orders=(1, 2), full_hessian_max=48,
                                rtol=1e-7, atol=1e-10)
     assert report.passed
+
+
+def test_truncated_dft_under_vmap_and_per_example_gradients():
+    x = np.random.default_rng(4).standard_normal((5, 3, 16))
+    roundtrip = frame.vmap(lambda u: truncated_irfft(truncated_rfft(u, 4), 16))
+    np.testing.assert_allclose(roundtrip(x), truncated_irfft(truncated_rfft(x, 4), 16), rtol=0, atol=1e-14)
+    per_example = frame.function(frame.vmap(frame.grad(lambda u: fnp.sum(truncated_rfft(u, 4) ** 2))))(x)
+    forward, _ = truncated_dft_bases(16, 4)
+    np.testing.assert_allclose(per_example, 2 * (x @ forward) @ forward.T, rtol=1e-12, atol=1e-12)
