@@ -50,7 +50,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import ShapeError
-from ..ir.registry import BILINEAR, ELEMENTWISE, INTERNAL, LINEAR, NodeContext, arity, register_op, require_float, same_dtype
+from ..ir.registry import (BILINEAR, ELEMENTWISE, INTERNAL, LINEAR, NodeContext, arity, register_op, require_float,
+                           same_dtype)
 from ..ir.types import TensorType
 from ..tracing import bind, prim, traced_gradient
 from .batching_rules import materialize, reshape, traced_batch
@@ -119,7 +120,8 @@ def taps(xp: np.ndarray, nd: int, window, strides, out_spatial, dilation=None):
     `t` of every window reads (no copy), in row-major tap order."""
     dilation = dilation or (1,) * nd
     for i, tap in enumerate(np.ndindex(*window)):
-        index = tuple(slice(t * d, t * d + (o - 1) * s + 1, s) for t, d, o, s in zip(tap, dilation, out_spatial, strides))
+        index = tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                      for t, d, o, s in zip(tap, dilation, out_spatial, strides))
         yield i, xp[(Ellipsis,) + index]
 
 
@@ -139,7 +141,8 @@ def _conv_shape(ctx: NodeContext):
     nd = x.rank - 2
     if not 1 <= nd <= MAX_SPATIAL or w.rank != x.rank:
         raise ShapeError(f"op 'conv' needs x of shape (N, C_in, *spatial) with 1 to {MAX_SPATIAL} spatial axes and "
-                         f"w of shape (C_out, C_in // groups, *kernel) of the same rank, got x {x.shape} and w {w.shape}")
+                         f"w of shape (C_out, C_in // groups, *kernel) of the same rank, got x {x.shape} and "
+                         f"w {w.shape}")
     groups = ctx.attr("groups", 1)
     if groups < 1:
         raise ShapeError(f"op 'conv': groups must be >= 1, got {groups}")
@@ -239,7 +242,7 @@ def _conv_by_taps(xp, w, strides, dilation, out_spatial, groups):
     c_out = w.shape[0]
     cg, og = c // groups, c_out // groups
     step = [math.prod(padded[i + 1:]) for i in range(nd)]              # flat distance of one step per axis
-    span = sum((o - 1) * s for o, s in zip(out_spatial, step)) + 1     # flat positions from the first to the last output
+    span = sum((o - 1) * s for o, s in zip(out_spatial, step)) + 1     # flat positions, first to last output
     flat = np.ascontiguousarray(xp).reshape(n, groups, cg, -1)
     wt = np.ascontiguousarray(np.moveaxis(w.reshape(groups, og, cg, -1), -1, 0))   # (K, G, O_g, C_g)
     acc = np.empty((n, groups, og, out_spatial[0] * step[0]), xp.dtype)

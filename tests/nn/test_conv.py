@@ -169,7 +169,8 @@ def test_conv_gradients_and_hessian_vector_products_match_jax(x_shape, w_shape, 
     with jax.enable_x64(True):
         jloss = lambda x, w: (jax.numpy.tanh(lax_conv(x, w)) * weights).sum()   # noqa: E731
         jgrads = jax.grad(jloss, argnums=(0, 1))(x, w)
-        jhvp = lambda x, w: sum((g * v).sum() for g, v in zip(jax.grad(jloss, argnums=(0, 1))(x, w), (vx, vw)))  # noqa: E731
+        def jhvp(x, w):
+            return sum((g * v).sum() for g, v in zip(jax.grad(jloss, argnums=(0, 1))(x, w), (vx, vw)))
         jsecond = jax.grad(jhvp, argnums=(0, 1))(x, w)
     for got, want in zip(list(grads) + list(second), list(jgrads) + list(jsecond)):
         np.testing.assert_allclose(got, np.asarray(want), rtol=1e-10, atol=1e-12)
@@ -241,7 +242,8 @@ def test_every_schedule_of_the_conv_kernel_gives_the_definition(x_shape, w_shape
     p = conv_ops.window_params("conv", attrs, nd)
     xp = conv_ops.dilate_pad(x, nd, (1,) * nd, lo, hi)
     out = want.shape[2:]
-    applicable = ["im2col"] + (["taps"] if all(s == 1 for s in strides) else []) + (["positions"] if groups == 1 else [])
+    applicable = (["im2col"] + (["taps"] if all(s == 1 for s in strides) else [])
+                  + (["positions"] if groups == 1 else []))
     for name in applicable:
         got = conv_ops.SCHEDULES[name](xp, w, p["strides"], p["rhs_dilation"], out, groups)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)

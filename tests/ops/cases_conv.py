@@ -53,7 +53,8 @@ def conv_reference(x, w, groups=1, **attrs):
             at = tuple(p * si + t * di for p, si, t, di in zip(pos, s, tap, d))
             for g in range(groups):
                 patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + at]           # (N, C_g)
-                out[(slice(None), slice(g * og, (g + 1) * og)) + pos] += patch @ w[(slice(g * og, (g + 1) * og), slice(None)) + tap].T
+                taps_w = w[(slice(g * og, (g + 1) * og), slice(None)) + tap]                  # (O_g, C_g)
+                out[(slice(None), slice(g * og, (g + 1) * og)) + pos] += patch @ taps_w.T
     return out.astype(x.dtype)
 
 
