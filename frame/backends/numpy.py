@@ -14,6 +14,7 @@ a ones-vector contraction took ~68 us instead of ~10 us), and the largest such p
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 
@@ -23,6 +24,8 @@ from ..compiler.passes.plan import ExecutionPlan, Instr, is_view
 from ..ir.graph import Value
 from ..ir.registry import get
 from . import Program
+
+_addressof, _char = ctypes.addressof, ctypes.c_char
 
 
 def _numpy_name(obj) -> str | None:
@@ -93,6 +96,15 @@ class Emitter:
                               else f"{result}, = {call}")
 
 
+def address(array: np.ndarray) -> int:
+    """The address of a contiguous array's data, for native calls: through ctypes' buffer view
+    (~0.7 us), 3x faster than `array.ctypes.data`, which stays for read-only and empty arrays."""
+    try:
+        return _addressof(_char.from_buffer(array))
+    except (TypeError, ValueError):
+        return array.ctypes.data
+
+
 def _blas_macs(ins: Instr) -> int:
     """Multiply-adds of a matmul-shaped instruction: its three matrices are M x K, K x N and M x N
     in some order (read transposed or not), so M*N*K is the square root of their sizes' product."""
@@ -115,14 +127,14 @@ def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], 
         else:                      # a view or a fresh result: a contiguous copy when it is not one
             tmp = f"{name}_c"
             line(f"{tmp} = np_ascontiguousarray({name})")
-            pointers.append(f"{tmp}.ctypes.data")
+            pointers.append(f"address({tmp})")
     for v, name in zip(ins.outputs, outs):
         if v in plan.buffer_of:
             line(f"{name} = b{plan.buffer_of[v]}")
             pointers.append(f"p{plan.buffer_of[v]}")
         else:
             line(f"{name} = np_empty({v.type.shape!r}, {e.bind(np.dtype(v.type.dtype), 'd')})")
-            pointers.append(f"{name}.ctypes.data")
+            pointers.append(f"address({name})")
     line(f"{e.bind(kernel, 'nk')}({', '.join(pointers)})")
 
 
@@ -158,10 +170,10 @@ def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer
         if name in pointer_of:                 # a graph input or a constant
             pointers.append(pointer_of[name])
         elif v in produced_inside:
-            pointers.append(f"{name}.ctypes.data")
+            pointers.append(f"address({name})")
         else:                                  # a fresh result made before: contiguous, kept alive by a name
             line(f"t_{seg.name}_{j} = np_ascontiguousarray({name})")
-            pointers.append(f"t_{seg.name}_{j}.ctypes.data")
+            pointers.append(f"address(t_{seg.name}_{j})")
     line(f"{e.bind(fn, 'seg')}(pa, {', '.join(pointers)})" if pointers else f"{e.bind(fn, 'seg')}(pa)")
     return counter, macs
 
@@ -183,7 +195,7 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
     pointer_of: dict[str, str] = {}
     buffers = ", ".join(f"b{i}" for i in range(len(plan.buffers)))
     if kernels or segments:
-        e.namespace.update(np_ascontiguousarray=np.ascontiguousarray, np_empty=np.empty)
+        e.namespace.update(np_ascontiguousarray=np.ascontiguousarray, np_empty=np.empty, address=address)
         if plan.buffers:
             body.append(f"{buffers}, = arena[0]")
             body.append(f"{', '.join(f'p{i}' for i in range(len(plan.buffers)))}, = arena[1]")
@@ -194,7 +206,7 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
         for v in plan.graph.inputs:
             if v in read:   # inputs read by kernels: a contiguous view or copy, its address taken once
                 name = names[v]
-                body.append(f"{name}_c = np_ascontiguousarray({name}); p_{name} = {name}_c.ctypes.data")
+                body.append(f"{name}_c = np_ascontiguousarray({name}); p_{name} = address({name}_c)")
                 pointer_of[name] = f"p_{name}"
     elif plan.buffers:
         body.append(f"{buffers}, = arena")
