@@ -45,7 +45,7 @@ def test_conv_general_dilated_imports_as_conv_with_jax_values_and_gradients(kw):
     with jax.enable_x64(True):
         want = np.asarray(f(x, w))
         c = rng.standard_normal(want.shape)
-        jgrads = jax.grad(lambda x, w: (f(x, w) * c).sum(), argnums=(0, 1))(x, w)
+        jgrads = jax.jit(jax.grad(lambda x, w: (f(x, w) * c).sum(), argnums=(0, 1)))(x, w)
     np.testing.assert_allclose(run(graph, x, w)[0], want, rtol=1e-12, atol=1e-12)
     # The imported graph differentiated by frame (sum(conv * c)), against jax.grad.
     loss = frame.ir.clone_graph(graph)
