@@ -69,8 +69,8 @@ def test_imported_control_flow_has_jaxs_derivatives(name):
     for x in (X, X + 0.45):
         np.testing.assert_allclose(run(build_backward_graph(graph, 0, [0]), x)[1], jax.grad(loss)(x),
                                    rtol=1e-12, atol=1e-13)
-        np.testing.assert_allclose(frame.hessian(lambda v: evaluate(graph, [v])[0])(x), jax.hessian(loss)(x),
-                                   rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(frame.hessian(lambda v: evaluate(graph, [v])[0])(X), jax.hessian(loss)(X),
+                               rtol=1e-11, atol=1e-12)
 
 
 def test_an_imported_while_loop_refuses_reverse_mode_by_name():
