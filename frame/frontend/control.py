@@ -1,4 +1,4 @@
-"""Structured control flow with JAX's signatures: `cond`, `while_loop`, `fori_loop`, `scan` (issue 17).
+"""Structured control flow with JAX's signatures: `cond`, `switch`, `while_loop`, `fori_loop`, `scan` (issue 17).
 
     def step(u, _):
         u = u + 0.1 * fnp.tanh(u @ w)
@@ -272,7 +272,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     body = control_ops.rearranged(body_res.graph, [c.type for c in body_caps] + types,
                                   [*range(len(body_caps), len(body_caps) + nk), *_capture_map(body_res, body_caps, 0)],
                                   range(nk))
-    out = bind("while", *map(_strong, cond_caps), *map(_strong, body_caps), *_loop_operands(leaves, types), cond_body=cond_body, body=body,
+    out = bind("while", *map(_strong, cond_caps), *map(_strong, body_caps), *_loop_operands(leaves, types),
+               cond_body=cond_body, body=body,
                cond_nconsts=len(cond_caps), body_nconsts=len(body_caps))
     return tree_unflatten(tree, _outputs(out, nk))
 
@@ -382,7 +383,8 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     n_out = len(res.graph.outputs)
     body = control_ops.rearranged(res.graph, [c.type for c in captures] + types + [s for s in _slice_types(x_types)],
                                   [*range(nc, nc + nk + nx), *_capture_map(res, captures, 0)], range(n_out))
-    outs = _outputs(bind("scan", *map(_strong, captures), *_loop_operands(carry_leaves, types), *map(_strong, x_leaves), body=body,
+    outs = _outputs(bind("scan", *map(_strong, captures), *_loop_operands(carry_leaves, types), *map(_strong, x_leaves),
+                         body=body,
                          num_consts=nc, num_carry=nk, length=int(length), reverse=bool(reverse)), n_out)
     return tree_unflatten(carry_tree, outs[:nk]), tree_unflatten(y_tree, outs[nk:])
 

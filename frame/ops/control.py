@@ -49,7 +49,7 @@ from ..ir.graph import Graph, Value
 from ..ir.registry import NodeContext, register_op, run_graph
 from ..ir.types import TensorType
 from ..tracing import Tracer, bind, current_frame, lift, prim, traced_gradient, traced_jvp
-from .batching_rules import batched_type, traced_batch
+from .batching_rules import traced_batch
 from .fused import FusedBody
 
 # The graph transforms the rules need (frame.compiler sits above the op families): installed by
@@ -169,7 +169,8 @@ def vjp_body(body: FusedBody) -> FusedBody:
         backward = build(contraction, 0, wrt)
         grads = dict(zip(wrt, inline_graph(result, backward, [*r_ins, *r_cts])[1:]))
     for i, v in enumerate(r_ins):
-        result.mark_output(grads[i] if i in grads else result.add_node("constant", [], {"value": _zeros(v.type)}).output)
+        zero = None if i in grads else result.add_node("constant", [], {"value": _zeros(v.type)}).output
+        result.mark_output(grads[i] if i in grads else zero)
     return FusedBody.of(_transform("dne")(result))
 
 
@@ -398,7 +399,7 @@ def _scan_gradient(ctx, xs, ys, gys):
     if _nothing_to_differentiate(ctx):
         return [None] * len(xs)
     _no_complex(ctx.op, body, "reverse mode")
-    nc, nk, length = ctx.attrs["num_consts"], ctx.attrs["num_carry"], ctx.attrs["length"]
+    nc, nk = ctx.attrs["num_consts"], ctx.attrs["num_carry"]
     reverse = bool(ctx.attrs.get("reverse", False))
     consts, init, seqs = xs[:nc], xs[nc:nc + nk], xs[nc + nk:]
     ny = len(body.outputs) - nk
@@ -429,12 +430,11 @@ def _scan_tangent_body(body: FusedBody, nc: int, nk: int, t_consts: tuple, t_xs:
     # derived inputs: [ins..., t(wrt)...]; its outputs: [outs..., tangent of each out]
     in_types = ([*types[:nc], *[types[i] for i in t_consts], *types[nc:nc + nk], *[types[nc + i] for i in t_carry],
                  *types[nc + nk:], *[types[nc + nk + i] for i in t_xs]])
-    pos = {}
-    k = 0
+    groups, k = [], 0   # the positions of each group in the new layout
     for group in (range(nc), t_consts, range(nk), t_carry, range(n_in - nc - nk), t_xs):
-        pos.setdefault("groups", []).append(list(range(k, k + len(group))))
+        groups.append(list(range(k, k + len(group))))
         k += len(group)
-    g_c, g_tc, g_k, g_tk, g_x, g_tx = pos["groups"]
+    g_c, g_tc, g_k, g_tk, g_x, g_tx = groups
     in_map = [*g_c, *g_k, *g_x, *g_tc, *g_tk, *g_tx]
     out_map = [*range(nk), *[n_out + i for i in t_carry], *range(nk, n_out), *[n_out + nk + j for j in y_float]]
     return rearranged(derived, in_types, in_map, out_map, name=f"{body.name}_jvp"), t_carry, y_float
@@ -460,7 +460,7 @@ def _scan_jvp(ctx, xs, ys, txs):
 
 def _scan_batch(ctx, xs, batched, size):
     body = ctx.attrs["body"]
-    nc, nk, length = ctx.attrs["num_consts"], ctx.attrs["num_carry"], ctx.attrs["length"]
+    nc, nk = ctx.attrs["num_consts"], ctx.attrs["num_carry"]
     consts, init, seqs = xs[:nc], xs[nc:nc + nk], xs[nc + nk:]
     b_consts, b_carry, b_seqs = list(batched[:nc]), list(batched[nc:nc + nk]), list(batched[nc + nk:])
     while True:   # the batched carries: a fixed point (at most nk rounds)
@@ -539,8 +539,8 @@ def _while_kernel(*operands, cond_body, body, cond_nconsts, body_nconsts):
 
 def _while_gradient(ctx, xs, ys, gys):
     ncc, nbc = ctx.attrs["cond_nconsts"], ctx.attrs["body_nconsts"]
-    if not any(t.is_inexact for t in ctx.input_types[ncc:]):
-        return [None] * len(xs)   # no float value flows through the loop: every cotangent is zero
+    if not any(t.is_inexact for t in ctx.input_types[ncc + nbc:]):
+        return [None] * len(xs)   # no float carry: the results are not float, every cotangent is zero
     raise GradientError(f"op 'while' (@{ctx.attrs['body'].name}): reverse-mode differentiation of a while loop is not "
                         "supported: its trip count is only known at run time, so the carries of its steps cannot be "
                         "saved (JAX refuses it too). Use frame.fori_loop with static Python bounds or frame.scan, "
@@ -655,10 +655,5 @@ register_op("while", shape=_while_shape, kernel=_while_kernel, gradient=traced_g
             doc="repeat body on the carry while cond_body holds (lax.while_loop)")
 
 
-def region_attrs(attrs: dict) -> dict:
-    """The graph-valued attributes of a node (its regions), by name."""
-    return {k: v for k, v in attrs.items() if isinstance(v, Graph)}
-
-
 __all__ = ["vjp_body", "tangent_body", "batched_body", "run_region", "install_transforms", "install_runner",
-           "region_attrs", "batched_type"]
+           "depends_on", "rearranged"]

@@ -35,7 +35,8 @@ def test_jvp_through_scan_cond_fori_and_while_matches_jax():
     for p in (1.0, -1.0):
         assert_close(frame.jvp(branchy, (U0, p), (t_u, 1.0)), jax.jvp(j_branchy, (U0, p), (t_u, 1.0)))
     assert_close(frame.jvp(powers, (0.7,), (1.0,)), jax.jvp(j_powers, (0.7,), (1.0,)))
-    assert_close(frame.jvp(lambda a: halvings(a, 5), (0.3,), (1.0,)), jax.jvp(lambda a: j_halvings(a, 5), (0.3,), (1.0,)))
+    assert_close(frame.jvp(lambda a: halvings(a, 5), (0.3,), (1.0,)),
+                 jax.jvp(lambda a: j_halvings(a, 5), (0.3,), (1.0,)))
     # forward over forward through a scan
     second = frame.jvp(lambda u: frame.jvp(lambda v: rollout(v, W), (u,), (t_u,))[1], (U0,), (t_u,))[1]
     j_second = jax.jvp(lambda u: jax.jvp(lambda v: j_rollout(v, W), (u,), (t_u,))[1], (U0,), (t_u,))[1]
@@ -58,7 +59,8 @@ def test_while_loop_values_eagerly_and_compiled():
 
 
 def test_while_loop_refuses_reverse_mode_by_name_as_jax_does():
-    with pytest.raises(GradientError, match=r"op 'while'.*reverse-mode.*trip count.*fori_loop with static Python bounds"):
+    with pytest.raises(GradientError, match=r"op 'while'.*reverse-mode.*trip count.*fori_loop with static Python "
+                                            r"bounds"):
         frame.grad(lambda a: halvings(a, 5))(0.3)
     with pytest.raises(GradientError, match="op 'while'"):   # fori_loop with a traced bound is a while loop
         frame.grad(lambda a, n: fori_loop(0, n, lambda i, v: v * 2.0, a))(0.5, np.int64(3))

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...ir.graph import Graph, Node, Value
 from ...ir.printer import format_attr
-from ...ir.registry import get
 from .rewrite import has_effects, splat_value
 
 
