@@ -33,11 +33,13 @@ from .numpy_shape import reshape, transpose
 
 pi = math.pi
 e = math.e
-float32, float64, int64 = _np.float32, _np.float64, _np.int64
+float16, float32, float64, int32, int64 = _np.float16, _np.float32, _np.float64, _np.int32, _np.int64
+complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
 ndarray = _np.ndarray
 
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
-__all__ = ["pi", "e", "float32", "float64", "int64", "debug_print", "softmax", "log_softmax", "layer_norm"]
+__all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
+           "debug_print", "softmax", "log_softmax", "layer_norm"]
 for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape):
     __all__ += _family.__all__
 # Namespaces for dotted frontend names ("fft.rfft", "linalg.norm").
@@ -116,6 +118,8 @@ def apply_numpy_function(func, args, kwargs):
         supported = ", ".join(list(ours_params)[1:]) or "no other arguments"
         raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(unsupported)} "
                          f"(frame.numpy.{ours.__name__} takes {supported})")
+    if numpy_params[first].kind is inspect.Parameter.VAR_POSITIONAL:   # np.einsum(*operands), np.meshgrid(*xi)
+        return ours(*array, **passed)
     return ours(array, **passed)
 
 

@@ -88,12 +88,6 @@ def _reduction(draw):
     return [x], {"axes": draw(_axes(x.ndim)), "keepdims": draw(st.booleans())}
 
 
-@st.composite
-def _max_shift(draw):
-    (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
-    return [x], {"axes": draw(_axes(x.ndim, non_empty=True))}
-
-
 def _matmul(a_t=False, b_t=False):
     """Operands of op(a, b) = a' @ b' where a' (b') is a (b) transposed in its last two axes when a_t (b_t)."""
     @st.composite
@@ -339,7 +333,6 @@ EXAMPLES = {
     **{op: _binary() for op in _BINARY_OPS},
     "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),
     "sum": _reduction(), "mean": _reduction(),
-    "max_shift_internal": _max_shift(),
     "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
     "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
     "slice": _slice(), "pad": _pad(),

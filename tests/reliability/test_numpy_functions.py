@@ -285,7 +285,16 @@ def test_debug_print_prints_when_the_graph_runs_and_checks_its_format(capsys):
 
 COVERED = set(UNARY) | set(BINARY) | set(SHAPE_FUNCTIONS) | {n.split(".")[0] for n in OTHER_FUNCTIONS} | {
     "getitem", "debug_print", "true_divide", "pi", "e", "float32", "float64", "int64",
+    "float16", "int32", "complex64", "complex128", "bool_",   # test_dtype_names_are_numpys
     "at"}   # an accessor (x.at[i].set(v)), covered by tests/frontend/test_numpy_shape.py
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_"])
+def test_dtype_names_are_numpys(name):
+    assert getattr(fnp, name) is getattr(np, name)
+    x = np.array([0.0, 1.5, -2.0])
+    got = frame.function(lambda v: v.astype(getattr(fnp, name)))(x)
+    assert got.dtype == np.dtype(getattr(np, name)) and np.array_equal(got, x.astype(getattr(np, name)))
 
 
 def test_every_public_name_of_frame_numpy_is_covered():
