@@ -257,8 +257,8 @@ def profile(args, repeats: int = 10) -> None:
     print(f"step {step_ms:.1f} ms = training graph {graph_ms:.1f} ms + Adam update {update_ms:.1f} ms "
           f"+ Trainer checks/rest {step_ms - graph_ms - update_ms:.1f} ms (medians of {repeats})")
     rows = profile_executable(exe, inputs, repeats=repeats)
-    print(f"training graph per op kind (median ms per step; per-statement timers add "
-          f"{sum(r[1] for r in rows) - graph_ms:+.1f} ms in all):")
+    print(f"training graph per op kind (median ms per step, summed over its statements, each timed alone: "
+          f"{sum(r[1] for r in rows):.1f} ms in all against {graph_ms:.1f} ms for whole calls):")
     for kind, ms, count in rows:
         print(f"  {kind:28s} {ms:8.2f} ms  x{count}")
 
