@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ir.graph import Value
+from ..ir.graph import Graph, Value
 from ..ops.fused import FusedBody
-from ..ir.registry import get
+from ..ir.registry import ELEMENTWISE, get
 from . import Program
 from . import segments as seg
 from .numpy import NumpyBackend, generate_source, run_function
@@ -208,6 +208,18 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
     text += ["    " * (depth + 1) + "}" for depth in range(len(extents) - 1, -1, -1)]
     text.append("}")
     return KernelSpec(body, "\n".join(text), len(body.inputs), len(body.outputs))
+
+
+def single_op_body(ins):
+    """The one-op fused body of an exact elementwise step (its C kernel computes numpy's bits), else None."""
+    node = ins.node
+    if not get(ins.op).has(ELEMENTWISE) or len(ins.outputs) != 1 or not supports(node):
+        return None
+    graph = Graph(f"{ins.op}_step")
+    operands = [graph.add_input(v.type) for v in ins.inputs]
+    graph.mark_output(graph.add_node(ins.op, operands, ins.attrs).outputs[0])
+    body = FusedBody.of(graph)
+    return body if kernel_spec(body) is not None else None
 
 
 def library_source(specs: list[KernelSpec], extra: str = "") -> str:
@@ -370,7 +382,7 @@ class NativeBackend(NumpyBackend):
         if SEGMENTS["on"]:
             for ins in plan.instrs:
                 if ins.node not in body_of:
-                    one = seg.single_op_body(ins)
+                    one = single_op_body(ins)
                     if one is not None:
                         body_of[ins.node] = one
         specs = list(dict.fromkeys(kernel_spec(b) for b in body_of.values()))

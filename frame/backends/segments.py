@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compiler.passes.plan import ExecutionPlan, is_view
-from ..ir.graph import Graph, Value
-from ..ir.registry import ELEMENTWISE, get
+from ..ir.graph import Value
+from ..ir.registry import get
 
 _CTYPE = {"float32": "float", "float64": "double"}
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
@@ -133,21 +133,6 @@ def matmul_shape(ins) -> tuple | None:
     k = a.shape[0] if ta else a.shape[1]
     call = blas_call(out.dtype, m, n, k, ta, tb)
     return None if call is None else (out.dtype, *call)
-
-
-def single_op_body(ins):
-    """The one-op fused body of an exact elementwise step (its C kernel computes numpy's bits), else None."""
-    from ..ops.fused import FusedBody
-    from .native import kernel_spec, supports
-
-    node = ins.node
-    if not get(ins.op).has(ELEMENTWISE) or len(ins.outputs) != 1 or not supports(node):
-        return None
-    graph = Graph(f"{ins.op}_step")
-    operands = [graph.add_input(v.type) for v in ins.inputs]
-    graph.mark_output(graph.add_node(ins.op, operands, ins.attrs).outputs[0])
-    body = FusedBody.of(graph)
-    return body if kernel_spec(body) is not None else None
 
 
 @dataclass
