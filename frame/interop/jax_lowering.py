@@ -85,7 +85,8 @@ J.call = call
 
 def _needs_x64(graph: Graph) -> bool:
     types = [v.type for v in graph.inputs] + [v.type for n in graph.nodes for v in n.outputs]
-    return any(np.dtype(t.dtype).itemsize == 8 for t in types)
+    # 64-bit elements: complex64 is two 32-bit parts, complex128 two 64-bit ones
+    return any(t.dtype in ("float64", "int64", "complex128") for t in types)
 
 
 def _check_arg(graph: Graph, i: int, arg):
