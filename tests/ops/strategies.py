@@ -21,6 +21,8 @@ from frame.ops import all_ops
 from frame.ops.fused import FusedBody
 from frame.ops.fft import num_bins
 from frame.ir.registry import BROADCASTING, ELEMENTWISE
+import tests.ops.cases  # noqa: F401,E402  (collects the case modules first: cases_conv imports it)
+from tests.ops.cases_conv import STRATEGIES as CONV_STRATEGIES  # noqa: E402
 
 MAX_SIDE = 4
 DTYPES = st.sampled_from(["float32", "float64"])
@@ -32,6 +34,8 @@ EXCLUDED = {
     **{op: "its attributes are the traced graphs of a user's function and rules, which fix the operand types; "
            "tests/transforms/test_custom.py runs it eagerly and compiled (the decompose stage expands it)"
        for op in ("custom_vjp_call", "custom_jvp_call")},
+    **{op: "its attributes are traced regions (loop and branch bodies) that fix the operand types; "
+           "tests/control/ runs it eagerly, compiled and lowered" for op in ("cond", "scan", "while")},
 }
 
 
@@ -329,6 +333,7 @@ _UNARY_OPS = [s.name for s in all_ops() if s.has(ELEMENTWISE) and s.num_inputs =
 _BINARY_OPS = [s.name for s in all_ops() if s.has(BROADCASTING)]
 
 EXAMPLES = {
+    **CONV_STRATEGIES,   # the conv family's own, next to its cases
     **{op: _unary() for op in _UNARY_OPS},
     **{op: _binary() for op in _BINARY_OPS},
     "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),

@@ -127,7 +127,7 @@ REFUSED = {
     # analytic, but their derivative rules guard a special point with a comparison-driven where
     "sinc": "sinc", "power": "power",
     # no Taylor rule: reductions that choose, products, linear algebra, fused losses
-    "max": "max", "min": "min", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
+    "max": "max", "min": "min", "max_pool": "max_pool", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
     "mse_loss": "mse_loss", "scatter": "scatter",
     **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "qr", "slogdet", "solve", "svd")},
 }
