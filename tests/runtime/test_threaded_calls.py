@@ -116,3 +116,11 @@ def test_four_threads_calling_the_pinn_step_get_the_serial_results():
         for o, s in zip(outs, serial):
             np.testing.assert_array_equal(o, s)
 
+
+
+def test_the_blas_policy_reads_one_gemms_size_not_the_batchs():
+    # numpy runs a stacked matmul one GEMM per matrix: 20 GEMMs of 64x64x64 are small ones
+    w, x = np.ones((64, 64)), np.ones((20, 64, 64))
+    exe = frame.runtime.compile(frame.trace(lambda w, x: w @ x, w, x), rows=frame.runtime.RowPolicy(1, 0))
+    assert exe._tier.blas_macs == 64 ** 3
+    assert blas.policy(exe._tier.blas_macs) == "single"
