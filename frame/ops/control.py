@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import GradientError, ShapeError
 from ..ir.clone import inline_graph
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph
 from ..ir.registry import NodeContext, register_op, run_graph
 from ..ir.types import TensorType
 from ..tracing import Tracer, bind, current_frame, lift, prim, traced_gradient, traced_jvp
@@ -160,14 +160,9 @@ def vjp_body(body: FusedBody) -> FusedBody:
     result = Graph(f"{body.name}_vjp")
     r_ins = [result.add_input(v.type) for v in ins]
     r_cts = [result.add_input(v.type) for v in cts]
-    grads: dict[int, Value] = {}
-    if terms and wrt:
-        total = terms[0]
-        for term in terms[1:]:
-            total = contraction.add_node("add", [total, term]).output
-        contraction.mark_output(total)
-        backward = build(contraction, 0, wrt)
-        grads = dict(zip(wrt, inline_graph(result, backward, [*r_ins, *r_cts])[1:]))
+    from .custom import pairing_gradients   # (here, not at import: custom registers its ops after control's)
+
+    grads = pairing_gradients(contraction, terms, wrt, build, result, [*r_ins, *r_cts])
     for i, v in enumerate(r_ins):
         zero = None if i in grads else result.add_node("constant", [], {"value": _zeros(v.type)}).output
         result.mark_output(grads[i] if i in grads else zero)

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import GradientError, ShapeError
 from ..ir.clone import inline_graph
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph
 from ..ir.registry import INTERNAL, NodeContext, register_op
 from ..ir.types import TensorType
 from ..tracing import Tracer, current_frame, lift, traced_gradient, traced_jvp
@@ -147,18 +147,24 @@ def transpose_graph(jvp: FusedBody, n_inputs: int, name: str = "") -> Graph:
     x_in = [transpose.add_input(t) for t in xs_t]
     gy_in = [transpose.add_input(v.type) for v in gys]
     zeros = {t: transpose.add_node("constant", [], {"value": _zeros(t)}).output for t in dict.fromkeys(xs_t)}
-    grads: dict[int, Value] = {}
-    if terms and wrt:
-        total = terms[0]
-        for term in terms[1:]:
-            total = contraction.add_node("add", [total, term]).output
-        contraction.mark_output(total)
-        backward = build(contraction, 0, wrt)
-        outs = inline_graph(transpose, backward, [*x_in, *[zeros[t] for t in xs_t], *gy_in])
-        grads = dict(zip(wrt, outs[1:]))
+    grads = pairing_gradients(contraction, terms, wrt, build, transpose, [*x_in, *[zeros[t] for t in xs_t], *gy_in])
     for i, t in enumerate(xs_t):
         transpose.mark_output(grads.get(n_inputs + i, zeros[t]))
     return transpose
+
+
+def pairing_gradients(contraction: Graph, terms: list, wrt: list[int], build, target: Graph, operands: list) -> dict:
+    """Gradients of `sum(terms)`, the output `contraction` gets here, w.r.t. its inputs `wrt` (by
+    `build`, reverse mode), inlined into `target` on `operands`: {input index: gradient}, {} when
+    nothing is differentiable. The transposes of custom_jvp rules and the VJPs of region bodies
+    (frame/ops/control.py) are such pairings."""
+    if not terms or not wrt:
+        return {}
+    total = terms[0]
+    for term in terms[1:]:
+        total = contraction.add_node("add", [total, term]).output
+    contraction.mark_output(total)
+    return dict(zip(wrt, inline_graph(target, build(contraction, 0, wrt), operands)[1:]))
 
 
 def _jvp_call_gradient(ctx, xs, ys, gys):
