@@ -39,7 +39,7 @@ from typing import Sequence
 
 from ..errors import TraceError
 from ..ir.clone import copy_nodes, inline_graph
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Value, outputs_depending_on
 from ..ir.registry import ELEMENTWISE, NodeContext, OpSchema, get
 from ..ir.types import TensorType
 from ..ops.batching_rules import ALONG_AXES, LEADING, batched_type, install_batching
@@ -88,11 +88,7 @@ def _move_axis(graph: Graph, v: Value, source: int, dest: int) -> Value:
 
 def batched_outputs(graph: Graph, batched_inputs: Sequence[bool]) -> list[bool]:
     """Which outputs of `graph` depend on an input marked batched (those vmap gives a batch axis)."""
-    batched = {v for v, b in zip(graph.inputs, batched_inputs) if b}
-    for node in graph.nodes:
-        if any(v in batched for v in node.inputs):
-            batched.update(node.outputs)
-    return [v in batched for v in graph.outputs]
+    return outputs_depending_on(graph, batched_inputs)
 
 
 @collector_paused()

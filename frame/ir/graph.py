@@ -131,6 +131,15 @@ class Graph:
         return out
 
 
+def outputs_depending_on(graph: Graph, marked: Sequence[bool]) -> list[bool]:
+    """Which outputs of `graph` depend on an input marked True (one forward sweep)."""
+    reached = {v for v, m in zip(graph.inputs, marked) if m}
+    for node in graph.nodes:
+        if any(v in reached for v in node.inputs):
+            reached.update(node.outputs)
+    return [v in reached for v in graph.outputs]
+
+
 def iter_values(graph: Graph) -> Iterable[Value]:
     yield from graph.inputs
     for node in graph.nodes:

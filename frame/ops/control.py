@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import GradientError, ShapeError
 from ..ir.clone import inline_graph
-from ..ir.graph import Graph
+from ..ir.graph import Graph, outputs_depending_on
 from ..ir.registry import NodeContext, register_op, run_graph
 from ..ir.types import TensorType
 from ..tracing import Tracer, bind, current_frame, lift, prim, traced_gradient, traced_jvp
@@ -187,13 +187,7 @@ def batched_body(body: FusedBody, in_axes: tuple, size: int, out_axes: tuple) ->
     return FusedBody.of(_transform("build_batched_graph")(body, list(in_axes), size, list(out_axes)))
 
 
-def depends_on(body: Graph, marked: Sequence[bool]) -> list[bool]:
-    """Which outputs of `body` depend on an input marked True."""
-    reached = {v for v, m in zip(body.inputs, marked) if m}
-    for node in body.nodes:
-        if any(v in reached for v in node.inputs):
-            reached.update(node.outputs)
-    return [v in reached for v in body.outputs]
+depends_on = outputs_depending_on   # which outputs of a body depend on an input marked True
 
 
 def rearranged(body: Graph, in_types: Sequence[TensorType], in_map: Sequence[int], out_map: Sequence[int],
