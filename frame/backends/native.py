@@ -341,7 +341,7 @@ def load_library(specs: list[KernelSpec], segments=(), plan=None) -> tuple[list,
     extra = ""
     if segments:   # (without numpy's BLAS, segments hold no matmuls and the prelude's pointers stay unset)
         index = blas.get("index", "int64_t")
-        extra = seg.blas_prelude(index) + "\n".join(seg.segment_source(s, plan, index) for s in segments)
+        extra = seg.blas_prelude(index) + "\n".join(seg.segment_source(s, plan) for s in segments)
     lib = build_library(library_source(specs, extra))
     functions = []
     for i, spec in enumerate(specs):

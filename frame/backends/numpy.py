@@ -229,7 +229,6 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
     blas_macs = 0
     segment_at = {seg.indices[0]: (seg, fn) for seg, fn in segments}
     in_segment = {i for seg, _ in segments for i in seg.indices}
-    deferred: list[int] = []
     for i, ins in enumerate(plan.instrs):
         if i in segment_at:
             seg, fn = segment_at[i]

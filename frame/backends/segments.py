@@ -185,7 +185,7 @@ def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
 
     def close():
         nonlocal current
-        if current is not None and sum(1 for s in current.steps) >= 2:
+        if current is not None and len(current.steps) >= 2:
             segments.append(current)
         current = None
 
@@ -221,7 +221,7 @@ def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
     return segments
 
 
-def segment_source(seg: Segment, plan: ExecutionPlan, index_type: str) -> str:
+def segment_source(seg: Segment, plan: ExecutionPlan) -> str:
     """The C function of a segment: `void NAME(void **buf, void *x0, ...)`."""
     slot = {v: f"x{j}" for j, v in enumerate(seg.slots)}
 

@@ -83,14 +83,22 @@ class RowPartition:
         return self._chunks[n]
 
 
+def row_count(graph: Graph) -> int:
+    """The graph's row count: its inputs' largest leading size (0 without inputs of rank >= 1)."""
+    return max((v.type.shape[0] for v in graph.inputs if v.type.rank >= 1), default=0)
+
+
+def _row_inputs(graph: Graph, rows: int) -> tuple[int, ...]:
+    return tuple(i for i, v in enumerate(graph.inputs) if v.type.rank >= 1 and v.type.shape[0] == rows)
+
+
 def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | None:
     """The row partition of `graph`, or None when it has none (see the module docstring) or its
     row-wise values hold fewer than `min_row_elements` elements in all."""
-    leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
-    if not leading or max(leading) < 2:
+    rows = row_count(graph)
+    if rows < 2:
         return None
-    rows = max(leading)
-    row_inputs = tuple(i for i, v in enumerate(graph.inputs) if v.type.rank >= 1 and v.type.shape[0] == rows)
+    row_inputs = _row_inputs(graph, rows)
     try:
         states, promotions = _classify(graph, rows, row_inputs)
     except _GiveUp:
@@ -106,13 +114,11 @@ def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | No
 
 def why_not_partitioned(graph: Graph) -> str | None:
     """Why `graph` has no row partition (the op or value that stops it), or None when it has one."""
-    leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
-    if not leading or max(leading) < 2:
+    rows = row_count(graph)
+    if rows < 2:
         return "no input has more than one row"
-    rows = max(leading)
     try:
-        _classify(graph, rows, tuple(i for i, v in enumerate(graph.inputs)
-                                     if v.type.rank >= 1 and v.type.shape[0] == rows))
+        _classify(graph, rows, _row_inputs(graph, rows))
     except _GiveUp as e:
         return str(e)
     return None

@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 
 from ..backends.numpy import NUMPY
 from ..compiler.pipeline import STAGE_NAMES, PipelineOptions, lower, run_pipeline
-from ..compiler.rows import partition_rows
+from ..compiler.rows import partition_rows, row_count
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
 from .executable import Executable
@@ -75,10 +75,9 @@ def _parts(graph: Graph, policy) -> int:
     """How many chunks the policy makes of `graph`'s rows (the inputs' largest leading size), fewer when
     the values with that many rows hold too few elements for each chunk to pay for its call; a
     cheap bound taken before the partition is analysed."""
-    leading = [v.type.shape[0] for v in graph.inputs if v.type.rank >= 1]
-    if not leading:
+    rows = row_count(graph)
+    if rows == 0:
         return 1
-    rows = max(leading)
     total = sum(v.type.size for node in graph.nodes for v in node.outputs if v.type.rank >= 1 and rows in v.type.shape)
     return min(policy.chunks(rows), total // max(row_parallel.MIN_CHUNK_ELEMENTS, 1))
 
