@@ -36,7 +36,7 @@ import frame  # noqa: E402
 import frame.nn as nn  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, emit, run_pairs, time_calls  # noqa: E402
+from driver import Worker, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LR = 1e-2
 OUTPUTS = 10
@@ -116,12 +116,7 @@ def jax_step_fn():
 # -- workers --------------------------------------------------------------------------------------------
 def frame_worker(problem, args):
     step = frame.function(frame_step_fn())
-    out = step(*problem)
-    exe = step.compiled(*problem)
-    for _ in range(4):                 # hot: the native tier is built in the background ...
-        step(*problem)
-    exe.wait_native(timeout=600)       # ... and, like jax.jit's compile, before timing
-    stats = time_calls(lambda: step(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
+    stats, out, exe = time_frame_step(step, problem, args)
     convs = sum(n.op == "conv" for n in exe.graph.nodes)
     return stats, {"tier": exe.tier, "nodes": len(exe.graph.nodes), "convs": convs}, float(out[0])
 

@@ -84,6 +84,19 @@ def time_calls(call: Callable[[], object], warmup: int = 3, repeats: int = 20, m
     return {"time": statistics.median(times), "times": times, "repeats": len(times)}
 
 
+def time_frame_step(step, problem, args):
+    """A `frame.function` step as the benchmarks time it: the first call, its native tier built before
+    timing (as jax.jit has compiled), then `time_calls` with the worker's flags. Returns (stats,
+    first output, executable)."""
+    out = step(*problem)
+    exe = step.compiled(*problem)
+    for _ in range(4):                 # hot: the native tier is built in the background ...
+        step(*problem)
+    exe.wait_native(timeout=600)       # ... and waited for
+    stats = time_calls(lambda: step(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
+    return stats, out, exe
+
+
 def emit(results) -> None:
     """Print a worker's result (a dict or a list of dicts, one per case) as the driver reads it."""
     print(RESULT_PREFIX + json.dumps(results, default=_jsonable), flush=True)

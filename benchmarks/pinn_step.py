@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, emit, run_pairs, time_calls  # noqa: E402
+from driver import Worker, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3
@@ -245,12 +245,7 @@ def frame_worker(problem, args):
     from derivatives import frame_counts
 
     step = frame.function(frame_step_fn())
-    out = step(*problem)
-    exe = step.compiled(*problem)
-    for _ in range(4):                 # hot: the native tier is built in the background ...
-        step(*problem)
-    exe.wait_native(timeout=600)       # ... and, like jax.jit's compile, before timing
-    stats = time_calls(lambda: step(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
+    stats, out, exe = time_frame_step(step, problem, args)
     counts = frame_counts(step.trace(*problem), exe)
     counts.update(tier=exe.tier, plan_steps=len(exe.plan.instrs))
     return stats, counts, float(out[0])

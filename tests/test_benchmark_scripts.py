@@ -1,4 +1,4 @@
-"""pinn_step.py, first_step.py and fno_step.py run through the process-per-framework driver, tiny.
+"""pinn_step.py, first_step.py, fno_step.py and cnn_step.py run through the process-per-framework driver, tiny.
 
 Each script's workers run in their own processes (benchmarks/driver.py); these checks run them on
 tiny workloads with one pair and check what they save, never wall-clock figures.
@@ -56,3 +56,35 @@ def test_the_fno_step_benchmark_runs_tiny_and_its_losses_agree(tmp_path, capsys)
     assert "FNO training step" in capsys.readouterr().out
     rows = {s["label"]: s for s in json.loads(out.read_text())["summary"]}
     assert rows["frame"]["loss diff"] < 1e-5 and rows["frame"]["flops"] > 0
+
+
+def test_the_cnn_step_benchmark_runs_tiny_and_frame_agrees_with_jax(tmp_path, capsys):
+    pytest.importorskip("jax")
+    import cnn_step
+
+    out = tmp_path / "c.json"
+    cnn_step.main(["--batch", "2", "--size", "8", "--pairs", "1", "--warmup", "0", "--repeats", "1",
+                   "--min-seconds", "0", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "CNN training step" in printed and "target <= 1.0" in printed
+    saved = json.loads(out.read_text())
+    rows = {s["label"]: s for s in saved["summary"] if not s["skip"]}
+    assert {"frame", "jax"} <= set(rows)
+    assert rows["frame"]["case"] == "B=2 8x8"
+    assert rows["frame"]["loss diff"] < 1e-5
+    assert rows["frame"]["convs"] == 5      # two forward, two weight gradients, one input gradient
+
+
+def test_the_cnn_step_is_one_sgd_step_of_the_network_in_both_frameworks():
+    """In this process: frame's and jax's steps give the same loss and updated parameters."""
+    pytest.importorskip("jax")
+    import cnn_step
+    import frame
+    import numpy as np
+
+    problem = cnn_step.make_problem(batch=3, size=8)
+    loss, params = frame.function(cnn_step.frame_step_fn())(*problem)
+    jloss, jparams = cnn_step.jax_step_fn()(*problem)
+    assert abs(float(loss) - float(jloss)) <= 1e-5 * abs(float(jloss))
+    for p, q in zip(params, jparams):
+        np.testing.assert_allclose(p, np.asarray(q), rtol=1e-4, atol=1e-6)
