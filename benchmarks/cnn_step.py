@@ -36,7 +36,7 @@ import frame  # noqa: E402
 import frame.nn as nn  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LR = 1e-2
 OUTPUTS = 10
@@ -143,15 +143,6 @@ def worker(framework: str, args) -> None:
     emit({"case": case_name(args), **stats, **counts, "loss": loss})
 
 
-def add_agreement(report) -> None:
-    """Each record's loss relative to jax's in the same pair ("loss diff")."""
-    ref = {(r["case"], r["pair"]): r["loss"] for r in report.records if r["label"] == "jax" and "loss" in r}
-    for r in report.records:
-        if "loss" in r and (r["case"], r["pair"]) in ref:
-            b = ref[(r["case"], r["pair"])]
-            r["loss diff"] = abs(r["loss"] - b) / max(abs(b), 1e-30)
-
-
 def target_lines(report) -> list[str]:
     lines = []
     for row in report.rows():
@@ -214,7 +205,7 @@ def main(argv=None):
               "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds)]
     workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common]) for fw in frameworks]
     report = run_pairs(workers, args.pairs, baseline="jax" if "jax" in frameworks else None)
-    add_agreement(report)
+    add_loss_agreement(report)
     print(machine_line())
     print(f"CNN training step (issue 18): {args.batch}x1x{args.size}x{args.size}, conv3x3-{CHANNELS[0]} relu maxpool2, "
           f"conv3x3-{CHANNELS[1]} relu maxpool2, linear-{OUTPUTS}, MSE, SGD, float32; each framework alone in its "

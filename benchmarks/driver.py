@@ -97,6 +97,15 @@ def time_frame_step(step, problem, args):
     return stats, out, exe
 
 
+def add_loss_agreement(report) -> None:
+    """Each record's loss relative to jax's in the same pair ("loss diff")."""
+    ref = {(r["case"], r["pair"]): r["loss"] for r in report.records if r["label"] == "jax" and "loss" in r}
+    for r in report.records:
+        if "loss" in r and (r["case"], r["pair"]) in ref:
+            b = ref[(r["case"], r["pair"])]
+            r["loss diff"] = abs(r["loss"] - b) / max(abs(b), 1e-30)
+
+
 def emit(results) -> None:
     """Print a worker's result (a dict or a list of dicts, one per case) as the driver reads it."""
     print(RESULT_PREFIX + json.dumps(results, default=_jsonable), flush=True)

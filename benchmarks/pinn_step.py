@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3
@@ -293,15 +293,6 @@ def worker(framework: str, args) -> None:
     emit({"case": case, **stats, **counts, "dtype": "float32", "loss": loss})
 
 
-def add_agreement(report) -> None:
-    """Each record's loss relative to jax's in the same pair ("loss diff")."""
-    ref = {(r["case"], r["pair"]): r["loss"] for r in report.records if r["label"] == "jax" and "loss" in r}
-    for r in report.records:
-        if "loss" in r and (r["case"], r["pair"]) in ref:
-            b = ref[(r["case"], r["pair"])]
-            r["loss diff"] = abs(r["loss"] - b) / max(abs(b), 1e-30)
-
-
 def target_lines(report) -> list[str]:
     """Issue 16's PINN targets against the measured rows."""
     lines = []
@@ -390,7 +381,7 @@ def main(argv=None):
         workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common])
                    for fw in frameworks]
         report = run_pairs(workers, args.pairs, baseline=baseline)
-        add_agreement(report)
+        add_loss_agreement(report)
         reports.append(report)
     print(machine_line())
     print(f"PINN training step (SPEC §12): tanh MLP {'-'.join(map(str, layers))}, u_xx + boundary loss, "
