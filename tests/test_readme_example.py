@@ -28,3 +28,25 @@ def test_the_transforms_example_runs_and_its_checks_hold():
     with contextlib.redirect_stdout(out):
         exec(compile(code, str(README), "exec"), {"__name__": "readme_transforms"})
     assert out.getvalue().split() == ["3", "(64,", "1,", "32)", "[1.]"]
+
+
+def test_the_tier_example_prints_what_its_comments_say():
+    """"How compiled graphs run": the gradient graph reaches the native tier, the forward graph stays
+    on numpy with nothing to build (the README once claimed ("native", "ready") for the latter)."""
+    import frame
+
+    text = README.read_text()
+    short = text.split("## A short example", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    tiers = text.split("## How compiled graphs run", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace = {"__name__": "readme_tiers"}
+    previous = frame.runtime.set_native()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(short, str(README), "exec"), namespace)
+            exec(compile(tiers, str(README), "exec"), namespace)
+    finally:
+        frame.runtime.set_native(previous["mode"], after_calls=previous["after_calls"])
+    assert '("native", "ready")' in tiers and (namespace["exe"].tier, namespace["exe"].native_status) == ("native", "ready")
+    forward = frame.runtime.compile(namespace["graph"])
+    forward.wait_native()
+    assert '"numpy", native_status "none"' in tiers and (forward.tier, forward.native_status) == ("numpy", "none")
