@@ -21,6 +21,14 @@ frame.numpy; bad arguments raise `ShapeError` naming the function and the shapes
   scale factor (align_corners=False; 'linear' is linear/bilinear/trilinear by the spatial rank).
 - `heaviside_surrogate(x, alpha=4.0)`: a spiking neuron's unit step with the smooth surrogate
   derivative of sigmoid(alpha x) (SpikingJelly's `surrogate.Sigmoid`).
+- `embedding(input, weight, padding_idx=None)`: torch.nn.functional.embedding, `weight[input]`
+  (the padding row gets no gradient).
+- `selective_scan(u, delta, A, B, C, D=None, z=None, delta_bias=None, delta_softplus=False,
+  return_last_state=False)`: Mamba's `selective_scan_ref` (state-spaces/mamba,
+  mamba_ssm/ops/selective_scan_interface.py), evaluated in parallel over the sequence with
+  `frame.associative_scan`.
+- `associative_scan`, `segment_sum`, `segment_max`, `segment_min` (frame/frontend/sequence.py) are
+  re-exported here; the sequence reverse is `frame.numpy.flip(x, axis)`.
 """
 from __future__ import annotations
 
@@ -31,10 +39,13 @@ import numpy as _np
 from .errors import ShapeError
 from .frontend import numpy as fnp
 from .frontend.args import _dtype, _int, _shape
-from .tracing import bind
+from .frontend.sequence import associative_scan, segment_max, segment_min, segment_sum
+from .frontend.transforms import stop_gradient
+from .tracing import Tracer, bind
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample",
-           "heaviside_surrogate"]
+           "heaviside_surrogate", "embedding", "selective_scan", "associative_scan", "segment_sum", "segment_max",
+           "segment_min"]
 
 
 def _per_axis(value, nd: int, fn: str, what: str, low: int = 0) -> tuple[int, ...]:
@@ -261,3 +272,131 @@ def heaviside_surrogate(x, alpha: float = 4.0):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, _np.integer, _np.floating)):
         raise ShapeError(f"frame.nn.heaviside_surrogate: alpha must be a number, got {type(alpha).__name__} {alpha!r}")
     return bind("heaviside_surrogate", x, alpha=float(alpha))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, scale_grad_by_freq: bool = False,  # noqa: A002
+              sparse: bool = False):
+    """torch.nn.functional.embedding: the rows of `weight` (num_embeddings, embedding_dim) named by the
+    integer `input` (any shape), of shape input.shape + (embedding_dim,).
+
+    With `padding_idx` (an int in [-num_embeddings, num_embeddings), negative counting from the end as
+    in PyTorch) the entries equal to it read their row as usual but send it no gradient, as PyTorch's
+    (so that row stays at its initial value in training). Constant ids outside [0, num_embeddings)
+    raise ShapeError (PyTorch's IndexError); traced ids are checked when the graph runs, where gather
+    refuses ids outside [-num_embeddings, num_embeddings) (a negative traced id counts from the end,
+    as in numpy). The ids get no gradient. PyTorch's max_norm, scale_grad_by_freq and sparse are
+    refused (frame's gradients are dense and its ops never modify `weight` in place).
+    """
+    fn = "frame.nn.embedding"
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise ShapeError(f"{fn}: max_norm, scale_grad_by_freq and sparse are not supported (got max_norm={max_norm!r}, "
+                         f"scale_grad_by_freq={scale_grad_by_freq!r}, sparse={sparse!r})")
+    ws = _shape(weight)
+    if len(ws) != 2:
+        raise ShapeError(f"{fn}: weight must be (num_embeddings, embedding_dim), got shape {ws}")
+    ids = input if isinstance(input, Tracer) else _np.asarray(input)
+    if _dtype(ids) not in ("int32", "int64") and not (isinstance(ids, _np.ndarray) and ids.dtype.kind in "iu"):
+        raise ShapeError(f"{fn}: input must hold integer ids, got {_dtype(ids)} of shape {_shape(ids)}")
+    n = ws[0]
+    if isinstance(ids, _np.ndarray):
+        ids = ids.astype(_np.int64)
+        bad = ids[(ids < 0) | (ids >= n)]
+        if bad.size:
+            raise ShapeError(f"{fn}: id {bad.flat[0]} is out of range for a weight of {n} rows (shape {ws})")
+    y = fnp.take(weight, ids, axis=0)
+    if padding_idx is None:
+        return y
+    pad = _int(padding_idx, fn, "padding_idx")
+    if not -n <= pad < n:
+        raise ShapeError(f"{fn}: padding_idx {padding_idx} must be within [-{n}, {n}) for a weight of shape {ws}")
+    pad %= n
+    # The padding entries' rows, cut off from the gradient: the value is the same either way.
+    mask = fnp.reshape(ids == pad, _shape(ids) + (1,))
+    return fnp.where(mask, stop_gradient(y), y)
+
+
+def _state_input(M, name: str, batch: int, d: int, n: int, L: int, fn: str):
+    """B or C of selective_scan as a (batch or 1, d or 1, L or 1, n) operand of the (b, d, L, n) state layout:
+    (d, n) time-invariant, (batch, n, L) shared by all channels, or (batch, G, n, L) per group of d // G channels."""
+    shape = _shape(M)
+    if shape == (d, n):
+        return fnp.reshape(M, (1, d, 1, n))
+    if shape == (batch, n, L):
+        return fnp.reshape(fnp.swapaxes(M, 1, 2), (batch, 1, L, n))
+    if len(shape) == 4 and shape[0] == batch and shape[2:] == (n, L) and shape[1] >= 1 and d % shape[1] == 0:
+        g = shape[1]
+        # Mamba's repeat "B G N L -> B (G H) N L": channel c reads group c // H.
+        m = fnp.reshape(fnp.swapaxes(M, 2, 3), (batch, g, 1, L, n))
+        return fnp.reshape(fnp.broadcast_to(m, (batch, g, d // g, L, n)), (batch, d, L, n))
+    raise ShapeError(f"{fn}: {name} must be ({d}, {n}) (time-invariant), ({batch}, {n}, {L}) or ({batch}, G, {n}, {L}) "
+                     f"with G dividing {d}; got {shape}")
+
+
+def _scan_combine(first, second):
+    """The linear recurrence's composition: x -> a1 x + b1 then x -> a2 x + b2 is x -> a1 a2 x + (a2 b1 + b2)."""
+    (a1, b1), (a2, b2) = first, second
+    return a1 * a2, a2 * b1 + b2
+
+
+def selective_scan(u, delta, A, B, C, D=None, z=None, delta_bias=None, delta_softplus: bool = False,
+                   return_last_state: bool = False):
+    """Mamba's selective scan with the shapes and semantics of its reference `selective_scan_ref`.
+
+    u, delta: (batch, d, L); A: (d, n), real; B, C: (batch, n, L) (input-dependent), (batch, G, n, L)
+    (per group of d // G channels) or (d, n) (time-invariant); D: (d,); z: (batch, d, L);
+    delta_bias: (d,). With delta' = delta + delta_bias (then softplus(delta') if delta_softplus),
+    the state x (batch, d, n) starts at 0 and for t = 0 .. L-1
+
+        x_t = exp(delta'_t A) * x_{t-1} + delta'_t B_t u_t,    y_t = sum_n x_t C_t,
+
+    out = y + D u, then out * silu(z) (z * sigmoid(z)); returns out (batch, d, L), and with
+    return_last_state also x_{L-1} (batch, d, n). Computed in the operands' own dtype (the
+    reference computes in float32 and casts back); complex A (the reference's other variant) is refused.
+
+    Evaluated in parallel over L: the pairs (exp(delta' A), delta' B u), shaped (batch, d, L, n), go
+    through `associative_scan` with the composition of affine maps, (a1, b1), (a2, b2) ->
+    (a1 a2, a2 b1 + b2), exact in any order (no division or log-space rescaling, so long sequences
+    neither overflow nor lose precision). It is a frontend composite, not a registry op: every step
+    is an existing differentiable op (exp, mul, add, slice, concat, reshape, sum), so first and
+    higher derivatives, vmap and the JAX lowering come from those ops' rules; a dedicated op would
+    need its own hand-written, itself differentiable, reverse-scan gradient to say the same.
+    """
+    fn = "frame.nn.selective_scan"
+    us, ds_ = _shape(u), _shape(delta)
+    if len(us) != 3 or ds_ != us:
+        raise ShapeError(f"{fn}: u and delta must both be (batch, d, L), got u {us} and delta {ds_}")
+    batch, d, L = us
+    if L < 1:
+        raise ShapeError(f"{fn}: the sequence length L (u's last axis) must be at least 1, got u {us}")
+    As = _shape(A)
+    if len(As) != 2 or As[0] != d:
+        raise ShapeError(f"{fn}: A must be (d, n) = ({d}, n), got {As}")
+    for name, value in (("u", u), ("delta", delta), ("A", A), ("B", B), ("C", C), ("D", D), ("z", z),
+                        ("delta_bias", delta_bias)):
+        dtype = _dtype(value) if value is not None else "float64"
+        if dtype not in ("float16", "float32", "float64"):
+            raise ShapeError(f"{fn}: {name} must be a real float array, got {dtype}"
+                             + (" (the complex-A variant of selective_scan_ref is not supported)"
+                                if dtype and dtype.startswith("complex") else ""))
+    n = As[1]
+    for name, value, want in (("D", D, (d,)), ("delta_bias", delta_bias, (d,)), ("z", z, us)):
+        if value is not None and _shape(value) != want:
+            raise ShapeError(f"{fn}: {name} must be {want}, got {_shape(value)}")
+    if delta_bias is not None:
+        delta = delta + fnp.reshape(delta_bias, (d, 1))
+    if delta_softplus:
+        delta = fnp.softplus(delta)
+    Bm = _state_input(B, "B", batch, d, n, L, fn)
+    Cm = _state_input(C, "C", batch, d, n, L, fn)
+    delta4 = fnp.reshape(delta, (batch, d, L, 1))
+    decay = fnp.exp(delta4 * fnp.reshape(A, (1, d, 1, n)))            # (batch, d, L, n)
+    drive = delta4 * Bm * fnp.reshape(u, (batch, d, L, 1))            # (batch, d, L, n)
+    _, states = associative_scan(_scan_combine, (decay, drive), axis=2)
+    out = fnp.sum(states * Cm, axis=-1)                              # (batch, d, L)
+    if D is not None:
+        out = out + u * fnp.reshape(D, (d, 1))
+    if z is not None:
+        out = out * (z * fnp.sigmoid(z))
+    if not return_last_state:
+        return out
+    return out, fnp.reshape(states[:, :, L - 1:L, :], (batch, d, n))
