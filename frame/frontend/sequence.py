@@ -59,8 +59,9 @@ def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
     `axis`; `fn(a, b)` combines two pytrees of `elems`' structure whose leaves are slices along
     `axis` of equal length (it must work elementwise along `axis`, as JAX requires) and returns
     one of the same structure and shapes. The result has `elems`' structure, and its element `i`
-    along `axis` is `fn(... fn(fn(e_0, e_1), e_2) ..., e_i)` (with `reverse`, the combination of
-    elements `i .. n-1`, i.e. the scan run from the end, `e_i` as the left operand).
+    along `axis` is `fn(... fn(fn(e_0, e_1), e_2) ..., e_i)`. With `reverse` it is JAX's scan of the
+    flipped sequence, flipped back: `fn(... fn(fn(e_{n-1}, e_{n-2}), e_{n-3}) ..., e_i)` (the later
+    elements on the left).
 
     The parallel-prefix algorithm (Blelloch's, as JAX's): combine adjacent pairs, scan the half as
     long sequence recursively, then combine each odd prefix with the next even element and
