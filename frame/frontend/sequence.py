@@ -180,6 +180,7 @@ def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted: bool =
 
     `segment_ids` (ints, the shape of data's leading axes, usually (num_items,)) names each item's
     segment; the result is (num_segments,) + data.shape[ids.ndim:], with 0 for empty segments.
+    (JAX takes 1-D ids only; frame's ids of k axes are the same as those axes of ids and data flattened.)
     Ids outside [0, num_segments) are dropped (they contribute nothing), as in JAX's default mode;
     negative ids do not count from the end. `num_segments` may be left None for constant ids only
     (then max(id) + 1, as JAX outside jit). `indices_are_sorted` and `unique_indices` are JAX's
