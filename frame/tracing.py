@@ -333,6 +333,9 @@ def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]
         for i, r in enumerate(results):
             if r is None:
                 t = zero_types[i]
+                if t.is_symbolic:   # no constant has a symbolic shape: a broadcast zero stands for it
+                    outs.append(graph.full(t, 0))
+                    continue
                 r = np.zeros(t.shape, dtype=t.dtype)
             outs.append(lift(r, frame))
     if frame.captures:

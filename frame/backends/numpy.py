@@ -21,8 +21,10 @@ import math
 import numpy as np
 
 from ..compiler.passes.plan import ExecutionPlan, Instr, is_view
+from ..errors import ShapeError
 from ..ir.graph import Value
 from ..ir.registry import get
+from ..ir.types import Dim, attr_is_symbolic, evaluate_shape, size_hint
 from . import Program
 
 _addressof, _char = ctypes.addressof, ctypes.c_char
@@ -85,15 +87,66 @@ class Emitter:
         self.out_type = ins.outputs[0].type if ins.outputs else None
         self.out = f", out={buffer}" if buffer else ""
         self.calls_blas = False
-        if isinstance(schema.numpy, str):
+        if ins.attrs and self.symbolic_attrs(ins):
+            # Attributes holding symbolic sizes (a reshape's or broadcast's shape) are evaluated at each
+            # call from the symbols' locals (`n = a0.shape[0]` heads the function): the kernel is called
+            # with them as keyword source, whatever the op's emission would bind as constants.
+            self.symbolic_kernel_call(ins, args, result)
+        elif isinstance(schema.numpy, str):
             self.lines.append(f"{result} = {self.fn(getattr(np, schema.numpy))}({', '.join(args)}{self.out})")
         elif schema.numpy is not None:
             self.lines.append(f"{result} = {schema.numpy(self, *args)}")
+        elif self.symbolic_attrs(ins):
+            self.symbolic_kernel_call(ins, args, result)
         else:
             kernel = schema.kernel
             call = f"{self.fn(functools.partial(kernel, **ins.attrs) if ins.attrs else kernel)}({', '.join(args)})"
             self.lines.append(call if not ins.outputs else f"{result} = {call}" if len(ins.outputs) == 1
                               else f"{result}, = {call}")
+
+
+    @staticmethod
+    def symbolic_attrs(ins: Instr) -> list[str]:
+        """The attributes of `ins` that hold symbolic dimensions."""
+        return [k for k, v in ins.attrs.items() if attr_is_symbolic(v)]
+
+    def symbolic_kernel_call(self, ins: Instr, args: list[str], result: str) -> None:
+        """`result = kernel(args, key=<source of the symbolic attribute>, ...)`, the other attributes bound."""
+        schema = get(ins.op)
+        symbolic = self.symbolic_attrs(ins)
+        fixed = {k: v for k, v in ins.attrs.items() if k not in symbolic}
+        kernel = self.fn(functools.partial(schema.kernel, **fixed) if fixed else schema.kernel)
+        keywords = ", ".join(f"{k}={ins.attrs[k]!r}" for k in symbolic)   # a Dim's repr is its Python expression
+        call = f"{kernel}({', '.join(args + [keywords])})"
+        self.lines.append(call if not ins.outputs else f"{result} = {call}" if len(ins.outputs) == 1
+                          else f"{result}, = {call}")
+
+
+_GENERATED_NAME = __import__("re").compile(r"^(?:[a-z]{1,3}\d+|np_\w*|k_\w*|t_\w*|p_\w*|seg\w*|nk\w*|cc\w*|"
+                                          r"address|arena|run|pa|np|np_array)$")
+
+
+def symbol_sources(graph) -> dict[str, tuple[int, int]]:
+    """Where each symbol of a symbolic graph's inputs is read at a call: symbol -> (input, axis), the
+    first input axis whose size is that symbol alone. `ShapeError` for a symbol found only inside
+    expressions (`2*n`: its value would need solving for) or named like the generated code's locals."""
+    sources: dict[str, tuple[int, int]] = {}
+    seen: set[str] = set()
+    for i, v in enumerate(graph.inputs):
+        for axis, d in enumerate(v.type.shape):
+            if type(d) is Dim:
+                seen.update(d.symbols)
+                if len(d.terms) == 1 and d.terms[0][1] == 1 and len(d.terms[0][0]) == 1:
+                    sources.setdefault(d.terms[0][0][0], (i, axis))
+    missing = sorted(seen - set(sources))
+    if missing:
+        raise ShapeError(f"@{graph.name}: the symbol(s) {', '.join(missing)} appear only in expressions of input sizes; "
+                         "each symbol must be the whole size of some input axis")
+    clash = sorted(s for s in sources if _GENERATED_NAME.match(s))
+    if clash:
+        raise ShapeError(f"@{graph.name}: the symbol name(s) {', '.join(clash)} clash with the generated code's names; "
+                         "name symbols like n, batch or points")
+    return sources
 
 
 def address(array: np.ndarray) -> int:
@@ -111,8 +164,8 @@ def _blas_macs(ins: Instr) -> int:
     product. Batch axes do not count: numpy runs a stacked matmul as one GEMM per matrix, and the
     BLAS thread policy is about one GEMM's size (the FNO's [128, 64] @ [20, 64, 1024] counted 20x
     and got two BLAS threads for 8.4M multiply-adds per GEMM)."""
-    a, b = (v.type.shape for v in ins.inputs)
-    out = ins.outputs[0].type.shape
+    a, b = (tuple(map(size_hint, v.type.shape)) for v in ins.inputs)   # symbols: a cost model's stand-in size
+    out = tuple(map(size_hint, ins.outputs[0].type.shape))
     return math.isqrt(math.prod(a[-2:]) * math.prod(b[-2:]) * math.prod(out[-2:]))
 
 
@@ -195,6 +248,11 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
         names[v] = f"a{i}"
     params = [names[v] for v in plan.graph.inputs] + ["arena"]
     body = e.lines
+    if any(v.type.is_symbolic for v in plan.graph.inputs):
+        # The sizes of this call: each symbol read from an input axis (the executable has checked that the
+        # inputs agree on them), named as the symbol, so a Dim's repr is its value's expression here.
+        for symbol, (i, axis) in symbol_sources(plan.graph).items():
+            body.append(f"{symbol} = a{i}.shape[{axis}]")
     pointer_of: dict[str, str] = {}
     buffers = ", ".join(f"b{i}" for i in range(len(plan.buffers)))
     if kernels or segments:
@@ -314,7 +372,15 @@ class NumpyBackend:
 
     def program(self, plan: ExecutionPlan) -> Program:
         source, namespace, macs = generate_source(plan)
-        return Program(self.name, plan, source, run_function(source, namespace, f"<frame plan @{plan.graph.name}>"),
+        run = run_function(source, namespace, f"<frame plan @{plan.graph.name}>")
+        if any(t.is_symbolic for t in plan.buffers):
+            # Buffers of symbolic size are made per binding of the symbols (the executable keeps arenas per binding).
+            program = Program(self.name, plan, source, run,
+                              lambda env: tuple(np.empty(evaluate_shape(t.shape, env), t.dtype) for t in plan.buffers),
+                              blas_macs=macs)
+            program.symbolic = True   # new_arena takes the binding {symbol: size}
+            return program
+        return Program(self.name, plan, source, run,
                        lambda: tuple(np.empty(t.shape, t.dtype) for t in plan.buffers), blas_macs=macs)
 
 

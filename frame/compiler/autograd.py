@@ -22,11 +22,15 @@ from .passes.decompose import expand_composites
 def is_zero_constant(v: Value) -> bool:
     """Whether `v` is a constant of zeros (a rule's symbolic zero), shared by the derivative transforms."""
     node = v.node
+    if node is not None and node.op == "broadcast_to" and v.type.is_symbolic:   # a symbolic shape's zero
+        node = node.inputs[0].node
     return node is not None and node.op == "constant" and not np.any(node.attrs["value"])
 
 
 def zeros(graph: Graph, v_type) -> Value:
-    """A constant of zeros of type `v_type` in `graph`."""
+    """A constant of zeros of type `v_type` in `graph` (a broadcast scalar zero for a symbolic shape)."""
+    if v_type.is_symbolic:
+        return graph.full(v_type, 0)
     return graph.add_node("constant", [], {"value": np.zeros(v_type.shape, v_type.dtype)}).output
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .registry import NodeContext, get
-from .types import TensorType
+from .types import Dim, TensorType, attr_is_symbolic, shape_symbols
 
 
 class Value:
@@ -99,7 +99,10 @@ class Graph:
                 raise ShapeError(f"op '{op}': operand {i} is {type(v).__name__}, not a Value")
         attrs = {k: freeze_attr(v) for k, v in (attrs or {}).items()}
         schema.check_attrs(attrs)
-        out_types = schema.shape_infer(NodeContext(op, [v.type for v in inputs], attrs))
+        try:
+            out_types = schema.shape_infer(NodeContext(op, [v.type for v in inputs], attrs))
+        except (ShapeError, TypeError) as e:
+            raise symbolic_refusal(op, [v.type for v in inputs], attrs, e) from None
         node = Node(op, inputs, attrs, self)
         node.outputs = [Value(t, node, i, self) for i, t in enumerate(out_types)]
         self.nodes.append(node)
@@ -113,6 +116,14 @@ class Graph:
     # Convenience for building graphs by hand and in tests.
     def constant(self, value, dtype=None) -> Value:
         return self.add_node("constant", [], {"value": np.asarray(value, dtype=dtype)}).output
+
+    def full(self, type: TensorType, value) -> Value:
+        """A value of `type` filled with `value`: a constant, or for a symbolic shape (whose size is
+        only known at a call) a scalar constant broadcast to it."""
+        if not type.is_symbolic:
+            return self.add_node("constant", [], {"value": np.full(type.shape, value, type.dtype)}).output
+        scalar = self.add_node("constant", [], {"value": np.asarray(value, dtype=type.dtype)}).output
+        return self.add_node("broadcast_to", [scalar], {"shape": type.shape}).output
 
     def __str__(self) -> str:
         from .printer import print_graph
@@ -131,6 +142,26 @@ class Graph:
         return out
 
 
+def symbolic_refusal(op: str, in_types, attrs: dict, error: Exception) -> Exception:
+    """`error` from op `op`'s shape rule, reworded when symbolic dimensions are involved so that it names
+    the op, the operands and the symbols (a rule that needs concrete sizes refuses a symbol this way)."""
+    symbolic = [(i, t) for i, t in enumerate(in_types) if t.is_symbolic]
+    symbols = sorted({s for _, t in symbolic for s in shape_symbols(t.shape)} |
+                     {s for v in attrs.values() if attr_is_symbolic(v) for s in _attr_symbols(v)})
+    if not symbols:
+        return error
+    if isinstance(error, ShapeError) and f"op '{op}'" in str(error):
+        return error
+    operands = ", ".join(f"operand {i}: {t}" for i, t in symbolic) or "its attributes"
+    return ShapeError(f"op '{op}' cannot handle the symbolic dimension(s) {', '.join(symbols)} ({operands}): {error}")
+
+
+def _attr_symbols(value):
+    if isinstance(value, tuple):
+        return [s for v in value for s in _attr_symbols(v)]
+    return list(value.symbols) if isinstance(value, Dim) else []
+
+
 def outputs_depending_on(graph: Graph, marked: Sequence[bool]) -> list[bool]:
     """Which outputs of `graph` depend on an input marked True (one forward sweep)."""
     reached = {v for v, m in zip(graph.inputs, marked) if m}
@@ -138,6 +169,12 @@ def outputs_depending_on(graph: Graph, marked: Sequence[bool]) -> list[bool]:
         if any(v in reached for v in node.inputs):
             reached.update(node.outputs)
     return [v in reached for v in graph.outputs]
+
+
+def is_symbolic_graph(graph: Graph) -> bool:
+    """Whether a graph input has a symbolic dimension (every symbolic value derives from one: constants
+    are concrete)."""
+    return any(v.type.is_symbolic for v in graph.inputs)
 
 
 def iter_values(graph: Graph) -> Iterable[Value]:

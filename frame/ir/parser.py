@@ -9,9 +9,9 @@ import numpy as np
 from ..errors import FrameError
 from .graph import Graph, Value
 from .registry import find
-from .types import SHORT_TO_DTYPE, TensorType
+from .types import SHORT_TO_DTYPE, Dim, TensorType, dim_of_ast
 
-_TYPE = re.compile(r"^(f32|f64|i64|i32|bool)\[([0-9,\s]*)\](?:@(\S+))?$")
+_TYPE = re.compile(r"^(" + "|".join(sorted(SHORT_TO_DTYPE, key=len, reverse=True)) + r")\[([\w,\s*+\-/]*)\](?:@(\S+))?$")
 _HEADER = re.compile(r"^graph\s+@([\w.\-]+)\((.*)\)\s*\{$")
 _NODE = re.compile(r"^(?:(?P<lhs>.+?)\s=\s)?(?P<op>[A-Za-z_][\w]*)\((?P<args>[^)]*)\)(?:\s*\{(?P<attrs>.*)\})?$", re.S)
 _NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False, "None": None}
@@ -25,7 +25,8 @@ def parse_type(text: str) -> TensorType:
     m = _TYPE.match(text.strip())
     if not m:
         raise ParseError(f"bad type {text!r}")
-    dims = tuple(int(d) for d in m.group(2).split(",") if d.strip())
+    # A dimension is an int or a symbolic one (`n`, `2*n+1`: frame.ir.types.Dim).
+    dims = tuple(int(d) if d.strip().isdigit() else Dim.parse(d) for d in m.group(2).split(",") if d.strip())
     return TensorType(dims, SHORT_TO_DTYPE[m.group(1)], m.group(3) or "cpu")
 
 
@@ -41,6 +42,8 @@ def _literal(node):
         return tuple(_literal(e) for e in node.elts)
     if isinstance(node, ast.List):
         return [_literal(e) for e in node.elts]
+    if isinstance(node, (ast.Name, ast.BinOp)):   # a symbolic dimension in a shape attribute (`shape=(n, 1)`)
+        return dim_of_ast(node)
     raise ParseError(f"not a literal: {ast.dump(node)}")
 
 

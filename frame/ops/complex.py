@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..ir.types import TensorType
+from ..ir.types import TensorType, broadcast_dims
 from ..tracing import prim, traced_gradient
 from ..ir.registry import BROADCASTING, ELEMENTWISE, LINEAR, NodeContext, arity, broadcast_shapes, register_op, same_dtype
 from .elementwise import sum_to_shape
@@ -104,7 +104,7 @@ def _complex_shape(ctx: NodeContext):
     dtype = same_dtype(ctx.op, [re, im])
     if dtype not in COMPLEX_OF:
         raise ShapeError(f"op 'complex' builds complex64/complex128 from float32/float64 parts, got {re} and {im}")
-    return [TensorType(broadcast_shapes(ctx.op, re.shape, im.shape), COMPLEX_OF[dtype], re.device)]
+    return [TensorType(broadcast_dims(ctx.op, re.shape, im.shape), COMPLEX_OF[dtype], re.device)]
 
 
 def _complex_kernel(re, im):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from ..ir.types import TensorType
+from ..ir.types import TensorType, broadcast_dims
 from ..tracing import prim, traced_gradient
 from ..ir.registry import (BILINEAR, BROADCASTING, COMMUTATIVE, ELEMENTWISE, LINEAR, VIEW, NodeContext, arity,
                      broadcast_shapes, register_op, require_float, same_dtype)
@@ -68,7 +68,7 @@ def _binary_shape(operands: str, out_dtype: str | None):
         a, b = ctx.input_types
         dtype = same_dtype(ctx.op, [a, b])
         _check_operands(ctx.op, [a], operands)
-        return [TensorType(broadcast_shapes(ctx.op, a.shape, b.shape), out_dtype or dtype, a.device)]
+        return [TensorType(broadcast_dims(ctx.op, a.shape, b.shape), out_dtype or dtype, a.device)]
     return shape
 
 
@@ -266,7 +266,7 @@ def _where_shape(ctx: NodeContext):
     if cond.dtype != "bool":
         raise ShapeError(f"op 'where': the condition must be bool, got {cond}")
     dtype = same_dtype(ctx.op, [a, b])
-    return [TensorType(broadcast_shapes(ctx.op, cond.shape, a.shape, b.shape), dtype, a.device)]
+    return [TensorType(broadcast_dims(ctx.op, cond.shape, a.shape, b.shape), dtype, a.device)]
 
 
 def _where_grad(ctx, xs, ys, gys):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GradientError, LinAlgError, ShapeError
-from ..ir.types import TensorType
+from ..ir.types import TensorType, broadcast_dims
 from ..tracing import bind, prim, traced_gradient
 from . import rows_rules
 from .batching_rules import LEADING, PER_EXAMPLE
@@ -30,7 +30,7 @@ def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: b
     k2, n = (b.shape[-1], b.shape[-2]) if b_t else (b.shape[-2], b.shape[-1])
     if k != k2:
         raise ShapeError(f"op '{op}': inner dimensions differ for shapes {a.shape} and {b.shape} ({k} vs {k2})")
-    batch = broadcast_shapes(op, a.shape[:-2], b.shape[:-2])
+    batch = broadcast_dims(op, a.shape[:-2], b.shape[:-2])
     return TensorType(batch + (m, n), dtype, a.device)
 
 
@@ -158,7 +158,7 @@ def _solve_shape(ctx: NodeContext):
     same_dtype(ctx.op, [a, b])
     if b.rank < 2 or b.shape[-2] != a.shape[-1]:
         raise ShapeError(f"op 'solve': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, got {b.shape}")
-    return [_like(a, broadcast_shapes(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
+    return [_like(a, broadcast_dims(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
 
 
 def _solve_grad(ctx, xs, ys, gys):

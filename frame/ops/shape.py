@@ -1,10 +1,12 @@
 """Shape ops: `reshape`, `transpose`, `broadcast_to`, `concat`, `slice` and its adjoint `pad`, `rev`."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ShapeError
-from ..ir.types import TensorType
+from ..ir.types import Dim, TensorType, broadcast_dims, is_symbolic_shape
 from ..tracing import prim, traced_gradient
 from . import rows_rules
 from .batching_rules import lead, traced_batch
@@ -21,9 +23,32 @@ def _reshape_shape(ctx: NodeContext):
     arity(ctx.op, ctx, 1)
     (x,) = ctx.input_types
     shape = ctx.attrs["shape"]
+    if x.is_symbolic or is_symbolic_shape(shape):
+        return [_with_shape(x, _symbolic_reshape(x, shape))]
     if any(not isinstance(d, int) or d < 0 for d in shape) or int(np.prod(shape, dtype=np.int64)) != x.size:
         raise ShapeError(f"op 'reshape': cannot reshape {x.shape} ({x.size} elements) into {shape}")
     return [_with_shape(x, shape)]
+
+
+def _symbolic_reshape(x: TensorType, shape) -> tuple:
+    """The target shape of a reshape with symbolic dimensions: its element count (a polynomial in the
+    symbols) must equal the operand's for every size, and one -1 takes the exact quotient
+    (`(n, 4)` into `(-1, 2)` is `(2*n, 2)`; into `(3, -1)` it is refused: 4*n/3 is no polynomial)."""
+    if any(not isinstance(d, (int, Dim)) or isinstance(d, bool) or type(d) is int and d < -1 for d in shape) \
+            or list(shape).count(-1) > 1:
+        raise ShapeError(f"op 'reshape': {shape} is not a shape (ints, symbolic dimensions, one -1 at most)")
+    if -1 in shape:
+        known = math.prod(d for d in shape if not (type(d) is int and d == -1))
+        rest = x.size.exact_div(known) if isinstance(x.size, Dim) else (x.size // known if known != 0 and type(known) is int
+                                                                        and x.size % known == 0 else None)
+        if rest is None:
+            raise ShapeError(f"op 'reshape': cannot reshape {x.shape} ({x.size} elements) into {shape}: "
+                             f"{x.size} is not known to be a multiple of {known} for every size of the symbols")
+        shape = tuple(rest if type(d) is int and d == -1 else d for d in shape)
+    if math.prod(shape) != x.size:
+        raise ShapeError(f"op 'reshape': cannot reshape {x.shape} ({x.size} elements) into {shape} "
+                         f"({math.prod(shape)} elements) for every size of the symbols")
+    return tuple(shape)
 
 
 register_op("reshape", shape=_reshape_shape, num_inputs=1, attrs={"shape": ((tuple,), True)}, traits=(LINEAR, VIEW),
@@ -61,8 +86,8 @@ def _broadcast_shape(ctx: NodeContext):
     (x,) = ctx.input_types
     shape = ctx.attrs["shape"]
     try:
-        ok = tuple(np.broadcast_shapes(x.shape, shape)) == tuple(shape)
-    except ValueError:
+        ok = tuple(broadcast_dims(ctx.op, x.shape, shape)) == tuple(shape)
+    except ShapeError:
         ok = False
     if not ok:
         raise ShapeError(f"op 'broadcast_to': cannot broadcast {x.shape} to {shape}")
@@ -129,7 +154,12 @@ def _slice_out_shape(op: str, shape, starts, stops, steps):
     for d, a, b, s in zip(shape, starts, stops, steps):
         if not (isinstance(s, int) and s > 0 and 0 <= a <= b <= d):
             raise ShapeError(f"op '{op}': slice {a}:{b}:{s} is invalid for an axis of size {d} in shape {shape}")
-        out.append(len(range(a, b, s)))
+        if isinstance(a, Dim) or isinstance(b, Dim) or isinstance(d, Dim):
+            if s != 1:   # ceil((b - a) / s) of a symbol is no polynomial
+                raise ShapeError(f"op '{op}': slice {a}:{b}:{s} of the symbolic axis {d} in shape {shape} needs step 1")
+            out.append(b - a)
+        else:
+            out.append(len(range(a, b, s)))
     return tuple(out)
 
 

@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from ..backends.numpy import NUMPY
 from ..compiler.pipeline import STAGE_NAMES, PipelineOptions, lower, run_pipeline
 from ..compiler.rows import partition_rows, row_count
-from ..ir.graph import Graph
+from ..ir.graph import Graph, is_symbolic_graph
 from ..ir.printer import fingerprint
 from .executable import Executable
 from . import row_parallel
@@ -57,6 +57,10 @@ def _row_parallel(graph: Graph, options: PipelineOptions, policy):
     partition reads the graph after the stages before `fuse` (composites expanded, the graph
     simplified); only the full pipeline is partitioned (not a restricted or dumping one)."""
     if options.stages is not None or options.dump_ir:
+        return None
+    if is_symbolic_graph(graph):
+        # Chunks of rows are cut by sizes known when compiling; a symbolic row count is known per call
+        # only, so such a graph runs whole (one executable serves every size).
         return None
     parts = _parts(graph, policy)
     if parts < 2:

@@ -15,9 +15,13 @@ import numpy as np
 
 from ..compiler.passes.plan import ExecutionPlan
 from ..errors import InputError
-from ..ir.types import TensorType
-from ..backends.numpy import NUMPY
+from ..ir.types import Dim, TensorType, evaluate_shape
+from ..backends.numpy import NUMPY, symbol_sources
 from . import blas, tiers
+
+
+MAX_SIZES_KEPT = 8
+"""A symbolic executable keeps the buffers of this many recent bindings of its symbols (sizes)."""
 
 
 class Executable:
@@ -41,6 +45,12 @@ class Executable:
         self._native_state = "cold"             # cold -> queued -> building -> ready | none | failed | off
         self._native_done = threading.Event()
         self._native_lock = threading.Lock()
+        # Symbolic input sizes (frame.ir.types.Dim): read from the inputs at every call, checked for
+        # agreement, and the arena of buffers kept per binding of the symbols.
+        self._symbols = symbol_sources(plan.graph) if any(t.is_symbolic for t in self.input_types) else None
+        if self._symbols is not None:
+            self._symbol_names = tuple(sorted(self._symbols))
+            self._arenas_by_size: dict[tuple, list] = {}
 
     # -- tiers --------------------------------------------------------------------------------------
     @property
@@ -64,6 +74,12 @@ class Executable:
                 return
             if mode == "off":
                 self._native_state = "off"
+                self._native_done.set()
+                return
+            if self._symbols is not None:
+                # The native kernels and segments are generated for fixed sizes (loop bounds, buffer
+                # offsets): a graph with symbolic sizes stays on the numpy tier, whose code reads them.
+                self._native_state = "none: symbolic shapes run on the numpy tier"
                 self._native_done.set()
                 return
             self._native_state = "queued"
@@ -106,7 +122,80 @@ class Executable:
             arrays.append(a)
         return arrays
 
+    def sizes(self, args) -> dict[str, int]:
+        """The value of each symbol for a call with `args` (checked like a call's inputs)."""
+        return dict(zip(self._symbol_names, self._check_symbolic(args)[1])) if self._symbols is not None else {}
+
+    def _check_symbolic(self, args):
+        """The inputs of a call of a symbolic graph and the symbols' sizes (a tuple in name order): each
+        symbol read where it is the whole size of an input axis, then every input's shape checked
+        against the types with those sizes (two inputs disagreeing on `n` are named)."""
+        if len(args) != self._n:
+            raise InputError(f"@{self.graph.name} takes {self._n} input(s), got {len(args)}",
+                             expected=self._n, actual=len(args))
+        arrays = []
+        for i, (a, t) in enumerate(zip(args, self.input_types)):
+            if not isinstance(a, np.ndarray):
+                if isinstance(a, (bool, int, float, np.generic)):
+                    a = np.asarray(a, dtype=t.dtype)
+                else:
+                    raise InputError(f"input {i} of @{self.graph.name}: expected a numpy array of type {t}, got "
+                                     f"{type(a).__name__}", i, t, type(a).__name__)
+            if a.dtype.name != t.dtype or a.ndim != t.rank:
+                actual = f"{a.dtype.name}{list(a.shape)}"
+                raise InputError(f"input {i} of @{self.graph.name}: expected {t}, got {actual}", i, t, actual)
+            if not a.dtype.isnative:
+                a = a.astype(a.dtype.newbyteorder("="))
+            arrays.append(a)
+        env = {}
+        for symbol, (i, axis) in self._symbols.items():
+            size = arrays[i].shape[axis]
+            if size < 1:
+                raise InputError(f"input {i} of @{self.graph.name}: axis {axis} has the symbolic size {symbol}, which "
+                                 f"must be at least 1, got {size}", i, self.input_types[i], arrays[i].shape)
+            env[symbol] = size
+        for i, (a, t) in enumerate(zip(arrays, self.input_types)):
+            want = evaluate_shape(t.shape, env)
+            if a.shape != want:
+                axis = next(k for k, (x, y) in enumerate(zip(a.shape, want)) if x != y)
+                d = t.shape[axis]
+                if type(d) is Dim:
+                    src, src_axis = self._symbols[d.symbols[0]] if len(d.symbols) == 1 else (None, None)
+                    where = (f" (input {src} has {d.symbols[0]} = {env[d.symbols[0]]} at axis {src_axis})"
+                             if src is not None else "")
+                    message = (f"input {i} of @{self.graph.name}: axis {axis} has size {a.shape[axis]}, but it is the "
+                               f"symbolic size {d} = {want[axis]} in this call{where}; inputs sharing a symbol must "
+                               f"agree on its size")
+                else:
+                    message = f"input {i} of @{self.graph.name}: expected {t}, got {a.dtype.name}{list(a.shape)}"
+                raise InputError(message, i, t, a.shape)
+        return arrays, tuple(env[s] for s in self._symbol_names)
+
+    def _call_symbolic(self, args) -> list[np.ndarray]:
+        arrays, key = self._check_symbolic(args)
+        if self._blas_policy == "single":
+            blas.BLAS.single()
+        elif self._blas_policy == "default":
+            blas.BLAS.default()
+        tier = self._tier
+        pool = self._arenas_by_size.get(key)
+        if pool is None:
+            pool = self._arenas_by_size.setdefault(key, [])
+            while len(self._arenas_by_size) > MAX_SIZES_KEPT:   # the oldest binding's buffers go first
+                self._arenas_by_size.pop(next(iter(self._arenas_by_size)))
+        try:
+            arena = pool.pop()
+        except IndexError:
+            arena = tier.new_arena(dict(zip(self._symbol_names, key)))
+        try:
+            outs = tier.run(*arrays, arena)
+        finally:
+            pool.append(arena)
+        return [o if isinstance(o, np.ndarray) and o.flags.writeable else np.array(o) for o in outs]
+
     def __call__(self, *args) -> list[np.ndarray]:
+        if self._symbols is not None:
+            return self._call_symbolic(args)
         arrays = self._check(args)
         countdown = self._calls_to_hot
         if countdown > 0:
@@ -136,6 +225,8 @@ class Executable:
     def release_buffers(self) -> None:
         """Drop the arenas kept between calls (the next call allocates a fresh one)."""
         self._tier.arenas.clear()
+        if self._symbols is not None:
+            self._arenas_by_size.clear()
 
     @property
     def _arenas(self) -> list:

@@ -23,6 +23,8 @@ def fold_node(rw: Rewriter, node: Node, xs: list[Value]) -> list[Value] | None:
     """The folded outputs of `node` (operands `xs` in `rw`'s graph), or None when it cannot be folded."""
     if node.op == "constant" or not node.outputs or not xs:
         return None
+    if any(v.type.is_symbolic for v in node.outputs):   # no constant has a size known only at a call
+        return None
     arrays = [constant_value(v) for v in xs]
     if any(a is None for a in arrays):
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...ir.graph import Graph, Node, Value
-from ...ir.types import TensorType
+from ...ir.types import TensorType, size_hint
 from ...ir.registry import ELEMENTWISE, VIEW, find, get
 
 FUSED_OP = "fused_elementwise_internal"
@@ -185,7 +185,7 @@ def plan(graph: Graph, options=None, keep_whole=None, writes_out=None) -> Execut
                 free.setdefault(buffers[b], []).append(b)
 
     kept = set(graph.inputs) | returned   # alive for the whole call
-    live: dict[Value, int] = {v: v.type.nbytes for v in graph.inputs}
+    live: dict[Value, int] = {v: _bytes(v.type) for v in graph.inputs}
     live_bytes = sum(live.values())
     peak, peak_step = live_bytes, -1
     for i, ins in enumerate(instrs):
@@ -205,8 +205,8 @@ def plan(graph: Graph, options=None, keep_whole=None, writes_out=None) -> Execut
                     buffer_of[v] = len(buffers)
                     buffers.append(v.type)
         for v in _owned_results(ins, alias):
-            live[v] = v.type.nbytes
-            live_bytes += v.type.nbytes
+            live[v] = _bytes(v.type)
+            live_bytes += live[v]
         if live_bytes > peak:
             peak, peak_step = live_bytes, i
         release(o for o in dying[i] if not (elementwise or ins.op == FUSED_OP and o in early) or o in ins.outputs)
@@ -216,6 +216,12 @@ def plan(graph: Graph, options=None, keep_whole=None, writes_out=None) -> Execut
         ins.free_after = tuple(frees[i])
     at_peak = _alive_after(graph, instrs, alias, dying, kept, peak_step)
     return ExecutionPlan(graph, instrs, buffer_of, buffers, peak, at_peak)
+
+
+def _bytes(t: TensorType) -> int:
+    """A value's bytes for the peak: for a symbolic shape, at the cost models' stand-in size per symbol
+    (`frame.ir.types.SIZE_HINT`; the buffers themselves are sized per call)."""
+    return t.nbytes if not t.is_symbolic else size_hint(t.nbytes)
 
 
 def _owned_results(ins: Instr, alias: dict) -> list[Value]:

@@ -37,7 +37,10 @@ class Rewriter:
         return self.graph.add_node("constant", [], {"value": array}).output
 
     def splat(self, value, type: TensorType) -> Value:
-        """A constant of `type` with every element `value`, stored as a zero-stride view (no memory per element)."""
+        """A constant of `type` with every element `value`, stored as a zero-stride view (no memory per element);
+        for a symbolic type, a scalar constant broadcast to it (`Graph.full`)."""
+        if type.is_symbolic:
+            return self.graph.full(type, value)
         return self.constant(np.broadcast_to(np.asarray(value, dtype=type.dtype), type.shape))
 
     def keep(self, node: Node, operands: list[Value]) -> list[Value]:
