@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import FrameError, GradientError, ShapeError, TraceError
 from .ir.graph import Graph, Value
-from .ir.types import TensorType
+from .ir.types import Dim, TensorType
 from .ir.printer import attrs_key
 from .ir.registry import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
 
@@ -343,6 +343,26 @@ def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]
     for v in outs:
         graph.mark_output(v)
     return outs
+
+
+def element_count(x, axes=None, dtype=None):
+    """How many elements `x` has along `axes` (all by default), as a divisor for means: a Python int for
+    concrete sizes, and for symbolic ones (frame.ir.types.Dim) a traced scalar of `dtype` (x's by
+    default) computed at each call, `sum(broadcast_to(1, sizes))` (exact below 2**24 in float32), as
+    Paddle's dynamic-shape mean reads its divisor from the shape at run time (seed 003 §6)."""
+    shape = x.shape
+    axes = tuple(range(len(shape))) if axes is None else tuple(axes)
+    sizes = tuple(shape[a] for a in axes)
+    if not any(isinstance(d, Dim) for d in sizes):
+        return int(np.prod(sizes, dtype=np.int64))
+    frame = current_frame()
+    if frame is None or not isinstance(x, Tracer):
+        raise TraceError(f"element_count of symbolic sizes {sizes} needs a traced array")
+    dtype = dtype or x.value.type.dtype
+    one = frame.graph.add_node("constant", [], {"value": np.asarray(1, dtype=dtype)}).output
+    ones = frame.graph.add_node("broadcast_to", [one], {"shape": sizes}).output
+    total = frame.graph.add_node("sum", [ones], {"axes": tuple(range(len(sizes))), "keepdims": False}).output
+    return Tracer(total, frame)
 
 
 class _Primitives:

@@ -122,7 +122,9 @@ class Emitter:
                           else f"{result}, = {call}")
 
 
-_GENERATED_NAME = __import__("re").compile(r"^(?:[a-z]{1,3}\d+|np_\w*|k_\w*|t_\w*|p_\w*|seg\w*|nk\w*|cc\w*|"
+# The generated code's own names: inputs a0.., buffers b0.. and their addresses p0.., results v0..,
+# constants c0../cc0.., bound objects s0../o0../d0../k_*, kernels nk0../seg0.., numpy's np_*.
+_GENERATED_NAME = __import__("re").compile(r"^(?:(?:[abvcposd]|cc|nk|seg)\d+|np_\w*|k_\w*|t_\w*|p_\w*|"
                                           r"address|arena|run|pa|np|np_array)$")
 
 

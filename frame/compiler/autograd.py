@@ -11,9 +11,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import GradientError
+from ..errors import GradientError, ShapeError
 from ..ir.clone import clone_graph, inline_graph
-from ..ir.graph import Graph, Node, Value
+from ..ir.graph import Graph, Node, Value, symbolic_refusal
 from ..ir.registry import NodeContext, get
 from .collector import collector_paused
 from .passes.decompose import expand_composites
@@ -99,7 +99,13 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
         if schema.gradient is None:
             raise GradientError(f"op '{node.op}' has no gradient rule, but it is on the loss's dependency chain "
                                 f"(graph '{forward.name}')")
-        micro = schema.gradient(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
+        try:
+            micro = schema.gradient(NodeContext(node.op, [v.type for v in node.inputs], node.attrs))
+        except (ShapeError, TypeError) as e:   # a rule needing concrete sizes, given symbolic ones, is named
+            refusal = symbolic_refusal(node.op, [v.type for v in node.inputs], node.attrs, e)
+            if refusal is e:
+                raise
+            raise refusal from None
         gys = [grads.get(y) or zeros(graph, y.type) for y in node.outputs]
         gxs = inline_graph(graph, micro, [*node.inputs, *node.outputs, *gys])
         for x, gx in zip(node.inputs, gxs):

@@ -172,7 +172,8 @@ class _Taylor:
         key = ("full", value, t.shape, t.dtype)
         v = self._consts.get(key)
         if v is None:
-            v = self._consts[key] = self.node("constant", [], {"value": np.full(t.shape, value, t.dtype)})
+            v = self._consts[key] = (self.g.full(t, value) if t.is_symbolic else   # a broadcast scalar for symbols
+                                     self.node("constant", [], {"value": np.full(t.shape, value, t.dtype)}))
             if value == 1:
                 self._ones.add(v)
         return v

@@ -6,6 +6,7 @@ import operator
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
+from ..ir.types import Dim
 from ..tracing import Tracer
 
 __all__ = ["_shape", "_dtype", "_int", "_ints", "_ndim", "_axes", "_axis"]
@@ -35,7 +36,11 @@ def _dtype(x) -> str | None:
 
 
 def _int(value, op: str, what: str) -> int:
-    """`value` as an int, by numpy's rule (anything with `__index__`; not floats or strings)."""
+    """`value` as an int, by numpy's rule (anything with `__index__`; not floats or strings). A symbolic
+    dimension (`frame.ir.types.Dim`, a traced array's size known per call) passes as itself: shapes
+    made from a traced array's `.shape` reach the op's shape rule, which decides what it can do with it."""
+    if type(value) is Dim:
+        return value
     try:
         return operator.index(value)
     except TypeError:

@@ -22,12 +22,12 @@ from ..compiler.forward import build_forward_graph
 from ..errors import GradientError, TraceError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
-from ..ir.types import TensorType, canonical_dtype
+from ..ir.types import Dim, TensorType, canonical_dtype
 from ..runtime.compile import compile as compile_graph
 from . import numpy as fnp
 from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
 from ..tracing import Tracer, is_tracing, is_weak_scalar
-from .tracer import example_type, inline_into_current, trace_function
+from .tracer import ShapeDtype, example_type, inline_into_current, trace_function
 
 _DERIVED: "OrderedDict[tuple, Graph]" = OrderedDict()
 _DERIVED_MAX = 256
@@ -285,13 +285,15 @@ def _leaf_shape_dtype(key) -> tuple[tuple[int, ...], str]:
 class Function:
     """A Python function compiled per input signature (like `jax.jit`); see `frame.function`."""
 
-    def __init__(self, fn: Callable, cache_size: int | None = None, static_argnums=(), static_argnames=()):
+    def __init__(self, fn: Callable, cache_size: int | None = None, static_argnums=(), static_argnames=(),
+                 dynamic_axes=None):
         functools.update_wrapper(self, fn)
         size = DEFAULT_CACHE_SIZE if cache_size is None else cache_size
         if not _is_index(size) or size < 1:
             raise TraceError(f"frame.function: cache_size must be a positive int, got {cache_size!r}")
         self.fn, self.cache_size = fn, int(size)
         self.static_argnums, self.static_argnames = _static_arguments(fn, static_argnums, static_argnames)
+        self.dynamic_axes = _dynamic_axes(fn, dynamic_axes, self.static_argnums, self.static_argnames)
         self._cache: "OrderedDict[tuple, tuple]" = OrderedDict()   # signature -> (TraceResult, Executable)
         self._lock = threading.Lock()                              # guards _cache, _building, the counters
         self._building: dict[tuple, threading.Lock] = {}           # one lock per signature being traced
@@ -330,9 +332,35 @@ class Function:
 
         return call
 
+    def _symbolic_arguments(self, args: tuple, kwargs: dict):
+        """`args` and `kwargs` with the leaves of the `dynamic_axes` arguments replaced by `ShapeDtype`s whose
+        dynamic axes are symbols: what the trace and the cache key see (one entry for every size)."""
+        args = list(args)
+        for key, axes in self.dynamic_axes.items():
+            if isinstance(key, int):
+                if key < len(args):
+                    args[key] = _symbolic_leaves(self, f"argument {key}", args[key], axes)
+            elif key in kwargs:
+                kwargs = {**kwargs, key: _symbolic_leaves(self, f"argument '{key}'", kwargs[key], axes)}
+        return tuple(args), kwargs
+
     def _signature(self, args: tuple, kwargs: dict):
         """The call's leaves (positional, then keyword by sorted name) and its cache key
         `(positional tree, keyword tree or None, leaf keys, static values)`."""
+        if self.dynamic_axes:
+            leaves = self._signature_leaves(args, kwargs)
+            args, kwargs = self._symbolic_arguments(args, kwargs)
+            return leaves, self._signature_key(args, kwargs)[1]
+        return self._signature_key(args, kwargs)
+
+    def _signature_leaves(self, args: tuple, kwargs: dict) -> list:
+        args, kwargs, _ = self._split_static(args, kwargs)
+        leaves = tree_flatten(args)[0]
+        if kwargs:
+            leaves += tree_flatten(kwargs)[0]
+        return leaves
+
+    def _signature_key(self, args: tuple, kwargs: dict):
         args, kwargs, static = self._split_static(args, kwargs)
         leaves, tree = tree_flatten(args)
         kw_tree = None
@@ -366,14 +394,17 @@ class Function:
                 del self._building[sig]
         return leaves, entry
 
-    def _trace(self, args: tuple, kwargs: dict):
-        """Trace the call: the traced arguments are graph inputs, the static ones Python values."""
+    def _trace(self, args: tuple, kwargs: dict, symbolic: bool = False):
+        """Trace the call: the traced arguments are graph inputs, the static ones Python values; with
+        `symbolic`, the `dynamic_axes` of the arguments are symbols."""
+        if symbolic and self.dynamic_axes:
+            args, kwargs = self._symbolic_arguments(args, kwargs)
         args, kwargs, static = self._split_static(args, kwargs)
         fn = self._with_static(static) if static else _call_with_keywords(self.fn)
         return trace_function(fn, (args, kwargs), name=getattr(self.fn, "__name__", "fn")), args, kwargs
 
     def _trace_and_compile(self, sig, args: tuple, kwargs: dict):
-        res = self._trace(args, kwargs)[0]
+        res = self._trace(args, kwargs, symbolic=True)[0]
         entry = (res, compile_graph(res.graph))
         with self._lock:
             self.trace_count += 1
@@ -458,7 +489,8 @@ def _describe_call(args: TreeDef, kw: TreeDef) -> str:
     return f"{len(args.children)} positional argument(s)" + (f" and keywords {', '.join(kw.meta)}" if kw.meta else "")
 
 
-def function(fn: Callable | None = None, *, cache_size: int | None = None, static_argnums=(), static_argnames=()):
+def function(fn: Callable | None = None, *, cache_size: int | None = None, static_argnums=(), static_argnames=(),
+             dynamic_axes=None):
     """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run.
 
     Like `jax.jit`, keyword arguments are traced too: their array (and Python number) leaves are
@@ -472,13 +504,21 @@ def function(fn: Callable | None = None, *, cache_size: int | None = None, stati
     function that retraces `RETRACE_WARNING_AFTER` times issues one `RetraceWarning` naming the
     argument whose shape, dtype or static value changed. Use as `@frame.function`,
     `@frame.function(cache_size=8)` or `@frame.function(static_argnums=(1,))`.
+
+    `dynamic_axes={argnum or argname: axes}` makes axes of those arguments symbolic (issue 17 item 2):
+    one trace and one compile serve every size of them, the executable reading the sizes from its
+    inputs at each call. `axes` is an int, a tuple of ints or a dict `{axis: symbol name}`; an axis
+    given by number alone gets the symbol `n<axis>` (`n0` for axis 0), so the leading axes of all
+    dynamic arguments share one size unless named apart. Every array leaf of such an argument has
+    those axes symbolic; a call whose inputs disagree on a symbol's size raises `InputError`.
     """
     if fn is None:
         return functools.partial(function, cache_size=cache_size, static_argnums=static_argnums,
-                                 static_argnames=static_argnames)
+                                 static_argnames=static_argnames, dynamic_axes=dynamic_axes)
     if not callable(fn):
         raise TraceError(f"frame.function needs a callable, got {type(fn).__name__}")
-    return Function(fn, cache_size=cache_size, static_argnums=static_argnums, static_argnames=static_argnames)
+    return Function(fn, cache_size=cache_size, static_argnums=static_argnums, static_argnames=static_argnames,
+                    dynamic_axes=dynamic_axes)
 
 
 def _label(key) -> str:
@@ -529,3 +569,68 @@ def _static_arguments(fn: Callable, argnums, argnames) -> tuple[tuple[int, ...],
     elif any(i < 0 for i in nums):
         raise TraceError("frame.function: negative static_argnums need a function with an inspectable signature")
     return tuple(sorted(set(nums))), tuple(sorted(set(names)))
+
+
+def _dynamic_axes(fn: Callable, dynamic_axes, static_nums, static_names) -> dict:
+    """`dynamic_axes` normalised to `{position or name: {axis: symbol}}` (a name of a positional
+    parameter becomes its position), refusing static arguments, non-int axes and bad symbol names."""
+    if dynamic_axes is None:
+        return {}
+    fname = getattr(fn, "__name__", "fn")
+    if not isinstance(dynamic_axes, dict):
+        raise TraceError(f"frame.function: dynamic_axes must be a dict {{argnum or argname: axes}}, got {dynamic_axes!r}")
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    out: dict = {}
+    for key, axes in dynamic_axes.items():
+        if isinstance(key, str) and key in positional:
+            key = positional.index(key)
+        elif not (_is_index(key) or isinstance(key, str)):
+            raise TraceError(f"frame.function: dynamic_axes keys are argument positions or names, got {key!r}")
+        if _is_index(key) and int(key) < 0:
+            if not positional:
+                raise TraceError("frame.function: negative dynamic_axes positions need an inspectable signature")
+            key = int(key) % len(positional)
+        key = int(key) if _is_index(key) else key
+        if key in static_nums or key in static_names:
+            raise TraceError(f"frame.function '{fname}': argument {_label(key)} is static and cannot have dynamic axes")
+        if _is_index(axes):
+            axes = (axes,)
+        if isinstance(axes, (tuple, list)):
+            axes = {a: None for a in axes}
+        if not isinstance(axes, dict) or not all(_is_index(a) for a in axes):
+            raise TraceError(f"frame.function '{fname}': dynamic_axes[{key!r}] must be an axis, a tuple of axes or "
+                             f"a dict {{axis: symbol name}}, got {axes!r}")
+        named = {}
+        for a, name in axes.items():
+            name = f"n{a}" if name is None and a >= 0 else name
+            if name is None:
+                raise TraceError(f"frame.function '{fname}': dynamic axis {a} of argument {_label(key)} is negative; "
+                                 "give it a symbol name ({axis: name}) or count it from the front")
+            named[int(a)] = Dim.symbol(name)
+        out[key] = named
+    return out
+
+
+def _symbolic_leaves(function: "Function", what: str, value, axes: dict):
+    """`value` (an argument) with each array leaf a `ShapeDtype` whose `axes` are symbolic."""
+    leaves, tree = tree_flatten(value)
+    out = []
+    for path, leaf in zip(tree_paths(tree), leaves):
+        if isinstance(leaf, Tracer) or is_weak_scalar(leaf):
+            out.append(leaf)
+            continue
+        t = example_type(leaf)
+        shape = list(t.shape)
+        for axis, symbol in axes.items():
+            k = axis if axis >= 0 else axis + len(shape)
+            if not 0 <= k < len(shape):
+                name = getattr(function.fn, "__qualname__", getattr(function.fn, "__name__", "fn"))
+                raise TraceError(f"frame.function '{name}': dynamic axis {axis} of {what}{path} is out of range for "
+                                 f"its shape {t.shape}")
+            shape[k] = symbol
+        out.append(ShapeDtype(tuple(shape), t.dtype))
+    return tree_unflatten(tree, out)

@@ -20,12 +20,24 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.graph import Graph, Node, Value
+from ...errors import ShapeError
 from ...ir.registry import BROADCASTING, LINEAR, get
+from ...ir.types import broadcast_dims, is_symbolic_shape
 from .fold import fold_node
 from .rewrite import Rewriter, is_splat, rewrite
 
 def _is_neg(v: Value) -> bool:
     return v.node is not None and v.node.op == "neg"
+
+
+def _broadcast(a, b):
+    """numpy's broadcast of two shapes; with symbolic dimensions, frame's rule (None where it refuses)."""
+    if not (is_symbolic_shape(a) or is_symbolic_shape(b)):
+        return np.broadcast_shapes(a, b)
+    try:
+        return broadcast_dims("broadcast", a, b)
+    except ShapeError:
+        return None
 
 
 def _unbroadcast(xs: list[Value], out) -> list[Value] | None:
@@ -35,7 +47,7 @@ def _unbroadcast(xs: list[Value], out) -> list[Value] | None:
         if v.node is not None and v.node.op == "broadcast_to":
             source = v.node.inputs[0]
             other = new[1 - i].type.shape
-            if source.type.dtype == v.type.dtype and np.broadcast_shapes(source.type.shape, other) == out.shape:
+            if source.type.dtype == v.type.dtype and _broadcast(source.type.shape, other) == out.shape:
                 new[i] = source
     return None if new == xs else new
 
