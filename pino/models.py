@@ -29,7 +29,8 @@ import numpy as np
 import frame.numpy as fnp
 from frame.errors import ShapeError
 
-from .spectral import grid, truncated_irfft, truncated_rfft
+from .spectral import (grid, truncated_dft_axis_bases, truncated_irfft, truncated_irfftn_reversed, truncated_rfft,
+                       truncated_rfftn_reversed)
 
 TRANSFORMS = ("auto", "dft", "fft")
 # "auto" uses the truncated DFT up to this many modes. Measured (float32, 1280 signals, one BLAS
@@ -190,3 +191,378 @@ class FNO1d:
         w, m = self.width, self.modes
         return ((self.in_channels + 1) * w + w + self.layers * (w * w * m * 2 + w * w + w)
                 + w * self.projection + self.projection + self.projection * self.out_channels + self.out_channels)
+
+
+# -- n-dimensional FNO with neuraloperator's layer structure --------------------------------------
+SKIPS = ("linear", "soft-gating", "identity", None)
+PADDING_MODES = ("one-sided", "symmetric")
+
+
+def _modes_tuple(owner: str, n_modes, dims: int | None) -> tuple[int, ...]:
+    if isinstance(n_modes, (int, np.integer)) and not isinstance(n_modes, bool):
+        if dims is None:
+            raise ValueError(f"{owner}: n_modes must be a tuple (one count per axis), got {n_modes!r}")
+        n_modes = (n_modes,) * dims
+    n_modes = tuple(n_modes)
+    if dims is not None and len(n_modes) != dims:
+        raise ValueError(f"{owner}: n_modes needs {dims} counts (one per axis), got {n_modes!r}")
+    if not n_modes:
+        raise ValueError(f"{owner}: n_modes is empty")
+    for m in n_modes:
+        _check_positive(owner, n_modes=m)
+    return tuple(int(m) for m in n_modes)
+
+
+def init_channel_mlp(rng, sizes, dtype, bias: bool = True) -> list[dict]:
+    """Pointwise layers `sizes[0] -> sizes[1] -> ...` (neuralop's ChannelMLP: Conv1d k=1, PyTorch's init)."""
+    layers = []
+    for c_in, c_out in zip(sizes[:-1], sizes[1:]):
+        layer = init_pointwise(rng, c_in, c_out, dtype)
+        if not bias:
+            del layer["b"]
+        layers.append(layer)
+    return layers
+
+
+def _pointwise_nd(params: dict, h):
+    """`w @ h (+ b)` over the channel axis of `h: [batch, in, N]` (spatial axes flattened)."""
+    out = fnp.matmul(params["w"], h)
+    return out + fnp.reshape(params["b"], (-1, 1)) if "b" in params else out
+
+
+def apply_channel_mlp(layers: list[dict], h):
+    """neuralop's ChannelMLP on `h: [batch, channels, N]`: gelu between the layers, none after the last."""
+    for i, layer in enumerate(layers):
+        h = _pointwise_nd(layer, h)
+        if i < len(layers) - 1:
+            h = fnp.gelu(h)
+    return h
+
+
+class SpectralConv:
+    """neuraloperator's `SpectralConv` (dense weights) over the last `len(n_modes)` axes of `[batch, in, *grid]`.
+
+    `n_modes` counts as neuralop's do: on every axis but the last, `n_modes[a]` signed frequencies
+    around zero (`pino.spectral.kept_frequencies`: 12 keep -6..5); on the last axis, whose real
+    spectrum is half redundant, the lowest `n_modes[-1] // 2 + 1` rfft bins. Parameters
+    `{"weight": [in, out, m_1, ..., m_{d-1}, n_modes[-1]//2 + 1, 2]` (packed complex, neuralop's
+    layout: the non-last mode axes in increasing frequency), `"bias": [out]}`.
+
+    The map is `irfftn(mix(rfftn(x)[kept block]), s=grid) + bias` (neuralop normalises with
+    "forward" and numpy "backward": the composed linear map is the same). The kept block is computed
+    as one GEMM per axis against constant bases (`truncated_rfftn_reversed`: the last axis's real
+    truncated DFT first, the cheapest order, then each other axis), the channel mixing as one real
+    batched GEMM over modes with the block weight `[[Wr, Wi], [-Wi, Wr]]`, and the inverse the same way
+    back. `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values instead.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, n_modes, transform: str = "auto", bias: bool = True):
+        _check_positive("SpectralConv", in_channels=in_channels, out_channels=out_channels)
+        if transform not in TRANSFORMS:
+            raise ValueError(f"SpectralConv: transform must be one of {', '.join(TRANSFORMS)}, got {transform!r}")
+        self.n_modes = _modes_tuple("SpectralConv", n_modes, None)
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.transform, self.bias = transform, bool(bias)
+        self.dims = len(self.n_modes)
+        #: modes kept per axis: the signed counts, then the last axis's rfft bins
+        self.kept = self.n_modes[:-1] + (self.n_modes[-1] // 2 + 1,)
+
+    def __repr__(self):
+        extra = "" if self.transform == "auto" else f", transform={self.transform!r}"
+        return f"SpectralConv({self.in_channels}, {self.out_channels}, n_modes={self.n_modes}{extra})"
+
+    def init(self, seed=0, dtype="float32") -> dict:
+        """neuralop's init: complex normal weights of std `sqrt(2 / (in + out))` (each part std/sqrt(2),
+        as torch's complex `normal_`), bias `std * randn(out)`."""
+        rng = _rng(seed)
+        std = math.sqrt(2.0 / (self.in_channels + self.out_channels))
+        shape = (self.in_channels, self.out_channels) + self.kept + (2,)
+        params = {"weight": (std / math.sqrt(2.0) * rng.standard_normal(shape)).astype(dtype)}
+        if self.bias:
+            params["bias"] = (std * rng.standard_normal(self.out_channels)).astype(dtype)
+        return params
+
+    def num_parameters(self) -> int:
+        """Real scalars: a complex weight counts two, as neuralop's `count_model_params`."""
+        return 2 * self.in_channels * self.out_channels * math.prod(self.kept) + (self.out_channels if self.bias else 0)
+
+    def check_grid(self, owner: str, sizes) -> None:
+        """A clear error when a grid is too coarse for the kept modes."""
+        sizes = tuple(sizes)
+        for axis, (n, m) in enumerate(zip(sizes[:-1], self.kept[:-1])):
+            if m > n:
+                raise ShapeError(f"{owner}: grid axis {axis} of {sizes} has {n} points, fewer than its {m} modes")
+        if self.kept[-1] > sizes[-1] // 2 + 1:
+            raise ShapeError(f"{owner}: the last grid axis of {sizes} has {sizes[-1] // 2 + 1} rfft bins, fewer "
+                             f"than the {self.kept[-1]} kept (n_modes[-1] = {self.n_modes[-1]}); use >= "
+                             f"{2 * (self.kept[-1] - 1)} points")
+
+    def uses_dft(self, sizes) -> bool:
+        """Whether a grid of `sizes` goes through the truncated DFT GEMMs (else frame's FFTs)."""
+        if self.transform != "auto":
+            return self.transform == "dft"
+        entries = [n * m * (4 if a < self.dims - 1 else 2) for a, (n, m) in enumerate(zip(sizes, self.kept))]
+        return max(self.kept) <= DFT_MAX_MODES and max(entries) <= DFT_MAX_ENTRIES
+
+    def _block_weight(self, weight, dtype):
+        """`[M, 2*in, 2*out]` with M the modes in the reversed axis order of `truncated_rfftn_reversed`:
+        `[Xr | Xi] @ [[Wr, Wi], [-Wi, Wr]] = [Yr | Yi]`, the complex product as one real GEMM."""
+        d, c_in, c_out = self.dims, self.in_channels, self.out_channels
+        modes = math.prod(self.kept)
+        perm = tuple(range(d + 1, 1, -1)) + (0, 1, d + 2)              # (k_d, ..., m_1, in, out, re/im)
+        w = fnp.reshape(fnp.transpose(weight, perm), (modes, c_in, c_out, 2))
+        wr, wi = w[..., 0], w[..., 1]
+        top = fnp.stack([wr, wi], axis=2)                              # [M, in, 2, out]
+        bottom = fnp.stack([-wi, wr], axis=2)
+        return fnp.reshape(fnp.stack([top, bottom], axis=1), (modes, 2 * c_in, 2 * c_out))
+
+    def apply(self, params: dict, x):
+        """`x: [batch, in_channels, *grid]` (len(grid) = len(n_modes)) -> `[batch, out_channels, *grid]`."""
+        shape = tuple(x.shape)
+        d = self.dims
+        if len(shape) != d + 2 or shape[1] != self.in_channels:
+            raise ShapeError(f"{self!r}: input must have shape [batch, {self.in_channels}, {d} grid axes], got {shape}")
+        sizes = shape[2:]
+        self.check_grid(repr(self), sizes)
+        batch, c_in, c_out = shape[0], self.in_channels, self.out_channels
+        dtype = np.dtype(x.dtype)
+        if self.uses_dft(sizes):
+            spectrum = truncated_rfftn_reversed(x, self.kept)          # [batch, in, k_d, ..., m_1, 2]
+            modes = math.prod(self.kept)
+            mode_axes = tuple(range(2, d + 2))
+            stacked = fnp.reshape(fnp.transpose(spectrum, mode_axes + (0, d + 2, 1)), (modes, batch, 2 * c_in))
+            mixed = fnp.matmul(stacked, self._block_weight(params["weight"], dtype))     # [M, batch, 2*out]
+            mixed = fnp.reshape(mixed, tuple(reversed(self.kept)) + (batch, 2, c_out))
+            mixed = fnp.transpose(mixed, (d, d + 2) + tuple(range(d)) + (d + 1,))     # [batch, out, k_d..m_1, 2]
+            y = truncated_irfftn_reversed(mixed, sizes)
+        else:
+            y = self._apply_fft(params["weight"], x, sizes)
+        if self.bias:
+            y = y + fnp.reshape(params["bias"], (-1,) + (1,) * d)
+        return y
+
+    def _apply_fft(self, weight, x, sizes):
+        """The same map through frame's complex `rfftn`/`irfftn` (numpy's), slicing the kept block."""
+        d = self.dims
+        axes = tuple(range(2, d + 2))
+        spectrum = fnp.fft.rfftn(x, axes=axes)
+        wc = weight[..., 0] + 1j * weight[..., 1]                    # complex64/128 by numpy's promotion
+        out = None
+        # The kept block: on a non-last axis the frequencies -(m//2)..m//2+m%2-1 are two index ranges
+        # of the unshifted spectrum (the negative ones at the end); each corner of the block is mixed
+        # with its part of the weight and the corners are placed back with zero padding.
+        corners = [()]
+        for a in range(d - 1):
+            m, n = self.kept[a], sizes[a]
+            neg = m // 2
+            corners = [c + (r,) for c in corners for r in (("pos", 0, m - neg, neg, m), ("neg", n - neg, n, 0, neg))
+                       if r[2] > r[1]]
+        bins = sizes[-1] // 2 + 1
+        for corner in corners:
+            idx_x, idx_w, pads = [slice(None), slice(None)], [slice(None), slice(None)], []
+            for a, (_, lo, hi, wlo, whi) in enumerate(corner):
+                idx_x.append(slice(lo, hi))
+                idx_w.append(slice(wlo, whi))
+                pads.append((lo, sizes[a] - hi))
+            idx_x.append(slice(0, self.kept[-1]))
+            idx_w.append(slice(None))
+            pads.append((0, bins - self.kept[-1]))
+            part = fnp.einsum("bi...,io...->bo...", spectrum[tuple(idx_x)], wc[tuple(idx_w)])
+            part = fnp.pad(part, [(0, 0), (0, 0)] + pads)
+            out = part if out is None else out + part
+        return fnp.fft.irfftn(out, s=tuple(sizes), axes=axes)
+
+
+class FNO:
+    """An n-dimensional Fourier neural operator with neuraloperator's layer structure (`neuralop.models.FNO`).
+
+    Layers (neuraloperator 2.0.0, neuralop/models/fno.py and neuralop/layers/fno_block.py; the
+    defaults are neuralop's):
+
+    - positional embedding "grid": the coordinates `j / n_a` in [0, 1) of every grid axis appended
+      as input channels (GridEmbeddingND; None: none);
+    - lifting: a two-layer channel MLP `in + d -> lifting_channel_ratio * width -> width` (gelu between);
+    - domain padding (`domain_padding`: a fraction, or one per axis; None: none) of `round(p * n)`
+      zeros per axis, on the right (`padding_mode="one-sided"`, neuralop <= 1.0's default) or on both
+      sides ("symmetric", neuralop 2.0's), removed again before the projection;
+    - `layers` Fourier blocks: `x_fno = SpectralConv(x) + bias`, `fno_skip` ("linear": a 1x1 conv
+      without bias; "soft-gating": a per-channel weight; "identity"; None), `x = x_fno + skip(x)`,
+      gelu; with `use_channel_mlp`: `x = ChannelMLP(x) + channel_mlp_skip(x_in)` (a two-layer MLP
+      `width -> round(width * channel_mlp_expansion) -> width`; its skip soft-gating by default, on
+      the block's input), gelu. The last block has no gelu (neither of them);
+    - projection: a two-layer channel MLP `width -> projection_channel_ratio * width -> out`.
+
+    `n_modes` as neuralop's (see `SpectralConv`: on the last axis `n_modes[-1] // 2 + 1` bins are
+    kept). `init(seed, dtype)` gives the parameter pytree (PyTorch's default initialisations, as
+    neuralop's modules get), `apply(params, x)` maps `[batch, in_channels, *grid]` to
+    `[batch, out_channels, *grid]`; `num_parameters()` is neuralop's `count_model_params` for the
+    same configuration. gelu is frame's (tanh approximation; torch's F.gelu default is the erf form).
+    """
+
+    def __init__(self, n_modes, width: int = 64, layers: int = 4, in_channels: int = 1, out_channels: int = 1, *,
+                 lifting_channel_ratio=2, projection_channel_ratio=2, positional_embedding: str | None = "grid",
+                 domain_padding=None, padding_mode: str = "one-sided", use_channel_mlp: bool = True,
+                 channel_mlp_expansion: float = 0.5, channel_mlp_skip: str | None = "soft-gating",
+                 fno_skip: str | None = "linear", transform: str = "auto", dims: int | None = None):
+        owner = type(self).__name__
+        self.n_modes = _modes_tuple(owner, n_modes, dims)
+        self.dims = len(self.n_modes)
+        _check_positive(owner, width=width, layers=layers, in_channels=in_channels, out_channels=out_channels)
+        self.width, self.layers = int(width), int(layers)
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.lifting_channels = int(lifting_channel_ratio * self.width)
+        self.projection_channels = int(projection_channel_ratio * self.width)
+        self.mlp_channels = round(self.width * channel_mlp_expansion)
+        for name, value in (("lifting channels", self.lifting_channels),
+                            ("projection channels", self.projection_channels)):
+            if value < 1:
+                raise ValueError(f"{owner}: {name} (ratio * width) must be >= 1, got {value}")
+        if use_channel_mlp and self.mlp_channels < 1:
+            raise ValueError(f"{owner}: channel_mlp_expansion * width must round to >= 1, got {self.mlp_channels}")
+        if positional_embedding not in ("grid", None):
+            raise ValueError(f"{owner}: positional_embedding must be 'grid' or None, got {positional_embedding!r}")
+        for name, value in (("fno_skip", fno_skip), ("channel_mlp_skip", channel_mlp_skip)):
+            if value not in SKIPS:
+                raise ValueError(f"{owner}: {name} must be one of {SKIPS}, got {value!r}")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(f"{owner}: padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
+        self.positional_embedding, self.fno_skip, self.channel_mlp_skip = positional_embedding, fno_skip, channel_mlp_skip
+        self.use_channel_mlp, self.padding_mode, self.transform = bool(use_channel_mlp), padding_mode, transform
+        self.domain_padding = self._padding_fractions(owner, domain_padding)
+        self.spectral = SpectralConv(self.width, self.width, self.n_modes, transform)
+
+    def _padding_fractions(self, owner, domain_padding):
+        if domain_padding is None:
+            return None
+        fractions = ((domain_padding,) * self.dims if isinstance(domain_padding, (int, float, np.number))
+                     else tuple(domain_padding))
+        if len(fractions) != self.dims or any(isinstance(p, bool) or not p >= 0 for p in fractions):
+            raise ValueError(f"{owner}: domain_padding must be a fraction >= 0 or {self.dims} of them, "
+                             f"got {domain_padding!r}")
+        return tuple(float(p) for p in fractions) if any(p > 0 for p in fractions) else None
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(n_modes={self.n_modes}, width={self.width}, layers={self.layers}, "
+                f"in_channels={self.in_channels}, out_channels={self.out_channels}"
+                + (f", domain_padding={self.domain_padding}" if self.domain_padding else "")
+                + ("" if self.transform == "auto" else f", transform={self.transform!r}") + ")")
+
+    # -- parameters ------------------------------------------------------------------------------
+    def _skip_init(self, rng, kind, dtype):
+        if kind == "linear":
+            return init_channel_mlp(rng, (self.width, self.width), dtype, bias=False)[0]
+        if kind == "soft-gating":
+            return {"weight": np.ones(self.width, dtype)}
+        return {}
+
+    def init(self, seed=0, dtype="float32") -> dict:
+        """`{"lifting": [2 layers], "blocks": [{"spectral", "skip", "channel_mlp", "channel_mlp_skip"}...],
+        "projection": [2 layers]}`; pointwise layers `{"w": [out, in], "b": [out]}`."""
+        rng = _rng(seed)
+        lifting_in = self.in_channels + (self.dims if self.positional_embedding else 0)
+        params = {"lifting": init_channel_mlp(rng, (lifting_in, self.lifting_channels, self.width), dtype),
+                  "blocks": []}
+        for _ in range(self.layers):
+            block = {"spectral": self.spectral.init(rng, dtype), "skip": self._skip_init(rng, self.fno_skip, dtype)}
+            if self.use_channel_mlp:
+                block["channel_mlp"] = init_channel_mlp(rng, (self.width, self.mlp_channels, self.width), dtype)
+                block["channel_mlp_skip"] = self._skip_init(rng, self.channel_mlp_skip, dtype)
+            params["blocks"].append(block)
+        params["projection"] = init_channel_mlp(rng, (self.width, self.projection_channels, self.out_channels), dtype)
+        return params
+
+    def num_parameters(self) -> int:
+        """neuralop's `count_model_params` of the same configuration (a complex weight counts two)."""
+        def mlp(*sizes):
+            return sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:]))
+
+        def skip(kind):
+            return {"linear": self.width * self.width, "soft-gating": self.width}.get(kind, 0)
+
+        w = self.width
+        lifting_in = self.in_channels + (self.dims if self.positional_embedding else 0)
+        block = self.spectral.num_parameters() + skip(self.fno_skip)
+        if self.use_channel_mlp:
+            block += mlp(w, self.mlp_channels, w) + skip(self.channel_mlp_skip)
+        return (mlp(lifting_in, self.lifting_channels, w) + self.layers * block
+                + mlp(w, self.projection_channels, self.out_channels))
+
+    # -- forward ---------------------------------------------------------------------------------
+    def padding(self, sizes) -> tuple[tuple[int, int], ...]:
+        """The (before, after) zeros of each grid axis for a grid of `sizes` (neuralop's DomainPadding)."""
+        if self.domain_padding is None:
+            return tuple((0, 0) for _ in sizes)
+        amounts = [round(p * n) for p, n in zip(self.domain_padding, sizes)]
+        return tuple((a, a) if self.padding_mode == "symmetric" else (0, a) for a in amounts)
+
+    @staticmethod
+    def _skip(params, kind, h):
+        if kind == "linear":
+            return _pointwise_nd(params, h)
+        if kind == "soft-gating":
+            return h * fnp.reshape(params["weight"], (-1, 1))
+        return h
+
+    def apply(self, params: dict, x):
+        """`x: [batch, in_channels, *grid]` -> `[batch, out_channels, *grid]`."""
+        shape = tuple(x.shape)
+        d = self.dims
+        if len(shape) != d + 2 or shape[1] != self.in_channels:
+            raise ShapeError(f"{self!r}: input must have shape [batch, {self.in_channels}, {d} grid axes], got {shape}")
+        batch, sizes = shape[0], shape[2:]
+        pads = self.padding(sizes)
+        padded = tuple(n + lo + hi for n, (lo, hi) in zip(sizes, pads))
+        self.spectral.check_grid(repr(self) + (f" (padded to {padded})" if padded != sizes else ""), padded)
+        dtype = np.dtype(x.dtype)
+        points = math.prod(sizes)
+        h = fnp.reshape(x, (batch, self.in_channels, points))
+        if self.positional_embedding:
+            axes = np.meshgrid(*[grid(n, 1.0) for n in sizes], indexing="ij")
+            coords = np.stack(axes).reshape(1, d, points).astype(dtype)
+            h = fnp.concatenate([h, np.broadcast_to(coords, (batch, d, points))], axis=1)
+        h = apply_channel_mlp(params["lifting"], h)
+        if any(lo or hi for lo, hi in pads):
+            h = fnp.pad(fnp.reshape(h, (batch, self.width) + tuple(sizes)), [(0, 0), (0, 0)] + list(pads))
+        n_padded = math.prod(padded)
+        h = fnp.reshape(h, (batch, self.width, n_padded))
+        for i, block in enumerate(params["blocks"]):
+            last = i == len(params["blocks"]) - 1
+            grid_h = fnp.reshape(h, (batch, self.width) + padded)
+            x_fno = fnp.reshape(self.spectral.apply(block["spectral"], grid_h), (batch, self.width, n_padded))
+            out = x_fno + self._skip(block["skip"], self.fno_skip, h) if self.fno_skip else x_fno
+            if not last:
+                out = fnp.gelu(out)
+            if self.use_channel_mlp:
+                mlp = apply_channel_mlp(block["channel_mlp"], out)
+                out = mlp + self._skip(block["channel_mlp_skip"], self.channel_mlp_skip, h) \
+                    if self.channel_mlp_skip else mlp
+                if not last:
+                    out = fnp.gelu(out)
+            h = out
+        if padded != sizes:
+            h = fnp.reshape(h, (batch, self.width) + padded)
+            h = h[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _) in zip(sizes, pads))]
+            h = fnp.reshape(h, (batch, self.width, points))
+        h = apply_channel_mlp(params["projection"], h)
+        return fnp.reshape(h, (batch, self.out_channels) + tuple(sizes))
+
+
+class FNO2d(FNO):
+    """The 2-D `FNO` (neuraloperator's structure): `x: [batch, in_channels, n_1, n_2]`.
+
+    `n_modes`: an int (both axes) or a pair, counted as neuralop's (12 keep frequencies -6..5 on axis
+    1 and the rfft bins 0..6 on axis 2). Other keywords as `FNO`.
+    """
+
+    def __init__(self, n_modes=12, width: int = 64, layers: int = 4, in_channels: int = 1, out_channels: int = 1,
+                 **options):
+        super().__init__(n_modes, width, layers, in_channels, out_channels, dims=2, **options)
+
+
+class FNO3d(FNO):
+    """The 3-D `FNO` (neuraloperator's structure): `x: [batch, in_channels, n_1, n_2, n_3]`; `n_modes` an
+    int or a triple, counted as neuralop's. Other keywords as `FNO`."""
+
+    def __init__(self, n_modes=8, width: int = 32, layers: int = 4, in_channels: int = 1, out_channels: int = 1,
+                 **options):
+        super().__init__(n_modes, width, layers, in_channels, out_channels, dims=3, **options)

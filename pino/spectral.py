@@ -159,3 +159,109 @@ def truncated_irfft(spectrum, n: int):
     _, inverse = truncated_dft_bases(n, modes, np.dtype(spectrum.dtype))
     signal = fnp.matmul(fnp.reshape(spectrum, (-1, 2 * modes)), inverse)
     return fnp.reshape(signal, shape[:-2] + (n,))
+
+
+# -- truncated complex DFT along one axis (the non-last axes of an n-d Fourier layer) -------------
+def kept_frequencies(n: int, modes: int) -> np.ndarray:
+    """The `modes` signed frequencies neuraloperator's SpectralConv keeps on a non-last axis, in its order.
+
+    `-(modes//2), ..., modes//2 + modes%2 - 1` (the centre of the fft-shifted axis: 12 modes keep
+    -6..5, 5 keep -2..2), in increasing order, which is the order of the weight's mode axis
+    (neuralop/layers/spectral_convolution.py, 2.0.0: `fftshift`, then the slice
+    `center - modes//2 : center + modes//2 + modes%2`). Needs 1 <= modes <= n.
+    """
+    for name, value in (("n", n), ("modes", modes)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"kept_frequencies: {name} must be a positive int, got {value!r}")
+    if modes > n:
+        raise ValueError(f"kept_frequencies: an axis of length {n} has {n} Fourier modes, fewer than modes={modes}")
+    return np.arange(-(modes // 2), modes // 2 + modes % 2, dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _axis_bases(n: int, modes: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    k = kept_frequencies(n, modes)[:, None]
+    h = np.arange(n, dtype=np.int64)[None, :]
+    theta = (2 * math.pi / n) * (((k % n) * h) % n)        # exact integer angle index, as _dft_bases
+    cos, sin = np.cos(theta), np.sin(theta)                # [modes, n]
+    # forward[(h, r), (k, r')]:  Yr = C Xr + S Xi,  Yi = -S Xr + C Xi   (Y_k = sum_h X_h e^{-2 pi i k h / n})
+    forward = np.empty((n, 2, modes, 2))
+    forward[:, 0, :, 0], forward[:, 1, :, 0] = cos.T, sin.T
+    forward[:, 0, :, 1], forward[:, 1, :, 1] = -sin.T, cos.T
+    # inverse[(k, r), (h, r')]:  Xr = (C Yr - S Yi)/n,  Xi = (S Yr + C Yi)/n   (numpy's ifft, 1/n)
+    inverse = np.empty((modes, 2, n, 2))
+    inverse[:, 0, :, 0], inverse[:, 1, :, 0] = cos / n, -sin / n
+    inverse[:, 0, :, 1], inverse[:, 1, :, 1] = sin / n, cos / n
+    forward = np.ascontiguousarray(forward.reshape(2 * n, 2 * modes), dtype)
+    inverse = np.ascontiguousarray(inverse.reshape(2 * modes, 2 * n), dtype)
+    forward.flags.writeable = inverse.flags.writeable = False
+    return forward, inverse
+
+
+def truncated_dft_axis_bases(n: int, modes: int, dtype="float64") -> tuple[np.ndarray, np.ndarray]:
+    """Real bases of the complex DFT of a length-n axis restricted to `kept_frequencies(n, modes)`.
+
+    A complex signal packed as `(..., n, 2)` (re, im), flattened to `(..., 2n)`, times `forward
+    [2n, 2*modes]` is its DFT at the kept frequencies packed as `(..., modes, 2)`; a packed spectrum
+    `(..., 2*modes)` times `inverse [2*modes, 2n]` is numpy's `ifft` (1/n) of the length-n spectrum
+    that is zero at every other frequency. Built in float64, rounded once to `dtype`, cached, read-only.
+    """
+    kept_frequencies(n, modes)   # checks n and modes
+    return _axis_bases(int(n), int(modes), np.dtype(dtype).name)
+
+
+def _move_before_last(u, axis: int):
+    """`u` with `axis` moved to just before the last (the packed re/im) axis."""
+    rank = len(u.shape)
+    if axis == rank - 2:
+        return u
+    perm = tuple(i for i in range(rank - 1) if i != axis) + (axis, rank - 1)
+    return fnp.transpose(u, perm)
+
+
+def truncated_rfftn_reversed(u, modes: tuple[int, ...]):
+    """The kept block of `rfftn(u)` over the last `len(modes)` axes, mode axes in REVERSED order, packed.
+
+    `modes = (m_1, ..., m_{d-1}, k_d)`: m_a signed frequencies (`kept_frequencies`) on the non-last
+    axes, the lowest k_d rfft bins on the last one. Returns `(..., k_d, m_{d-1}, ..., m_1, 2)`: the
+    order in which the axes are transformed (last axis first, then each axis moved next to the (re,
+    im) axis and contracted with it), which saves the transposes back; `pino.models.SpectralConv`
+    consumes it as it is. One 2-D GEMM per axis: the last axis real -> packed (`truncated_dft_bases`),
+    every other axis packed -> packed (`truncated_dft_axis_bases`).
+    """
+    shape = tuple(u.shape)
+    d = len(modes)
+    lead = len(shape) - d
+    dtype = np.dtype(u.dtype)
+    spectrum = truncated_rfft(u, modes[-1])                           # (..., n_1, ..., n_{d-1}, k_d, 2)
+    for a in range(d - 2, -1, -1):                                    # spatial axes d-1 .. 1 (0-based d-2 .. 0)
+        n = shape[lead + a]
+        spectrum = _move_before_last(spectrum, lead + a)
+        forward, _ = truncated_dft_axis_bases(n, modes[a], dtype)
+        out_shape = tuple(spectrum.shape[:-2]) + (modes[a], 2)
+        spectrum = fnp.reshape(fnp.matmul(fnp.reshape(spectrum, (-1, 2 * n)), forward), out_shape)
+    return spectrum
+
+
+def truncated_irfftn_reversed(spectrum, sizes: tuple[int, ...]):
+    """Inverse of `truncated_rfftn_reversed`: `(..., k_d, m_{d-1}, ..., m_1, 2)` -> real `(..., n_1, ..., n_d)`.
+
+    numpy's `irfftn(s=sizes)` of the full spectrum that is zero outside the kept block (1/prod(n)):
+    an inverse DFT GEMM per non-last axis (axis 1 first), then the truncated irfft of the last axis
+    (which ignores the imaginary parts of its DC and Nyquist bins, as irfftn does).
+    """
+    d = len(sizes)
+    shape = tuple(spectrum.shape)
+    lead = len(shape) - 1 - d
+    dtype = np.dtype(spectrum.dtype)
+    signal = spectrum
+    # Before step a the axes are (..., k_d, m_{d-1}, ..., m_{a+1}, n_1, ..., n_a, re/im): axis a+1's
+    # modes sit at lead + d-1-a; moved next to re/im, contracted to n_{a+1} points.
+    for a in range(d - 1):
+        modes = shape[lead + d - 1 - a]
+        signal = _move_before_last(signal, lead + d - 1 - a)
+        _, inverse = truncated_dft_axis_bases(sizes[a], modes, dtype)
+        out_shape = tuple(signal.shape[:-2]) + (sizes[a], 2)
+        signal = fnp.reshape(fnp.matmul(fnp.reshape(signal, (-1, 2 * modes)), inverse), out_shape)
+    signal = _move_before_last(signal, lead)                 # (..., n_1, ..., n_{d-1}, k_d, re/im)
+    return truncated_irfft(signal, sizes[-1])
