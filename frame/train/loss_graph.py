@@ -66,6 +66,7 @@ class LossGraph:
         self.loss_fn, self.param_treedef = loss_fn, param_treedef
         self.param_types = list(param_types)
         self._executables: dict[tuple, Executable] = {}
+        self._graphs: dict[tuple, object] = {}  # graph_for's traces (data-parallel training compiles on workers)
         self.graph = None  # the latest training graph (for inspection)
 
     def _trace(self, data: tuple):
@@ -78,16 +79,32 @@ class LossGraph:
         n = len(self.param_types)
         return build_backward_graph(res.graph, 0, list(range(n)))
 
-    def compiled(self, data: tuple) -> tuple[Executable, list]:
-        """The executable for this data signature and the flat data arrays to feed it."""
+    @staticmethod
+    def _signature(data: tuple) -> tuple[tuple, TreeDef, list]:
         leaves, treedef = tree_flatten(data)
         arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in leaves]
-        key = (treedef, tuple((a.shape, a.dtype) for a in arrays))
+        return (treedef, tuple((a.shape, a.dtype) for a in arrays)), treedef, arrays
+
+    def compiled(self, data: tuple) -> tuple[Executable, list]:
+        """The executable for this data signature and the flat data arrays to feed it."""
+        key, treedef, arrays = self._signature(data)
         exe = self._executables.get(key)
         if exe is None:
             self.graph = self._trace(tree_unflatten(treedef, [example_type(a) for a in arrays]))
             exe = self._executables[key] = compile_graph(self.graph)
         return exe, arrays
+
+    def graph_for(self, data: tuple):
+        """The training graph for this data signature, traced (once per signature) but not compiled.
+
+        `frame.distributed` ships it to the workers, which compile it; the client never runs it.
+        """
+        key, treedef, arrays = self._signature(data)
+        graph = self._graphs.get(key)
+        if graph is None:
+            graph = self._graphs[key] = self._trace(tree_unflatten(treedef, [example_type(a) for a in arrays]))
+        self.graph = graph
+        return graph
 
     def value_and_grad(self, params: Sequence[np.ndarray], data: tuple) -> tuple[np.ndarray, list[np.ndarray]]:
         exe, arrays = self.compiled(data)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -39,7 +39,7 @@ class LBFGSResult:
 
 def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
           desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
-          options: dict | None = None) -> LBFGSResult:
+          options: dict | None = None, client=None, shard: Sequence[int] | None = None) -> LBFGSResult:
     """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS-B.
 
     - `maxiter`: iteration budget; `tol`: scipy's `tol` (sets L-BFGS-B's `ftol` and `gtol`).
@@ -47,6 +47,9 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
       search needs an accurate loss); float params and float data are cast for the run and the
       result is cast back to the params' own dtypes. Default: the params' own dtypes.
     - `maxcor`, `maxls`, `options`: passed to L-BFGS-B (options override the others).
+    - `client`, `shard`: evaluate every loss and gradient data-parallel on a Dask cluster, the data
+      arguments numbered in `shard` split along axis 0 (`frame.distributed.DataParallel`; the sums
+      over shards are weighted by size, in shard order); scipy runs here, on the client.
 
     NaN/Inf in `data` is an `InputError` naming the argument and index. The initial loss and
     gradient must be finite (else `TrainingError`). If scipy ends on a non-finite point, the best
@@ -67,7 +70,19 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     names = [f"the gradient of parameter {p}" for p in leaf_paths(treedef)]
     types = [TensorType.of(a) for a in leaves]
     loss_graph = LossGraph(loss_fn, treedef, types)
-    exe, data_arrays = loss_graph.compiled(data)
+    if client is None and shard is None:
+        exe, data_arrays = loss_graph.compiled(data)
+        evaluate = lambda leaves: exe(*leaves, *data_arrays)  # noqa: E731
+    else:
+        if client is None:
+            raise FrameError(f"lbfgs: shard={shard!r} needs client= (a dask.distributed.Client)")
+        from ..distributed import DataParallel  # imported only when used: Dask is an optional extra
+
+        parallel = DataParallel(client, shard)
+
+        def evaluate(leaves):
+            loss, grads = parallel.value_and_grad(loss_graph.graph_for, leaves, data)
+            return [loss, *grads]
     sizes = [a.size for a in leaves]
     splits = np.cumsum(sizes)[:-1]
 
@@ -80,7 +95,7 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     def value_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
         # Line-search trial points may overflow; that is handled below, so numpy's warnings are noise.
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            outs = exe(*unflatten(x), *data_arrays)
+            outs = evaluate(unflatten(x))
         loss, grads = scalar(outs[0]), outs[1:]
         problem = f"the loss is {loss}" if not math.isfinite(loss) else first_nonfinite(grads, names)
         if problem:

@@ -59,10 +59,19 @@ class Trainer:
       `history`, is a `TrainingError` naming the step and both losses. The default factor
       `DEFAULT_DIVERGENCE_FACTOR` (1e4) is far above any spike of a healthy run; `None` turns the
       guard off (as does L0 == 0).
+
+    Data-parallel (`frame.distributed`, needs `dask[distributed]`): with `client` (a
+    `dask.distributed.Client`) and `shard` (indices of the data arguments split along axis 0), each
+    step's loss and gradients are computed by the workers on their shards and summed in shard
+    order, weighted by shard size (equal to single-process training to rounding when the loss is a
+    mean over the rows of the split arguments). The update runs once, here, so the optimiser state
+    and checkpoints are the single-process ones; a shard lost with its worker is recomputed
+    elsewhere before the update (`frame.distributed.DataParallel`).
     """
 
     def __init__(self, loss_fn: Callable, params, optimizer: Optimizer, *, progress: bool = True,
-                 desc: str | None = None, divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR):
+                 desc: str | None = None, divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR,
+                 client=None, shard: Sequence[int] | None = None):
         if not isinstance(optimizer, Optimizer):
             raise FrameError(f"Trainer: optimizer must be a frame.train optimiser (SGD, Adam), "
                              f"got {type(optimizer).__name__}")
@@ -76,6 +85,13 @@ class Trainer:
         self._state = optimizer.init_state(self._leaves)
         self._loss_graph = LossGraph(loss_fn, self._treedef, self._types)
         self._update_exe = compile_graph(optimizer.update_graph(self._types))
+        self._parallel = None
+        if client is not None or shard is not None:
+            if client is None:
+                raise FrameError(f"Trainer: shard={shard!r} needs client= (a dask.distributed.Client)")
+            from ..distributed import DataParallel  # imported only when used: Dask is an optional extra
+
+            self._parallel = DataParallel(client, shard)
         self._lr_dtype = self._types[0].dtype
         self.history: list[float] = []
         self.metrics: list[tuple[int, dict]] = []
@@ -102,6 +118,11 @@ class Trainer:
         return list(self._state)
 
     @property
+    def data_parallel(self):
+        """The `frame.distributed.DataParallel` evaluating the steps (None in a single process)."""
+        return self._parallel
+
+    @property
     def training_graph(self):
         """The most recently derived training graph `[params..., data...] -> [loss, grads...]`."""
         return self._loss_graph.graph
@@ -116,7 +137,10 @@ class Trainer:
 
     def _step(self, step_no: int, data: tuple) -> float:
         self._check_data(data)
-        loss, grads = self._loss_graph.value_and_grad(self._leaves, data)
+        if self._parallel is None:
+            loss, grads = self._loss_graph.value_and_grad(self._leaves, data)
+        else:  # the shards' weighted sums, in shard order; the update below runs here, once
+            loss, grads = self._parallel.value_and_grad(self._loss_graph.graph_for, self._leaves, data)
         value = scalar(loss)
         if not math.isfinite(value):
             raise self._error(step_no, f"the loss is {value}" + empty_data(self.loss_fn, data))
@@ -241,7 +265,8 @@ class Trainer:
     @classmethod
     def restore(cls, path: str | os.PathLike, loss_fn: Callable, optimizer: Optimizer | None = None, *,
                 allowed_types: Sequence[type] = (), progress: bool = True, desc: str | None = None,
-                divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> "Trainer":
+                divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None,
+                shard: Sequence[int] | None = None) -> "Trainer":
         """A new trainer continuing from a checkpoint; the optimiser is rebuilt from it unless given.
 
         The parameter structure is rebuilt from the file's plain containers (dict, list, tuple,
@@ -257,7 +282,8 @@ class Trainer:
         treedef = decode_treedef(meta["treedef"], resolve, CheckpointError)  # validated by read_checkpoint
         params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
         optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"], path)
-        trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor)
+        trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor,
+                      client=client, shard=shard)
         return trainer._apply_checkpoint(arrays, meta, path)
 
     def __repr__(self):
