@@ -612,6 +612,8 @@ def _dynamic_axes(fn: Callable, dynamic_axes, static_nums, static_names) -> dict
                                  "give it a symbol name ({axis: name}) or count it from the front")
             named[int(a)] = Dim.symbol(name)
         out[key] = named
+        if isinstance(key, int) and key < len(positional):   # passed by keyword too
+            out[positional[key]] = named
     return out
 
 

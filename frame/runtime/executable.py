@@ -186,7 +186,10 @@ class Executable:
         try:
             arena = pool.pop()
         except IndexError:
-            arena = tier.new_arena(dict(zip(self._symbol_names, key)))
+            # Buffers of symbolic size are made for this binding; a plan whose buffers are all concrete
+            # (the symbolic values are fresh results or views) makes them as for any call.
+            arena = (tier.new_arena(dict(zip(self._symbol_names, key))) if getattr(tier, "symbolic", False)
+                     else tier.new_arena())
         try:
             outs = tier.run(*arrays, arena)
         finally:

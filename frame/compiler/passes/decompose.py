@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...errors import VerifyError
+from ...errors import ShapeError, VerifyError
 from ...ir.clone import expand_nodes
-from ...ir.graph import Graph, Node, Value
+from ...ir.graph import Graph, Node, Value, symbolic_refusal
 from ...ir.registry import NodeContext, OpSchema, get
 
 
@@ -42,7 +42,14 @@ def expand_composites(graph: Graph, select: Callable[[OpSchema], bool]) -> Graph
         schema = schema_of[node]
         if schema.decomposition is not None and select(schema):
             ctx = NodeContext(node.op, [v.type for v in node.inputs], node.attrs)
-            return expand_composites(schema.decomposition(ctx), select)
+            try:
+                micro = schema.decomposition(ctx)
+            except (ShapeError, TypeError) as e:   # a decomposition needing concrete sizes names the op and symbol
+                refusal = symbolic_refusal(node.op, ctx.input_types, node.attrs, e)
+                if refusal is e:
+                    raise
+                raise refusal from None
+            return expand_composites(micro, select)
         return None
 
     return expand_nodes(graph, expansion, check_decomp_outputs)
