@@ -171,6 +171,18 @@ def _blas_macs(ins: Instr) -> int:
     return math.isqrt(math.prod(a[-2:]) * math.prod(b[-2:]) * math.prod(out[-2:]))
 
 
+def blas_macs_at(plan: ExecutionPlan, env: dict) -> int:
+    """The multiply-adds of the largest matmul of a symbolic plan for the sizes `env` of a call (the BLAS
+    thread policy of that call: a size hint would pick threads for 8 rows as for 8000)."""
+    macs = 0
+    for ins in plan.instrs:
+        if ins.op == "matmul":
+            a, b = (evaluate_shape(v.type.shape, env) for v in ins.inputs)
+            out = evaluate_shape(ins.outputs[0].type.shape, env)
+            macs = max(macs, math.isqrt(math.prod(a[-2:]) * math.prod(b[-2:]) * math.prod(out[-2:])))
+    return macs
+
+
 def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], plan: ExecutionPlan, kernel,
                       pointer_of: dict[str, str]) -> None:
     """Lines calling the native kernel of a fused node kept whole: operand and result addresses in,

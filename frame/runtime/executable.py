@@ -16,7 +16,7 @@ import numpy as np
 from ..compiler.passes.plan import ExecutionPlan
 from ..errors import InputError
 from ..ir.types import Dim, TensorType, evaluate_shape
-from ..backends.numpy import NUMPY, symbol_sources
+from ..backends.numpy import NUMPY, blas_macs_at, symbol_sources
 from . import blas, tiers
 
 
@@ -51,6 +51,7 @@ class Executable:
         if self._symbols is not None:
             self._symbol_names = tuple(sorted(self._symbols))
             self._arenas_by_size: dict[tuple, list] = {}
+            self._blas_by_size: dict[tuple, str | None] = {}   # the BLAS thread policy of each binding
 
     # -- tiers --------------------------------------------------------------------------------------
     @property
@@ -173,9 +174,15 @@ class Executable:
 
     def _call_symbolic(self, args) -> list[np.ndarray]:
         arrays, key = self._check_symbolic(args)
-        if self._blas_policy == "single":
+        policy = self._blas_by_size.get(key, ())
+        if policy == ():
+            policy = self._blas_by_size[key] = blas.policy(blas_macs_at(self._tier.plan,
+                                                                        dict(zip(self._symbol_names, key))))
+            while len(self._blas_by_size) > 4 * MAX_SIZES_KEPT:
+                self._blas_by_size.pop(next(iter(self._blas_by_size)))
+        if policy == "single":
             blas.BLAS.single()
-        elif self._blas_policy == "default":
+        elif policy == "default":
             blas.BLAS.default()
         tier = self._tier
         pool = self._arenas_by_size.get(key)
