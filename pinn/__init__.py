@@ -5,10 +5,26 @@ Pose a PDE problem (`Poisson1D`, `Burgers1D`), pick a model (`MLP`), `train` it 
 error against the reference solution. Residual derivatives come from nested `frame.grad`
 (ARCH-067) or Taylor mode; `train` measures both and uses the cheaper correct one
 (`pinn.derivative_modes`). `python -m pinn` does it all from the command line.
+
+New problems are posed as in DeepXDE: a geometry (`Interval`, `Rectangle`, `Box`, `Disk`,
+`Polygon`, `GeometryXTime`), a residual `residual_fn(x, u, d)` on u and its derivatives, conditions
+(`DirichletBC`, `NeumannBC`, `RobinBC`, `PeriodicBC`, `IC`, `PointSetBC`; hard constraints through
+`model.apply_output_transform`) and `PDE`/`TimePDE`; unknown coefficients are `Variable`s; training
+callbacks (`RAR`, `GradientNormBalancing`, `PDEPointResampler`) adapt points and loss weights.
 """
-from .models import ACTIVATIONS, MLP, ModelError
+from .models import ACTIVATIONS, MLP, MODELS, FourierFeatureMLP, ModelError, ModifiedMLP, Network
 from .problems import PROBLEMS, Burgers1D, Poisson1D, Problem, ProblemError, pointwise_derivative
 from .training import PINNResult, train
+from .sampling import METHODS as SAMPLERS, SamplingError, sample
+from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime, Hypercube, Interval, Polygon,
+                       Rectangle, TimeDomain)
+from .conditions import IC, BC, DirichletBC, NeumannBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
+from .pde import PDE, Derivatives, TimePDE, Variable
+from .adaptive import RAR, GradientNormBalancing, PDEPointResampler
 
-__all__ = ["MLP", "ACTIVATIONS", "ModelError", "Problem", "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError",
-           "pointwise_derivative", "train", "PINNResult"]
+__all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
+           "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError", "pointwise_derivative", "train", "PINNResult",
+           "SAMPLERS", "SamplingError", "sample", "Geometry", "GeometryError", "Interval", "Rectangle", "Box",
+           "Cuboid", "Hypercube", "Disk", "Polygon", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
+           "NeumannBC", "RobinBC", "PeriodicBC", "IC", "PointSetBC", "boundary", "initial", "PDE", "TimePDE",
+           "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler"]

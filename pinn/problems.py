@@ -197,6 +197,18 @@ class Problem:
         """The residual's coordinate arrays among `training_data()`: its first ones, one per coordinate."""
         return tuple(data[:len(self.coordinates)])
 
+    def initial_params(self, model):
+        """The parameters training starts from: the model's (a problem with unknown coefficients adds them)."""
+        return model.params
+
+    def network_params(self, params):
+        """The network's part of the trained parameters (all of them unless the problem adds its own)."""
+        return params
+
+    def variable_values(self, params) -> dict:
+        """Trained unknown coefficients by name (none for a forward problem)."""
+        return {}
+
     # -- to be provided by subclasses
     def training_data(self, seed: int = 0) -> tuple:
         raise NotImplementedError

@@ -16,7 +16,8 @@ from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer
 
 from . import derivative_modes
 from .derivative_modes import ModeChoice
-from .models import MLP
+from .adaptive import Callback, TrainingContext, as_rng_for, run_with_callbacks
+from .models import Network
 from .problems import Problem, ProblemError
 
 
@@ -32,7 +33,7 @@ class PINNResult:
     """
 
     problem: Problem
-    model: MLP
+    model: Network
     params: Any
     history: list[float]
     adam_steps: int
@@ -44,6 +45,17 @@ class PINNResult:
     lbfgs_seconds: float = 0.0
     data: tuple = ()
     derivative_mode: ModeChoice | None = None
+    callbacks: list = field(default_factory=list)
+
+    @property
+    def variables(self) -> dict:
+        """The trained unknown coefficients of an inverse problem, by name (empty for a forward problem)."""
+        return self.problem.variable_values(self.params)
+
+    @property
+    def network_params(self):
+        """The trained network's parameters (without an inverse problem's coefficients)."""
+        return self.problem.network_params(self.params)
 
     @property
     def wall_time(self) -> float:
@@ -52,7 +64,7 @@ class PINNResult:
 
     def predict(self, *coords) -> np.ndarray:
         """The trained network's solution at numpy points (one (N, 1) array per coordinate)."""
-        return self.problem.predict(self.model.apply, self.params, *coords)
+        return self.problem.predict(self.model.apply, self.network_params, *coords)
 
     def summary(self) -> str:
         lines = [f"{self.problem!r} with {self.model!r}"]
@@ -62,6 +74,8 @@ class PINNResult:
         if self.lbfgs_iterations:
             lines.append(f"L-BFGS: {self.lbfgs_iterations} iterations in {self.lbfgs_seconds:.1f} s "
                          f"({self.lbfgs_message})")
+        if self.variables:
+            lines.append("variables: " + ", ".join(f"{k} = {v:.6g}" for k, v in self.variables.items()))
         final = f"final loss {self.history[-1]:.3e}" if self.history else "no steps taken"
         lines.append(f"{final}, relative L2 error {self.relative_l2_error:.3e}")
         return "\n".join(lines)
@@ -95,13 +109,16 @@ def _check_data(problem: Problem, data: tuple) -> None:
             raise ProblemError(f"{problem.name}: training data {i} (shape {a.shape}) contains NaN/Inf")
 
 
-def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimizer="adam", lr=1e-3,
+def train(problem: Problem, model: Network | None = None, steps: int = 2000, optimizer="adam", lr=1e-3,
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
-          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto") -> PINNResult:
+          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
+          loss_weights=None, callbacks=()) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
-    - `model`: an `MLP` (default: `problem.default_model(seed)`); its own `params` are the start.
+    - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
+      `problem.default_model(seed)`); its own `params` are the start (with an inverse problem's
+      unknown coefficients at their initial values: `problem.initial_params(model)`).
     - `steps` first-order steps with `optimizer` ("adam", "sgd" or a `frame.train` optimiser) at
       learning rate `lr` (a float or a callable step -> lr), through `frame.train.Trainer`
       (progress bar, NaN guard, checkpoints to `checkpoint` every `checkpoint_every` steps, and the
@@ -114,6 +131,10 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
       `frame.grad`), "taylor" (Taylor mode) or "auto" (default: the cheapest mode that agrees
       with reverse mode, measured on the collocation points in well under a second; see
       `pinn.derivative_modes`). The result's `derivative_mode` reports the choice and its timings.
+    - `loss_weights` (a `pinn.PDE` problem): one fixed weight per loss term, overriding the
+      problem's; `callbacks`: `pinn.GradientNormBalancing`, `pinn.RAR`, `pinn.PDEPointResampler`
+      (`pinn.adaptive`), run every `period` Adam steps (not during L-BFGS, which then trains on
+      the data, weights and points they left).
 
     Bad input (model/problem mismatch, non-finite data, bad counts) raises `ProblemError` before
     any training; a non-finite or diverging loss during training raises `frame.TrainingError`.
@@ -123,12 +144,23 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
     if not isinstance(problem, Problem):
         raise ProblemError(f"train needs a pinn problem (Poisson1D, Burgers1D, ...), got {type(problem).__name__}")
     model = problem.default_model(seed) if model is None else model
-    if not isinstance(model, MLP):
-        raise ProblemError(f"train needs a pinn.MLP model, got {type(model).__name__}")
+    if not isinstance(model, Network):
+        raise ProblemError(f"train needs a pinn network (MLP, FourierFeatureMLP, ModifiedMLP), got "
+                           f"{type(model).__name__}")
     problem.check_model(model)
     opt = make_optimizer(optimizer, lr)
     derivative_modes.check_mode(derivative_mode)
+    callbacks = list(callbacks or ())
+    for cb in callbacks:
+        if not isinstance(cb, Callback):
+            raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler), "
+                               f"got {cb!r}")
+        cb.check(problem)
     data = tuple(problem.training_data(seed))
+    if loss_weights is not None:
+        if not hasattr(problem, "with_weights"):
+            raise ProblemError(f"{problem.name}: loss_weights needs a pinn.PDE problem")
+        data = problem.with_weights(data, loss_weights)
     _check_data(problem, data)
     choice = derivative_modes.choose(problem, model.apply, model.params, problem.residual_points(data),
                                      derivative_mode)
@@ -136,15 +168,24 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
     errors: list[tuple[int, float]] = []
 
     def measure(step, params):
-        error = problem.relative_l2_error(model.apply, params)
+        error = problem.relative_l2_error(model.apply, problem.network_params(params))
         errors.append((step, error))
         return {"rel_l2": error}
 
     start = time.perf_counter()
-    trainer = Trainer(loss_fn, model.params, opt, progress=progress, desc=f"{problem.name} {type(opt).__name__}",
-                      divergence_factor=divergence_factor)
-    trainer.run(steps, *data, callback=measure, every=eval_every, checkpoint=checkpoint,
-                checkpoint_every=checkpoint_every)
+    trainer = Trainer(loss_fn, problem.initial_params(model), opt, progress=progress,
+                      desc=f"{problem.name} {type(opt).__name__}", divergence_factor=divergence_factor)
+
+    def run_chunk(n, chunk_data):
+        trainer.run(n, *chunk_data, callback=measure, every=eval_every, checkpoint=checkpoint,
+                    checkpoint_every=checkpoint_every)
+
+    if callbacks:
+        ctx = TrainingContext(problem, model, trainer, data, choice.mode, as_rng_for(seed))
+        run_with_callbacks(ctx, steps, callbacks, run_chunk)
+        data = ctx.data
+    else:
+        run_chunk(steps, data)
     params, history = trainer.params, list(trainer.history)
     adam_seconds = time.perf_counter() - start
 
@@ -157,8 +198,9 @@ def train(problem: Problem, model: MLP | None = None, steps: int = 2000, optimiz
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message
         history += result.history[1:]
-    error = problem.relative_l2_error(model.apply, params)
+    error = problem.relative_l2_error(model.apply, problem.network_params(params))
     errors.append((steps + nit, error))
     return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=steps,
                       relative_l2_error=error, errors=errors, lbfgs_iterations=nit, lbfgs_message=message,
-                      adam_seconds=adam_seconds, lbfgs_seconds=lbfgs_seconds, data=data, derivative_mode=choice)
+                      adam_seconds=adam_seconds, lbfgs_seconds=lbfgs_seconds, data=data, derivative_mode=choice,
+                      callbacks=callbacks)
