@@ -1,6 +1,13 @@
 """`frame.numpy.fft`: numpy's 1-D `fft`, `ifft`, `rfft`, `irfft` (complex spectra; `n`, `axis`, `norm`),
-`fftfreq`/`rfftfreq`, and the packed-real transforms pino uses (`rfft_packed`, generated from the
-registry, and `irfft_packed`).
+their n-d forms `fft2`, `ifft2`, `rfft2`, `irfft2`, `fftn`, `ifftn`, `rfftn`, `irfftn` (`s`, `axes`,
+`norm`), `fftfreq`/`rfftfreq`, and the packed-real transforms pino uses (`rfft_packed`, generated
+from the registry, and `irfft_packed`).
+
+The n-d transforms are numpy's own definition (numpy/fft/_pocketfft.py `_raw_fftnd`, `rfftn`,
+`irfftn`): 1-D transforms composed axis by axis, the last axis of `axes` first for fftn/ifftn/rfftn
+(rfftn: rfft there, fft on the others) and last for irfftn (ifft on `axes[:-1]`, then irfft). So
+every rule of the 1-D functions (dtypes, cropping/padding by `s`, norms) holds per axis, a repeated
+axis is transformed again as numpy does, and the gradients are the 1-D ops' adjoints composed.
 
 The transforms are frame's `fft` op along the last axis: another `axis` is moved there and back
 (two transposes), `n` crops or zero-pads the operand first (slice / pad), and the norms other than
@@ -9,6 +16,7 @@ numpy's default "backward" are a multiplication by a constant afterwards.
 from __future__ import annotations
 
 import math
+import warnings
 from types import SimpleNamespace
 
 import numpy as _np
@@ -154,7 +162,137 @@ def irfft_packed(spectrum, n: int | None = None):
     return bind("irfft", spectrum, n=int(n))
 
 
+# -- n-d transforms: numpy's composition of 1-D ones ---------------------------------------------------
+def _nd_args(name: str, a, s, axes, inverse_real: bool) -> tuple[list, list[int]]:
+    """numpy's `_cook_nd_args`: the lengths `s` and `axes` of an n-d transform, checked with `name`.
+
+    `axes` None: the last len(s) axes (all when `s` is None too); `s` None: the operand's lengths
+    (irfftn: `2*(m-1)` on the last axis); an entry -1 takes the operand's length, None (deprecated
+    in numpy 2.0) the 1-D transform's default. `s` without `axes` is deprecated in numpy 2.0 and
+    warns the same way here."""
+    shape = _shape(a)
+    rank = len(shape)
+    if axes is not None:
+        if isinstance(axes, (int, _np.integer)) or not hasattr(axes, "__len__"):
+            raise ShapeError(f"{name}: axes must be a sequence of ints, got {type(axes).__name__} {axes!r}")
+        axes = [_int(ax, name[len("fnp."):], "axes") for ax in axes]
+        for ax in axes:
+            if not -rank <= ax < rank:
+                raise ShapeError(f"{name}: axis {ax} is out of range for an operand of shape {tuple(shape)}")
+        axes = [ax % rank for ax in axes]
+    if s is None:
+        if axes is None:
+            axes = list(range(rank))
+        lengths = [shape[ax] for ax in axes]
+        if inverse_real and axes:
+            lengths[-1] = 2 * (shape[axes[-1]] - 1)
+        return lengths, axes
+    if isinstance(s, (int, _np.integer)) or not hasattr(s, "__len__"):
+        raise ShapeError(f"{name}: s must be a sequence of ints, got {type(s).__name__} {s!r}")
+    lengths = [None if n is None else _int(n, name[len("fnp."):], "s") for n in s]
+    if axes is None:
+        warnings.warn(f"{name}: `axes` should not be `None` if `s` is not `None` (deprecated in NumPy 2.0); the "
+                      f"last {len(lengths)} axes are transformed", DeprecationWarning, stacklevel=4)
+        if len(lengths) > rank:
+            raise ShapeError(f"{name}: s={tuple(s)} has more entries than the operand's {rank} axes")
+        axes = list(range(rank - len(lengths), rank))
+    if len(lengths) != len(axes):
+        raise ShapeError(f"{name}: shape and axes have different lengths: s={tuple(s)}, axes={tuple(axes)}")
+    if None in lengths:
+        warnings.warn(f"{name}: None in `s` is deprecated in NumPy 2.0 (the 1-D transform's default length is "
+                      f"used)", DeprecationWarning, stacklevel=4)
+    lengths = [shape[ax] if n == -1 else n for n, ax in zip(lengths, axes)]
+    for n in lengths:
+        if n is not None and n < 1:
+            raise ShapeError(f"{name}: invalid number of FFT data points ({n}) specified in s={tuple(s)}")
+    return lengths, axes
+
+
+def _nd(kind: str, a, s, axes, norm, alias: str | None = None):
+    name = f"fnp.fft.{alias or kind}"     # errors name the function called (fft2), not the one it is (fftn)
+    lengths, axes = _nd_args(name, a, s, axes, kind == "irfftn")
+    if not axes:
+        if kind in ("fftn", "ifftn"):
+            return a                       # numpy's fftn over no axes returns its operand as it is
+        raise ShapeError(f"{name} needs at least one axis to transform, got axes=() for shape {tuple(_shape(a))}")
+    if kind == "irfftn":
+        x = a
+        for n, ax in zip(lengths[:-1], axes[:-1]):
+            x = _along(name, "ifft", x, n, ax, norm, True)
+        out = lengths[-1]
+        if out is None:
+            out = 2 * (_shape(x)[axes[-1]] - 1)
+        if out < 1:
+            raise ShapeError(f"{name}: invalid number of data points ({out}) for the last axis {axes[-1]} "
+                             f"(2*(m-1) for m = {_shape(x)[axes[-1]]} bins); pass s")
+        return _along(name, "irfft", x, out, axes[-1], norm, None)
+    x = a
+    if kind == "rfftn":
+        x = _along(name, "rfft", x, lengths[-1], axes[-1], norm, False)
+        lengths, axes = lengths[:-1], axes[:-1]
+    one = "fft" if kind in ("fftn", "rfftn") else "ifft"
+    for n, ax in zip(reversed(lengths), reversed(axes)):
+        x = _along(name, one, x, n, ax, norm, True)
+    return x
+
+
+def _along(name: str, kind: str, x, n, axis: int, norm, want_complex):
+    """One 1-D transform of an n-d one; its errors name the n-d function and the axis."""
+    try:
+        return _transform(kind, x, n, axis, norm, want_complex)
+    except ShapeError as error:
+        raise ShapeError(f"{name} (its {kind} along axis {axis}): {error}") from None
+
+
+def fftn(a, s=None, axes=None, norm: str | None = None):
+    """n-d discrete Fourier transform over `axes` (numpy.fft.fftn): `fft` along each, the last first;
+    `s` the lengths (cropping/zero-padding; -1: the operand's), `axes` default all (or the last len(s))."""
+    return _nd("fftn", a, s, axes, norm)
+
+
+def ifftn(a, s=None, axes=None, norm: str | None = None):
+    """Inverse of `fftn` (numpy.fft.ifftn): `ifft` along each of `axes` (1/prod(s) under "backward")."""
+    return _nd("ifftn", a, s, axes, norm)
+
+
+def rfftn(a, s=None, axes=None, norm: str | None = None):
+    """n-d FFT of a real operand (numpy.fft.rfftn): `rfft` along the last of `axes` (s[-1]//2 + 1 bins),
+    then `fft` along the others."""
+    return _nd("rfftn", a, s, axes, norm)
+
+
+def irfftn(a, s=None, axes=None, norm: str | None = None):
+    """Inverse of `rfftn` (numpy.fft.irfftn): `ifft` along `axes[:-1]`, then `irfft` along the last to
+    `s[-1]` points (default `2*(m-1)` for m bins: pass `s` for odd lengths). Real result."""
+    return _nd("irfftn", a, s, axes, norm)
+
+
+def fft2(a, s=None, axes=(-2, -1), norm: str | None = None):
+    """2-d FFT over `axes` (default the last two; numpy.fft.fft2): `fftn` with those axes."""
+    return _nd2("fftn", "fft2", a, s, axes, norm)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm: str | None = None):
+    """Inverse of `fft2` (numpy.fft.ifft2)."""
+    return _nd2("ifftn", "ifft2", a, s, axes, norm)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm: str | None = None):
+    """2-d FFT of a real operand (numpy.fft.rfft2): `rfftn` over the last two axes by default."""
+    return _nd2("rfftn", "rfft2", a, s, axes, norm)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm: str | None = None):
+    """Inverse of `rfft2` (numpy.fft.irfft2): `irfftn` over the last two axes by default."""
+    return _nd2("irfftn", "irfft2", a, s, axes, norm)
+
+
+def _nd2(kind: str, alias: str, a, s, axes, norm):
+    return _nd(kind, a, s, axes, norm, alias)
+
+
 # frame.numpy has these under fft only, as numpy does; fft.rfft_packed is generated from the registry.
-fft = SimpleNamespace(fft=fft, ifft=ifft, rfft=rfft, irfft=irfft, fftfreq=fftfreq, rfftfreq=rfftfreq,
+fft = SimpleNamespace(fft=fft, ifft=ifft, rfft=rfft, irfft=irfft, fft2=fft2, ifft2=ifft2, rfft2=rfft2, irfft2=irfft2,
+                      fftn=fftn, ifftn=ifftn, rfftn=rfftn, irfftn=irfftn, fftfreq=fftfreq, rfftfreq=rfftfreq,
                       irfft_packed=irfft_packed)
-del ifft, rfft, irfft, fftfreq, rfftfreq, irfft_packed
+del ifft, rfft, irfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn, rfftn, irfftn, fftfreq, rfftfreq, irfft_packed
