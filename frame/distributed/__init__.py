@@ -13,7 +13,7 @@ axis 0. Needs `dask[distributed]` (`pip install 'frame[distributed]'`).
 """
 from .cli import add_cli_arguments, cli_problem, client_from_args
 from .data_parallel import DataParallel, WorkerFailure, reduce_shards, shard_bounds
-from .worker import clear_worker_cache, evaluate_shard, worker_cache_info
+from .worker import clear_worker_cache, evaluate_shard, wait_native, worker_cache_info
 
 __all__ = ["DataParallel", "WorkerFailure", "shard_bounds", "reduce_shards", "evaluate_shard", "worker_cache_info",
-           "clear_worker_cache", "add_cli_arguments", "cli_problem", "client_from_args"]
+           "clear_worker_cache", "wait_native", "add_cli_arguments", "cli_problem", "client_from_args"]

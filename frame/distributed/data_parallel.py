@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import FrameError, InputError
 from ..frontend.pytree import tree_flatten, tree_unflatten
 from ..ir.printer import fingerprint, print_graph
-from .worker import evaluate_shard
+from .worker import evaluate_shard, pack, unpack
 
 __all__ = ["DataParallel", "WorkerFailure", "shard_bounds", "reduce_shards"]
 
@@ -251,12 +251,13 @@ class DataParallel:
         self._scatter_replicated(arrays, split)
         self._held = arrays
 
-    def _submit(self, k: int, params: list):
+    def _submit(self, k: int, params: tuple):
         graph_fp = self._graphs[k]
         text_future = self._text_future(graph_fp)
         split = self._layout[1]
         leaves = [self._shard_futures[k][j] if s else self._replicated[j] for j, s in enumerate(split)]
-        return self.client.submit(evaluate_shard, graph_fp, text_future, params, *leaves,
+        flats, layout = params
+        return self.client.submit(evaluate_shard, graph_fp, text_future, flats, layout, *leaves,
                                   workers=[self.assignment[k]], allow_other_workers=False, pure=False,
                                   key=f"frame-shard-{k}-{uuid.uuid4().hex}")
 
@@ -292,8 +293,9 @@ class DataParallel:
         self._place(graph_for, tuple(data))
         scattered = time.perf_counter()
         params = [np.asarray(p) for p in params]
+        packed = pack(params)
         results: dict[int, tuple] = {}
-        pending = {k: self._submit(k, params) for k in range(self.n_shards)}
+        pending = {k: self._submit(k, packed) for k in range(self.n_shards)}
         failures = 0
         while pending:
             lost: dict[int, BaseException] = {}
@@ -346,13 +348,14 @@ class DataParallel:
                                                 f"{failures} times ({err!r})") from err
                         time.sleep(self.poll)
                 for k in lost:
-                    pending[k] = self._submit(k, params)
+                    pending[k] = self._submit(k, packed)
         gathered = time.perf_counter()
         rows, bounds = self._layout[2], self._layout[3]
         weights = [(hi - lo) / rows for lo, hi in bounds]
-        outs = reduce_shards([results[k][0] for k in range(self.n_shards)], weights)
+        layout = results[0][1]
+        outs = unpack(reduce_shards([results[k][0] for k in range(self.n_shards)], weights), layout)
         done = time.perf_counter()
-        compute = [results[k][1] for k in range(self.n_shards)]
+        compute = [results[k][2] for k in range(self.n_shards)]
         nbytes = sum(p.nbytes for p in params)
         self.last_timing = {"wall": done - start, "scatter": scattered - start, "gather": gathered - scattered,
                             "compute_max": max(compute), "compute_sum": sum(compute), "reduce": done - gathered,

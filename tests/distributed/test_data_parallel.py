@@ -23,6 +23,7 @@ import frame.numpy as fnp  # noqa: E402
 from frame.distributed import (DataParallel, WorkerFailure, add_cli_arguments, clear_worker_cache,  # noqa: E402
                                cli_problem, client_from_args, evaluate_shard, reduce_shards, shard_bounds,
                                worker_cache_info)
+from frame.distributed.worker import pack, unpack  # noqa: E402
 from frame.errors import FrameError, InputError  # noqa: E402
 from frame.train import SGD, Adam, Trainer, lbfgs  # noqa: E402
 
@@ -164,12 +165,26 @@ def test_the_worker_checks_the_graph_text_against_its_fingerprint():
     params, data = _problem(n=8)
     graph = Trainer(pinn_loss, params, SGD(0.1), progress=False)._loss_graph.graph_for(data)
     text = frame.ir.print_graph(graph)
-    outs, seconds = evaluate_shard(frame.ir.fingerprint(graph), text, frame.tree_leaves(params), *data)
-    loss, _ = frame.value_and_grad(pinn_loss)(params, *data)
+    flats, layout = pack(frame.tree_leaves(params))
+    out_flats, out_layout, seconds = evaluate_shard(frame.ir.fingerprint(graph), text, flats, layout, *data)
+    loss, grads = frame.value_and_grad(pinn_loss)(params, *data)
+    outs = unpack(out_flats, out_layout)
     np.testing.assert_allclose(outs[0], loss, rtol=1e-14)
+    for got, want in zip(outs[1:], frame.tree_leaves(grads)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
     assert seconds >= 0
     with pytest.raises(FrameError, match="refusing to run it"):
-        evaluate_shard("0" * 64, text, frame.tree_leaves(params), *data)
+        evaluate_shard("0" * 64, text, flats, layout, *data)
+
+
+def test_pack_round_trips_mixed_dtypes_and_shapes():
+    arrays = [np.arange(6.0).reshape(2, 3), np.float32(2.5) * np.ones(4, np.float32), np.array(7.0),
+              np.zeros((0, 3))]
+    flats, layout = pack(arrays)
+    assert len(flats) == 2  # one buffer per dtype
+    for a, b in zip(arrays, unpack(flats, layout)):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
 
 
 def test_bad_input(two_workers):
