@@ -171,9 +171,3 @@ def any(a, axis=None, out=None, keepdims: bool = False):  # noqa: A001 - numpy n
 def count_nonzero(a, axis=None, *, keepdims: bool = False):
     """The number (int64) of nonzero elements over `axis`; any dtype."""
     return _reduce("count_nonzero", a, axis, keepdims)
-
-
-# -- segment reductions (jax.ops.segment_*; issue 18): written with the sequence functions ------------
-from .sequence import segment_max, segment_min, segment_sum  # noqa: E402  (sequence.py imports no reduction)
-
-__all__ += ["segment_sum", "segment_max", "segment_min"]

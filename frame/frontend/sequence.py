@@ -3,6 +3,8 @@
 - `associative_scan(fn, elems, reverse=False, axis=0)`: `jax.lax.associative_scan`'s semantics.
 - `segment_sum/segment_max/segment_min(data, segment_ids, num_segments=None, ...)`:
   `jax.ops.segment_sum/max/min`'s semantics (out-of-range ids are dropped, as JAX's default mode).
+  They are `frame.nn.segment_*` (and `frame.segment_*`), not `frame.numpy` functions: numpy has no
+  segment reductions, and JAX keeps them in `jax.ops`, outside `jax.numpy`.
 - The sequence reverse is `frame.numpy.flip(x, axis)` (the `rev` op, linear, its own adjoint):
   nothing more is needed for it, and `associative_scan(..., reverse=True)` uses it.
 

@@ -27,7 +27,7 @@ IDS = [
 def test_segment_reductions_match_jax_ops(ids, name, traced):
     rng = np.random.default_rng(0)
     data = rng.standard_normal((8, 3))
-    ours = getattr(fnp, name)
+    ours = getattr(frame.nn, name)
     if traced:
         got = frame.function(lambda d, i: ours(d, i, 5))(data, ids)
     else:
@@ -44,22 +44,21 @@ def test_segment_sum_takes_multi_axis_ids_integers_and_a_default_count():
     ids = rng.integers(0, 5, (3, 4))
     with jax.enable_x64(True):   # JAX takes 1-D ids; frame's multi-axis ids are those flattened
         want = np.asarray(jax.ops.segment_sum(data.reshape(12, 2), ids.reshape(12), 6))
-    np.testing.assert_allclose(fnp.segment_sum(data, ids, 6), want, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(frame.nn.segment_sum(data, ids, 6), want, rtol=1e-14, atol=1e-14)
     # num_segments=None with constant ids: max(id) + 1, as JAX outside jit.
-    assert fnp.segment_sum(data[0], np.array([0, 3, 1, 3])).shape == (4, 2)
+    assert frame.nn.segment_sum(data[0], np.array([0, 3, 1, 3])).shape == (4, 2)
     k = rng.integers(-9, 9, (6,))
     with jax.enable_x64(True):
         for name in ("segment_sum", "segment_max", "segment_min"):
-            got = getattr(fnp, name)(k, np.array([1, 0, 1, 2, 2, 2]), 4)
+            got = getattr(frame.nn, name)(k, np.array([1, 0, 1, 2, 2, 2]), 4)
             np.testing.assert_array_equal(got, np.asarray(getattr(jax.ops, name)(k, np.array([1, 0, 1, 2, 2, 2]), 4)))
-    assert frame.nn.segment_sum is fnp.segment_sum
 
 
 def _loss(name, ids):
     w = np.linspace(-1.0, 2.0, 12).reshape(4, 3)
 
     def f(data):
-        s = getattr(fnp, name)(data, ids, 4)
+        s = getattr(frame.nn, name)(data, ids, 4)
         if name != "segment_sum":   # empty segments are -inf/inf: keep the finite ones
             s = fnp.where(fnp.isfinite(s), s, 0.0)
         return fnp.sum(w * s) + fnp.sum(fnp.sin(s) * s)
@@ -77,26 +76,26 @@ def test_segment_gradients_match_central_differences_and_jax(name):
     report = check_derivatives(f, data, orders=(1, 2))
     assert report.passed and report.entries
     # ...and with the ids a traced int input: the data gradient is the same, the ids get none.
-    h = lambda d, i: getattr(fnp, name)(d, i, 4)   # noqa: E731
+    h = lambda d, i: getattr(frame.nn, name)(d, i, 4)   # noqa: E731
     np.testing.assert_allclose(frame.grad(lambda d, i: fnp.sum(fnp.where(fnp.isfinite(h(d, i)), h(d, i), 0.0)
                                                                 * np.linspace(-1.0, 2.0, 12).reshape(4, 3)))(data, ids),
                                frame.grad(lambda d: fnp.sum(fnp.where(fnp.isfinite(h(d, ids)), h(d, ids), 0.0)
                                                             * np.linspace(-1.0, 2.0, 12).reshape(4, 3)))(data))
     with pytest.raises(GradientError, match="argument 1 needs float"):
-        frame.grad(lambda d, i: fnp.sum(getattr(fnp, name)(d, i, 4)), argnums=1)(data, ids)
+        frame.grad(lambda d, i: fnp.sum(getattr(frame.nn, name)(d, i, 4)), argnums=1)(data, ids)
 
 
 def test_segment_errors_name_the_function_and_shapes():
     with pytest.raises(ShapeError, match="segment_sum: segment_ids of shape \\(3,\\) must match"):
-        fnp.segment_sum(np.ones((4, 2)), np.array([0, 1, 2]), 3)
+        frame.nn.segment_sum(np.ones((4, 2)), np.array([0, 1, 2]), 3)
     with pytest.raises(ShapeError, match="segment_ids must be an integer array"):
-        fnp.segment_sum(np.ones(3), np.array([0.0, 1.0, 2.0]), 3)
+        frame.nn.segment_sum(np.ones(3), np.array([0.0, 1.0, 2.0]), 3)
     with pytest.raises(ShapeError, match="num_segments is needed with traced"):
-        frame.function(lambda d, i: fnp.segment_max(d, i))(np.ones(3), np.array([0, 1, 1]))
+        frame.function(lambda d, i: frame.nn.segment_max(d, i))(np.ones(3), np.array([0, 1, 1]))
     with pytest.raises(ShapeError, match="num_segments must be >= 0"):
-        fnp.segment_min(np.ones(3), np.array([0, 1, 1]), -1)
+        frame.nn.segment_min(np.ones(3), np.array([0, 1, 1]), -1)
     with pytest.raises(ShapeError, match="real float or integer"):
-        fnp.segment_max(np.ones(3, complex), np.array([0, 1, 1]), 2)
+        frame.nn.segment_max(np.ones(3, complex), np.array([0, 1, 1]), 2)
 
 
 # -- embedding -------------------------------------------------------------------------------------
