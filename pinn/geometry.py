@@ -412,9 +412,6 @@ class Polygon(Geometry):
         lengths = np.linalg.norm(nxt - v, axis=1)
         if np.any(lengths == 0):
             raise GeometryError(f"Polygon: vertex {int(np.argmin(lengths))} repeats the next one (zero-length edge)")
-        signed_area = 0.5 * float(np.sum(v[:, 0] * nxt[:, 1] - nxt[:, 0] * v[:, 1]))
-        if abs(signed_area) <= 1e-14 * float(np.max(np.abs(v))) ** 2:
-            raise GeometryError("Polygon: the vertices enclose no area (collinear?)")
         V = len(v)
         for i in range(V):
             for j in range(i + 1, V):
@@ -422,6 +419,10 @@ class Polygon(Geometry):
                     continue   # adjacent edges share a vertex
                 if _segments_cross(v[i], v[(i + 1) % V], v[j], v[(j + 1) % V]):
                     raise GeometryError(f"Polygon: edges {i} and {j} intersect; the polygon must be simple")
+        # after the simplicity check: a symmetric bow tie has zero signed area too
+        signed_area = 0.5 * float(np.sum(v[:, 0] * nxt[:, 1] - nxt[:, 0] * v[:, 1]))
+        if abs(signed_area) <= 1e-14 * float(np.max(np.abs(v))) ** 2:
+            raise GeometryError("Polygon: the vertices enclose no area (collinear?)")
         if signed_area < 0:   # store counter-clockwise: outward normals are then (dy, -dx)
             v = v[::-1].copy()
         super().__init__(2, (v.min(axis=0), v.max(axis=0)), tol)
