@@ -1,4 +1,5 @@
-"""Fourier neural operator models over `frame.numpy`: `SpectralConv1d` and `FNO1d` (Li et al., 2021).
+"""Fourier neural operator models over `frame.numpy`: `SpectralConv1d` and `FNO1d` (Li et al., 2021), and
+`SpectralConv`/`FNO`/`FNO2d`/`FNO3d` with neuraloperator's layer structure on n-d grids (issue 19).
 
 Models are plain descriptions: `init(seed)` returns a parameter pytree (nested dicts/lists of numpy
 arrays) and `apply(params, x)` is a pure function of it, so `frame.grad`, `frame.function` and
@@ -33,6 +34,8 @@ from .spectral import (grid, truncated_dft_axis_bases, truncated_irfft, truncate
                        truncated_rfftn_reversed)
 
 TRANSFORMS = ("auto", "dft", "fft")
+# FNO1d's layer structures: the FNO paper's reference code (the default, as before issue 19) or neuraloperator's.
+STRUCTURES = ("reference", "neuralop")
 # "auto" uses the truncated DFT up to this many modes. Measured (float32, 1280 signals, one BLAS
 # thread, numpy 2.4): the GEMM took 0.05-0.13x numpy's rfft at 8-32 modes and <= 0.56x at 128 modes
 # for n = 256..4096; the FFT is the faster one above modes ~ n/4 (n = 1024: ~230 modes).
@@ -142,12 +145,35 @@ class FNO1d:
     The grid coordinate `x/length` in [0, 1) is appended as an extra input channel; a pointwise
     lifting to `width` channels; `layers` Fourier layers `h <- act(K h + W h + b)` (spectral
     convolution plus pointwise linear bypass; no activation after the last one, as in the
-    reference code); a pointwise projection to `projection` channels, gelu, and to `out_channels`.
-    `transform` is the spectral convolutions' (see `SpectralConv1d`; "auto" by default).
+    reference code); a pointwise projection to `projection` channels (default 128), gelu, and to
+    `out_channels`. `transform` is the spectral convolutions' (see `SpectralConv1d`; "auto" by default).
+
+    `structure="neuralop"` gives neuraloperator's layer structure on one axis instead (the 1-D
+    `FNO`: channel-MLP lifting, channel MLP and soft-gating skip in every block, ...), with `modes`
+    counted as neuralop's `n_modes` (`modes // 2 + 1` rfft bins kept), `projection` (when given)
+    its projection channels, and `FNO`'s keywords (`domain_padding`, `use_channel_mlp`, ...).
+    The default "reference" structure is the one the 1-D benchmarks and tests were built on.
     """
 
     def __init__(self, modes: int = 16, width: int = 64, layers: int = 4, in_channels: int = 1,
-                 out_channels: int = 1, projection: int = 128, transform: str = "auto"):
+                 out_channels: int = 1, projection: int | None = None, transform: str = "auto", *,
+                 structure: str = "reference", **options):
+        if structure not in STRUCTURES:
+            raise ValueError(f"FNO1d: structure must be one of {', '.join(STRUCTURES)}, got {structure!r}")
+        self.structure = structure
+        if structure == "neuralop":
+            # neuraloperator's FNO on one axis: `modes` is its n_modes (modes//2 + 1 rfft bins kept) and
+            # `projection`, when given, its projection channels (default projection_channel_ratio * width).
+            if projection is not None:
+                options["projection_channels"] = projection
+            self._nd = FNO((modes,), width, layers, in_channels, out_channels, transform=transform, **options)
+            self.modes, self.width, self.layers = self._nd.n_modes[0], self._nd.width, self._nd.layers
+            self.in_channels, self.out_channels = self._nd.in_channels, self._nd.out_channels
+            self.projection, self.transform = self._nd.projection_channels, transform
+            return
+        if options:
+            raise ValueError(f"FNO1d: {', '.join(sorted(options))} configure structure='neuralop' only")
+        projection = 128 if projection is None else projection
         _check_positive("FNO1d", modes=modes, width=width, layers=layers, in_channels=in_channels,
                         out_channels=out_channels, projection=projection)
         self.modes, self.width, self.layers = int(modes), int(width), int(layers)
@@ -156,12 +182,17 @@ class FNO1d:
         self.transform = transform
 
     def __repr__(self):
+        if self.structure == "neuralop":
+            return repr(self._nd).replace("FNO(", "FNO1d(structure='neuralop', ", 1)
         extra = "" if self.transform == "auto" else f", transform={self.transform!r}"
         return (f"FNO1d(modes={self.modes}, width={self.width}, layers={self.layers}, "
                 f"in_channels={self.in_channels}, out_channels={self.out_channels}, projection={self.projection}{extra})")
 
     def init(self, seed=0, dtype="float32") -> dict:
-        """Parameter pytree `{"lift", "fourier": [{"spectral", "bypass"}...], "project", "output"}`."""
+        """Parameter pytree `{"lift", "fourier": [{"spectral", "bypass"}...], "project", "output"}`
+        (structure "neuralop": `FNO.init`'s)."""
+        if self.structure == "neuralop":
+            return self._nd.init(seed, dtype)
         rng = _rng(seed)
         return {
             "lift": init_pointwise(rng, self.in_channels + 1, self.width, dtype),
@@ -174,6 +205,8 @@ class FNO1d:
 
     def apply(self, params: dict, x):
         """`x: [batch, in_channels, n]` -> `[batch, out_channels, n]`."""
+        if self.structure == "neuralop":
+            return self._nd.apply(params, x)
         _check_input(repr(self), x, self.in_channels, self.modes)
         batch, _, n = x.shape
         coordinate = (grid(n, 1.0).reshape(1, 1, n)).astype(np.dtype(x.dtype))
@@ -188,6 +221,8 @@ class FNO1d:
 
     def num_parameters(self) -> int:
         """Number of real scalars in the parameters (a complex weight counts as two)."""
+        if self.structure == "neuralop":
+            return self._nd.num_parameters()
         w, m = self.width, self.modes
         return ((self.in_channels + 1) * w + w + self.layers * (w * w * m * 2 + w * w + w)
                 + w * self.projection + self.projection + self.projection * self.out_channels + self.out_channels)
@@ -403,15 +438,19 @@ class FNO:
                  lifting_channel_ratio=2, projection_channel_ratio=2, positional_embedding: str | None = "grid",
                  domain_padding=None, padding_mode: str = "one-sided", use_channel_mlp: bool = True,
                  channel_mlp_expansion: float = 0.5, channel_mlp_skip: str | None = "soft-gating",
-                 fno_skip: str | None = "linear", transform: str = "auto", dims: int | None = None):
+                 fno_skip: str | None = "linear", transform: str = "auto", dims: int | None = None,
+                 lifting_channels: int | None = None, projection_channels: int | None = None):
         owner = type(self).__name__
         self.n_modes = _modes_tuple(owner, n_modes, dims)
         self.dims = len(self.n_modes)
         _check_positive(owner, width=width, layers=layers, in_channels=in_channels, out_channels=out_channels)
         self.width, self.layers = int(width), int(layers)
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.lifting_channels = int(lifting_channel_ratio * self.width)
-        self.projection_channels = int(projection_channel_ratio * self.width)
+        # neuralop: int(ratio * width); the explicit counts override the ratios (FNO1d's `projection`)
+        self.lifting_channels = int(lifting_channel_ratio * self.width) if lifting_channels is None \
+            else int(lifting_channels)
+        self.projection_channels = int(projection_channel_ratio * self.width) if projection_channels is None \
+            else int(projection_channels)
         self.mlp_channels = round(self.width * channel_mlp_expansion)
         for name, value in (("lifting channels", self.lifting_channels),
                             ("projection channels", self.projection_channels)):
