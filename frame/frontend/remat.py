@@ -103,9 +103,10 @@ def _static_argnums(static_argnums) -> tuple[int, ...]:
     if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
         static_argnums = (static_argnums,)
     try:
-        nums = tuple(int(i) for i in static_argnums)
-        if any(isinstance(i, bool) for i in static_argnums):
+        items = tuple(static_argnums)
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in items):
             raise TypeError
+        nums = tuple(int(i) for i in items)
     except TypeError:
         raise TraceError(f"checkpoint: static_argnums must be an int or a sequence of ints, got {static_argnums!r}") \
             from None

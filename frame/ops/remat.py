@@ -13,17 +13,27 @@ body frozen as a `FusedBody`, printed nested and parsed back, hashed by its text
 Reverse mode (`_gradient`). The gradient is a second `checkpoint` node whose body is the VJP of
 `body` (frame/ops/control.py's `vjp_body`: the body's forward ops, then their derivatives), taking
 `[xs..., saved..., gys...]`: the values live between forward and backward are only the operands
-(and what the policy saves). Its operands `xs` go through `remat_barrier(x, *gys)` first: an
-identity that reads the cotangents, so that
+(and what the policy saves). Its operands go through `remat_barrier(x) {region}` first: an
+identity whose result no pass identifies with `x` (CSE merges nodes with the same operands, and the
+barrier's result is another value; fold, simplify and fuse have no rule that sees through it), so
+the recomputation cannot be merged back into the forward (`prevent_cse`, JAX's name; JAX puts an
+`optimization_barrier` there for XLA). `region` (a digest of the body) keeps the barriers of two
+different regions on one value apart, so the recomputations of different regions are not merged
+into one long-lived copy either. The recomputation runs where the backward part reaches the region:
+the backends run a graph in its order, and the gradient's nodes come after the forward's (a
+data dependence on the cotangents would say the same, but would tie a parameter's barrier to the
+rows of the cotangents and keep the row partition, frame/compiler/rows.py, from running the graph
+in chunks).
 
-- no pass can merge the recomputation with the forward (`prevent_cse`, JAX's name): CSE merges
-  nodes with the same operands, and the barrier's result is another value than `x`; fold, simplify
-  and fuse do not see through an op they have no rule for;
-- no backend can run the recomputation early: it depends on the cotangents, which exist only once
-  the backward part has reached the region (JAX's `optimization_barrier` does the same for XLA).
+In a graph differentiated again (grad of grad, a PINN's loss on u_xx), `build_backward_graph`
+retires the barriers of the inner derivation first (`retire_barriers`): its recomputations run in
+the new forward part, where they save nothing, so CSE may merge them with the forward; the
+checkpoint regions stay, and the outer derivation's gradients of them recompute behind barriers of
+their own. Only the outermost derivation recomputes, once per region.
 
-Because the backward is a `checkpoint` again, its own gradient (grad of grad) recomputes too, and
-nested checkpoints are checkpoints inside bodies, differentiated by the same rule.
+The backward is a `checkpoint` again, so the outer gradient of it recomputes it (and what it
+recomputes) in its turn; nested checkpoints are checkpoints inside bodies, differentiated by the
+same rule.
 
 Policies (attribute `policy`, JAX's `jax.checkpoint_policies`): `nothing_saveable` (the default:
 recompute everything), `everything_saveable` (the gradient is the plain VJP inlined: CSE shares
@@ -39,11 +49,12 @@ Forward mode and batching keep the region: `jvp` is a `checkpoint` of the body's
 primal part merges with the forward by CSE, as it should: forward mode saves nothing), `vmap` a
 `checkpoint` of the batched body. `checkpoint_name` is an identity marker, decomposed away after
 autodiff; `remat_barrier` reaches the backends (an identity their kernels run as one call, VIEW:
-its result is its first operand).
+its result is its operand).
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 
 import numpy as np
 
@@ -56,7 +67,7 @@ from ..tracing import bind, prim, traced_gradient, traced_jvp
 from . import control
 from .batching_rules import traced_batch
 from .fused import FusedBody
-from .rows_rules import SUM, Rows
+from . import rows_rules
 
 POLICIES = ("nothing_saveable", "everything_saveable", "dots_saveable", "save_only_these_names")
 DOT_OPS = ("matmul",)   # dots_saveable keeps these results (JAX: dot_general)
@@ -88,46 +99,41 @@ def _identity_graph(ctx: NodeContext) -> Graph:
     return g
 
 
+def _jax_checkpoint_name(x, name):
+    from jax.ad_checkpoint import checkpoint_name   # (the lowering runs with JAX loaded: frame.interop's)
+    return checkpoint_name(x, name)
+
+
 register_op("checkpoint_name", shape=_name_shape, kernel=lambda x, name: x, num_inputs=1, traits=(INTERNAL,),
             decomposition=_identity_graph, attrs={"name": ((str,), True)},
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0]]),
             jvp=traced_jvp(lambda ctx, xs, ys, txs: [None if txs[0] is None else
                                                      bind("checkpoint_name", txs[0], name=ctx.attrs["name"])]),
             batch=traced_batch(lambda ctx, xs, batched, size: [bind("checkpoint_name", xs[0], name=ctx.attrs["name"])]),
-            jax=lambda J, x, name: J.jax.ad_checkpoint.checkpoint_name(x, name),
+            jax=lambda J, x, name: _jax_checkpoint_name(x, name),
             doc="x, named `name` for checkpoint's save_only_these_names policy (jax.ad_checkpoint.checkpoint_name)")
 
 
 # ---------------------------------------------------------------------------------------------
-# remat_barrier: x, read after the cotangents (the recomputation's operands)
+# remat_barrier: x, as a value no pass identifies with x (the recomputation's operands)
 
 def _barrier_shape(ctx: NodeContext):
-    if not ctx.input_types:
-        raise ShapeError(f"op '{ctx.op}' needs at least one operand (the value it passes on)")
+    if len(ctx.input_types) != 1:
+        raise ShapeError(f"op '{ctx.op}' takes one operand, got {len(ctx.input_types)}")
+    if not isinstance(ctx.attrs.get("region"), str):
+        raise ShapeError(f"op '{ctx.op}': attribute 'region' must be a string, got {ctx.attrs.get('region')!r}")
     return [ctx.input_types[0]]
 
 
-def _barrier_kernel(x, *after):
-    return x
-
-
-def _barrier_batch(ctx, xs, batched, size):
-    x = xs[0] if batched[0] else prim.broadcast_to(xs[0], shape=(size, *xs[0].shape))
-    return [bind("remat_barrier", x, *xs[1:])]
-
-
-def _barrier_rows(ctx, axes, n):
-    if any(a == SUM for a in axes):
-        return None   # a partial sum among the operands: leave the graph whole rather than reason about it
-    return Rows(out=(axes[0],))
-
-
-register_op("remat_barrier", shape=_barrier_shape, kernel=_barrier_kernel, traits=(INTERNAL, VIEW),
-            gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0]] + [None] * (len(xs) - 1)),
-            jvp=traced_jvp(lambda ctx, xs, ys, txs: [txs[0]]), batch=traced_batch(_barrier_batch), rows=_barrier_rows,
-            jax=lambda J, x, *after: J.lax.optimization_barrier((x, *after))[0],
-            doc="x itself, once the other operands exist: no pass merges what is computed from it with what is "
-                "computed from x (checkpoint's recomputation; lax.optimization_barrier)")
+register_op("remat_barrier", shape=_barrier_shape, kernel=lambda x, region: x, num_inputs=1, traits=(INTERNAL, VIEW),
+            attrs={"region": ((str,), True)},
+            gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0]]),
+            jvp=traced_jvp(lambda ctx, xs, ys, txs: [txs[0]]),
+            batch=traced_batch(lambda ctx, xs, batched, size: [bind("remat_barrier", xs[0], region=ctx.attrs["region"])]),
+            rows=rows_rules.elementwise,
+            jax=lambda J, x, region: J.lax.optimization_barrier(x),
+            doc="x itself, as a value no pass merges with x: what is computed from it is computed again "
+                "(checkpoint's recomputation; lax.optimization_barrier); `region` names the region it feeds")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,7 +253,8 @@ def _gradient(ctx, xs, ys, gys):
     # product) is recomputed, not merged with the forward's value, which the policy did not save.
     operands = [*xs, *residuals]
     if prevent_cse:
-        operands = [bind("remat_barrier", x, *gys) for x in operands]
+        region = hashlib.sha1(str(body).encode()).hexdigest()[:16]
+        operands = [bind("remat_barrier", x, region=region) for x in operands]
     return control._as_list(bind("checkpoint", *operands, *gys, body=backward_body(body, saved),
                                  policy=policy, names=names, prevent_cse=prevent_cse))
 
@@ -294,4 +301,28 @@ register_op("checkpoint", shape=_checkpoint_shape, decomposition=lambda ctx: ctx
                 "(frame.checkpoint, jax.checkpoint)")
 
 
-__all__ = ["POLICIES", "DOT_OPS", "saved_nodes", "residual_graph", "backward_body"]
+def retire_barriers(graph: Graph) -> Graph:
+    """`graph` with every `remat_barrier` replaced by its first operand (`graph` itself when it has none).
+
+    `build_backward_graph` calls it on the graph it differentiates: barriers there come from an inner
+    derivation (a `frame.grad` inside the function), whose backward part is now part of the new
+    forward part. Recomputing there saves nothing (the new derivation keeps what its forward part
+    computes only where its own checkpoint gradients do not recompute it) and costs a forward per
+    order, so CSE may merge those recomputations with the forward again; the checkpoint regions stay,
+    and the new derivation's gradients of them recompute behind barriers of their own."""
+    if not any(node.op == "remat_barrier" for node in graph.nodes):
+        return graph
+    from ..ir.clone import expand_nodes
+
+    def expansion(node):
+        if node.op != "remat_barrier":
+            return None
+        g = Graph("retired_barrier")
+        ins = [g.add_input(v.type) for v in node.inputs]
+        g.mark_output(ins[0])
+        return g
+
+    return expand_nodes(graph, expansion)
+
+
+__all__ = ["POLICIES", "DOT_OPS", "saved_nodes", "residual_graph", "backward_body", "retire_barriers"]

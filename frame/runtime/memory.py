@@ -21,8 +21,11 @@ output) the forward part is the steps up to the peak.
 """
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..backends.numpy import NUMPY
 from ..compiler.passes.plan import _IDENTITY, ExecutionPlan, is_view
@@ -30,6 +33,7 @@ from ..compiler.pipeline import PipelineOptions, lower
 from ..errors import InputError
 from ..ir.graph import Graph, Value
 from ..ir.printer import format_attr
+from ..ir.registry import COMMUTATIVE, get
 from ..ir.types import TensorType
 
 BARRIER = "remat_barrier"
@@ -251,14 +255,18 @@ def _recomputed(graph: Graph, instrs, forward: set) -> list[tuple[TensorType, st
         if ins.op == BARRIER:
             key[ins.outputs[0]] = key.get(ins.inputs[0], ("value", id(ins.inputs[0])))
             continue
-        if ins.op == "constant":
+        if ins.op == "constant":   # by content: fused bodies hold constants of their own
+            a = np.ascontiguousarray(ins.attrs["value"])
             for v in ins.outputs:
-                key[v] = ("constant", id(v))
+                key[v] = ("constant", a.dtype.str, a.shape, hashlib.sha1(a.tobytes()).hexdigest())
             continue
         attrs = tuple(sorted((k, format_attr(a)) for k, a in ins.attrs.items())) if ins.attrs else ()
-        base = hash((ins.op, attrs, tuple(key.get(x, ("value", id(x))) for x in ins.inputs)))
-        for v in ins.outputs:
-            key[v] = (base, v.index)
+        operands = [key.get(x, ("value", id(x))) for x in ins.inputs]
+        if ins.node is not _IDENTITY and get(ins.op).has(COMMUTATIVE):   # canonicalize may order them either way
+            operands.sort(key=repr)
+        base = hash((ins.op, attrs, tuple(operands)))
+        for j, v in enumerate(ins.outputs):   # j, not v.index: a fused node's result has the node's index
+            key[v] = (base, j)
             if i in forward:
                 forward_keys.add(key[v])
             elif key[v] in forward_keys and ins.node is not _IDENTITY:
