@@ -17,6 +17,7 @@ from ..ir.graph import Graph, Node, Value, symbolic_refusal
 from ..ir.registry import NodeContext, get
 from .collector import collector_paused
 from .passes.decompose import expand_composites
+from ..ops.remat import retire_barriers
 
 
 def is_zero_constant(v: Value) -> bool:
@@ -72,6 +73,9 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     # A composite op without its own gradient rule is differentiated through its decomposition
     # (Paddle's composite VJP, seed 003 §4): expand it first, then walk the primitives.
     graph = expand_composites(graph, lambda schema: schema.gradient is None)
+    # The recomputations of an inner derivation's checkpoints run in this derivation's forward part, where
+    # they save nothing: its own checkpoint gradients recompute (frame/ops/remat.py, `retire_barriers`).
+    graph = retire_barriers(graph)
     loss = graph.outputs[loss_output_index]
     wrt_values = [graph.inputs[i] for i in wrt]
 
