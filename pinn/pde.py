@@ -208,13 +208,13 @@ class Derivatives:
 
     # reverse mode: f_() = u_c, G_p = grad(sum f_p) (N, dim), f_{p + (j,)} = G_p[:, j]
     def _fn(self, c: int, key: tuple) -> Callable:
-        if key not in self._fns:
+        if (c, key) not in self._fns:
             if not key:
-                self._fns[key] = lambda x, c=c: self.u_fn(x)[:, c:c + 1]
+                self._fns[(c, key)] = lambda x, c=c: self.u_fn(x)[:, c:c + 1]
             else:
                 g, j = self._grad_fn(c, key[:-1]), key[-1]
-                self._fns[key] = lambda x, g=g, j=j: g(x)[:, j:j + 1]
-        return self._fns[key]
+                self._fns[(c, key)] = lambda x, g=g, j=j: g(x)[:, j:j + 1]
+        return self._fns[(c, key)]
 
     def _grad_fn(self, c: int, prefix: tuple) -> Callable:
         f = self._fn(c, prefix)
