@@ -88,3 +88,23 @@ def test_the_cnn_step_is_one_sgd_step_of_the_network_in_both_frameworks():
     assert abs(float(loss) - float(jloss)) <= 1e-5 * abs(float(jloss))
     for p, q in zip(params, jparams):
         np.testing.assert_allclose(p, np.asarray(q), rtol=1e-4, atol=1e-6)
+
+
+def test_the_remat_pinn_benchmark_runs_tiny_and_remat_keeps_less(tmp_path, capsys):
+    """remat_pinn.py (issue 17 item 4): each variant in its own process, tiny; checkpointed variants
+    compute the baseline's loss and keep fewer bytes from forward to backward."""
+    import remat_pinn
+
+    out = tmp_path / "r.json"
+    remat_pinn.main(["--n", "16", "--width", "8", "--depth", "4", "--pairs", "1", "--warmup", "0", "--repeats", "1",
+                     "--min-seconds", "0", "--variants", "jet:none", "jet:block2", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "PINN training step with rematerialisation" in printed and "target (issue 17)" in printed
+    assert "kept from forward to backward" in printed
+    saved = json.loads(out.read_text())
+    rows = {s["label"]: s for s in saved["summary"] if not s["skip"]}
+    assert set(rows) == {"jet:none", "jet:block2"}
+    base, remat = rows["jet:none"], rows["jet:block2"]
+    assert remat["loss"] == pytest.approx(base["loss"], rel=1e-6)
+    assert remat["kept"] < base["kept"] and remat["recomputed"] > 0 == base["recomputed"]
+    assert remat["tracemalloc"] > 0 and remat["peak"] > 0
