@@ -239,7 +239,8 @@ class Dim:
         return self._compare(other, lambda lo, hi: lo >= 0, lambda lo, hi: hi < 0)
 
     def __bool__(self):
-        return True   # a nonzero polynomial: not the int 0
+        """Whether it is nonzero, decided like the comparisons (`n` is; `n - m` may be 0: ShapeError)."""
+        return self._compare(0, lambda lo, hi: lo > 0 or hi < 0, lambda lo, hi: False)
 
     # -- values and text ----------------------------------------------------------------------------
     def evaluate(self, env) -> int:

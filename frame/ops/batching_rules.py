@@ -36,7 +36,7 @@ from ..ir.clone import inline_graph
 from ..ir.graph import Graph
 from ..ir.printer import attrs_key
 from ..ir.registry import NodeContext
-from ..ir.types import TensorType
+from ..ir.types import Dim, TensorType
 from ..tracing import bind, prim, trace_rule
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _trace_batch(rule: BatchRule, ctx: NodeContext, batched: tuple[bool, ...], s
 
 def reshape(x, shape):
     """`x` reshaped to `shape`, without a node when the shape is already that."""
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(d if type(d) is Dim else int(d) for d in shape)   # symbolic sizes stay symbols
     return x if tuple(x.shape) == shape else prim.reshape(x, shape=shape)
 
 

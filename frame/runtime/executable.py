@@ -24,6 +24,16 @@ MAX_SIZES_KEPT = 8
 """A symbolic executable keeps the buffers of this many recent bindings of its symbols (sizes)."""
 
 
+def _evict_oldest(table: dict, keep: int) -> None:
+    """Drop the oldest entries of `table` beyond `keep`; concurrent calls may evict at once, and an entry
+    another call removed first is simply gone (a call holding its pool keeps using it)."""
+    while len(table) > keep:
+        try:
+            table.pop(next(iter(table)), None)
+        except (RuntimeError, StopIteration):   # the dict changed while another thread evicted
+            return
+
+
 class Executable:
     """A compiled graph. Call it with numpy arrays; it returns a list of numpy arrays.
 
@@ -208,8 +218,7 @@ class Executable:
         if policy == ():
             policy = self._blas_by_size[key] = blas.policy(blas_macs_at(self._tier.plan,
                                                                         dict(zip(self._symbol_names, key))))
-            while len(self._blas_by_size) > 4 * MAX_SIZES_KEPT:
-                self._blas_by_size.pop(next(iter(self._blas_by_size)))
+            _evict_oldest(self._blas_by_size, 4 * MAX_SIZES_KEPT)
         if policy == "single":
             blas.BLAS.single()
         elif policy == "default":
@@ -218,8 +227,7 @@ class Executable:
         pool = self._arenas_by_size.get(key)
         if pool is None:
             pool = self._arenas_by_size.setdefault(key, [])
-            while len(self._arenas_by_size) > MAX_SIZES_KEPT:   # the oldest binding's buffers go first
-                self._arenas_by_size.pop(next(iter(self._arenas_by_size)))
+            _evict_oldest(self._arenas_by_size, MAX_SIZES_KEPT)   # the oldest binding's buffers go first
         try:
             arena = pool.pop()
         except IndexError:

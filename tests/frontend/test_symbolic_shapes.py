@@ -270,3 +270,16 @@ def test_zeros_of_a_symbolic_type_are_broadcast_scalars():
     g.mark_output(g.add_node("add", [x, z]).output)
     assert z.node.op == "broadcast_to" and z.type == x.type
     np.testing.assert_array_equal(compile_graph(g)(np.ones((3, 2), np.float32))[0], np.ones((3, 2), np.float32))
+
+
+def test_forward_mode_and_vmap_inside_a_dynamic_function():
+    jvp = frame.function(lambda x, v: frame.jvp(lambda x: fnp.sin(x) * x, (x,), (v,))[1], dynamic_axes={0: 0, 1: 0})
+    per_column = frame.function(lambda x: frame.vmap(lambda r: fnp.sum(r * r), in_axes=1)(x), dynamic_axes={0: 0})
+    for k in (3, 6):
+        x = np.linspace(0.1, 1, k)
+        np.testing.assert_allclose(jvp(x, np.ones(k)), np.cos(x) * x + np.sin(x), rtol=1e-14)
+        m = np.arange(3.0 * k).reshape(k, 3)
+        np.testing.assert_array_equal(per_column(m), np.sum(m * m, axis=0))
+    assert jvp.trace_count == 1 and per_column.trace_count == 1
+    with pytest.raises(ShapeError, match="depends on the value of m, n"):
+        bool(N - M)
