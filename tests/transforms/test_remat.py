@@ -397,3 +397,14 @@ def test_a_checkpoint_traced_body_is_hashable_and_shared():
     g = frame.trace(lambda p, x: net(p, x, ck=True), (W, B), X)
     bodies = {n.attrs["body"] for n in g.nodes if n.op == "checkpoint"}
     assert len(bodies) == 1
+
+
+def test_from_jax_imports_checkpoint_names_and_inlines_jax_checkpoint():
+    """`name` (checkpoint_name) imports as checkpoint_name; jax.checkpoint's body is inlined (same values)."""
+    from frame.interop import from_jax
+
+    f = jax.checkpoint(lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(x * 2.0, "z")),
+                       policy=jax.checkpoint_policies.save_only_these_names("z"))
+    g = from_jax(f, X)
+    assert [n.attrs["name"] for n in g.nodes if n.op == "checkpoint_name"] == ["z"]
+    np.testing.assert_allclose(compile_graph(g)(X)[0], np.asarray(f(X)), rtol=1e-15, atol=1e-15)
