@@ -136,3 +136,40 @@ def test_associative_scan_errors_name_the_operands():
         frame.nn.associative_scan(lambda p, q: fnp.sum(p + q, axis=0, keepdims=True), np.ones((4, 2)))
     with pytest.raises(ShapeError, match="at least one array"):
         frame.nn.associative_scan(np.add, ())
+
+
+# -- from_jax: lax.cummax, cummin and cumlogsumexp import as associative_scan (frame/interop/jax_rules_sequence.py)
+RUNNING = [("cummax", False), ("cummin", True), ("cumlogsumexp", True)]   # each primitive, both directions
+
+
+def test_jax_running_reductions_import_with_jax_values_and_derivatives():
+    """Each primitive's values exactly; then one loss over the three, imported and differentiated by frame
+    to second order, against JAX's own derivatives of the primitives (the gradient and a Hessian-vector
+    product from one jitted jvp-of-grad, with the values: JAX's compile of these scans dominates the time)."""
+    from jax import numpy as jnp
+    from frame.frontend.tracer import inline_into_current
+    from frame.interop import from_jax
+
+    rng = np.random.default_rng(5)
+    x, v = rng.standard_normal((2, 7)), rng.standard_normal((2, 7))
+    weights = rng.standard_normal((len(RUNNING), 2, 7))
+
+    def loss(x):
+        return sum(jnp.sum(w * jnp.sin(getattr(jax.lax, name)(x, axis=1, reverse=reverse)))
+                   for w, (name, reverse) in zip(weights, RUNNING))
+
+    graph = from_jax(loss, x)
+    imported = lambda x: inline_into_current(graph, [x])[0]   # noqa: E731
+    got_grad = frame.grad(imported)(x)
+    got_hvp = frame.grad(lambda x: fnp.sum(frame.grad(imported)(x) * v))(x)
+    with jax.enable_x64(True):
+        reference = jax.jit(lambda x: ([getattr(jax.lax, name)(x, axis=1, reverse=reverse) for name, reverse in RUNNING],
+                                       jax.jvp(jax.grad(loss), (x,), (v,))))
+        values, (want_grad, want_hvp) = reference.lower(x).compile({"xla_backend_optimization_level": 0})(x)
+    for (name, reverse), want in zip(RUNNING, values):
+        running = from_jax(lambda x: getattr(jax.lax, name)(x, axis=1, reverse=reverse), x)
+        assert name not in {n.op for n in running.nodes}
+        # Max and min select elements; logaddexp pairs as XLA's scan does (to the last bit, or one ulp).
+        np.testing.assert_allclose(frame.runtime.compile(running)(x)[0], want, rtol=2e-16, atol=0, err_msg=name)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(got_hvp, want_hvp, rtol=1e-11, atol=1e-12)
