@@ -50,9 +50,12 @@ class Network:
             self._shift = (-1.0 - lower * self._scale[0]).reshape(1, -1)
         self.input_bounds = input_bounds
 
+    _raw_in_dim: int | None = None
+
     @property
     def in_dim(self) -> int:
-        return self.layer_sizes[0]
+        """The width of the inputs x (the first layer's, unless a feature transform changes it)."""
+        return self.layer_sizes[0] if self._raw_in_dim is None else self._raw_in_dim
 
     @property
     def out_dim(self) -> int:
@@ -63,12 +66,20 @@ class Network:
         import frame
         return int(sum(np.size(v) for v in frame.tree_leaves(self.params)))
 
-    def apply_feature_transform(self, transform: Callable) -> "Network":
+    def apply_feature_transform(self, transform: Callable, input_dim: int | None = None) -> "Network":
         """Map inputs through `transform(x) -> features` (rows independent) before the network (DeepXDE's
-        `apply_feature_transform`); the network's first layer must take the features' width. Returns self."""
+        `apply_feature_transform`); `layer_sizes[0]` is the features' width, and `input_dim` the width of
+        x when the transform changes it (default: the same). Returns self."""
         if not callable(transform):
             raise ModelError(f"apply_feature_transform needs a callable x -> features, got {transform!r}")
+        if input_dim is not None and (isinstance(input_dim, bool) or not isinstance(input_dim, (int, np.integer))
+                                      or input_dim < 1):
+            raise ModelError(f"apply_feature_transform: input_dim must be a positive int, got {input_dim!r}")
+        if self.input_bounds is not None and input_dim not in (None, self.layer_sizes[0]):
+            raise ModelError("apply_feature_transform: a width-changing transform cannot follow input_bounds "
+                             "(they rescale the features' width); rescale inside the transform instead")
         self._feature_transform = transform
+        self._raw_in_dim = None if input_dim is None else int(input_dim)
         return self
 
     def apply_output_transform(self, transform: Callable) -> "Network":
