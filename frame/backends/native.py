@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..ir.graph import Graph, Value
+from ..ir.types import Dim, broadcast_dims, evaluate_shape, shape_symbols
 from ..ops.fused import FusedBody
 from ..ir.registry import ELEMENTWISE, get
 from . import Program
@@ -135,12 +136,27 @@ def _loop_dims(shapes: list[tuple[int, ...]], full: tuple[int, ...]):
 
 @dataclass(frozen=True)
 class KernelSpec:
-    """A fused body compiled natively: its C function (without a name yet) and its signature size."""
+    """A fused body compiled natively: its C function (without a name yet) and its signature size.
+
+    A body over symbolic sizes (frame.ir.types.Dim) takes each symbol's value first, as a `long`:
+    its loop extents and strides are C expressions over them, so one kernel serves every size."""
 
     body: FusedBody
     c_body: str          # the function's text after `void NAME(`
     num_operands: int
     num_results: int
+    symbols: tuple[str, ...] = ()
+
+
+def _c_size(d) -> str:
+    """A dimension as C: an int, or a Dim's polynomial over its symbols' parameters (`s_n`)."""
+    if type(d) is not Dim:
+        return str(d)
+    terms = []
+    for monomial, coefficient in d.terms:
+        factors = [f"{coefficient}L"] + [f"s_{s}" for s in monomial]
+        terms.append("(" + " * ".join(factors) + ")")
+    return "(" + " + ".join(terms) + ")"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -155,10 +171,12 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
     full = body.outputs[0].type.shape
     if ctype is None or any(v.type.shape != full for v in body.outputs):
         return None
+    symbols = tuple(sorted({s for v in values for s in shape_symbols(v.type.shape)}))
     try:
-        if any(np.broadcast_shapes(v.type.shape, full) != full for v in body.inputs):
+        if any((broadcast_dims("fused", v.type.shape, full) if symbols else np.broadcast_shapes(v.type.shape, full))
+               != full for v in body.inputs):
             return None
-    except ValueError:
+    except ValueError:   # ShapeError is one
         return None
     from ..compiler.passes.rewrite import splat_value
 
@@ -168,7 +186,7 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
     index_vars = [f"i{j}" for j in range(len(extents))]
 
     def index(per_loop) -> str:
-        terms = [f"{i}" if s == 1 else f"{i} * {s}" for i, s in zip(index_vars, per_loop) if s]
+        terms = [f"{i}" if s == 1 else f"{i} * {_c_size(s)}" for i, s in zip(index_vars, per_loop) if s]
         return " + ".join(terms) or "0"
 
     for k, v in enumerate(body.inputs):
@@ -195,7 +213,8 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
     for m, v in enumerate(body.outputs):
         lines.append(f"out{m}[{out_index}] = {names[v]};")
 
-    params = [f"const {ctype} *in{k}" for k in range(len(body.inputs))]
+    params = [f"long s_{s}" for s in symbols]
+    params += [f"const {ctype} *in{k}" for k in range(len(body.inputs))]
     params += [f"{ctype} *out{m}" for m in range(len(body.outputs))]
     indent = "    " * (len(extents) + 1)
     text = [", ".join(params) + ") {"]
@@ -203,11 +222,11 @@ def kernel_spec(body: FusedBody) -> KernelSpec | None:
         pad = "    " * (depth + 1)
         if depth == len(extents) - 1:
             text.append(f"{pad}#pragma GCC ivdep")   # operands and results never overlap partially
-        text.append(f"{pad}for (long {var} = 0; {var} < {extent}; ++{var}) {{")
+        text.append(f"{pad}for (long {var} = 0; {var} < {_c_size(extent)}; ++{var}) {{")
     text += [indent + ln for ln in lines]
     text += ["    " * (depth + 1) + "}" for depth in range(len(extents) - 1, -1, -1)]
     text.append("}")
-    return KernelSpec(body, "\n".join(text), len(body.inputs), len(body.outputs))
+    return KernelSpec(body, "\n".join(text), len(body.inputs), len(body.outputs), symbols)
 
 
 def single_op_body(ins):
@@ -346,7 +365,7 @@ def load_library(specs: list[KernelSpec], segments=(), plan=None) -> tuple[list,
     functions = []
     for i, spec in enumerate(specs):
         fn = getattr(lib, f"k{i}")
-        fn.argtypes = [ctypes.c_void_p] * (spec.num_operands + spec.num_results)
+        fn.argtypes = [ctypes.c_long] * len(spec.symbols) + [ctypes.c_void_p] * (spec.num_operands + spec.num_results)
         fn.restype = None
         functions.append(fn)
     segment_functions = []
@@ -379,6 +398,11 @@ class NativeBackend(NumpyBackend):
         segments (frame/backends/segments.py); None when it has neither."""
         whole = [ins.node for ins in plan.instrs if self.runs_whole(ins.node)]
         body_of = {n: n.attrs["body"] for n in whole}
+        symbolic = any(v.type.is_symbolic for v in plan.graph.inputs)
+        if symbolic:
+            # Segments address their slots at offsets fixed when compiling: a symbolic plan runs its fused
+            # nodes as kernels taking the sizes of each call, its other steps as the numpy tier does.
+            return self._symbolic_program(plan, whole)
         if SEGMENTS["on"]:
             for ins in plan.instrs:
                 if ins.node not in body_of:
@@ -404,6 +428,29 @@ class NativeBackend(NumpyBackend):
 
         run = run_function(source, namespace, f"<frame native plan @{plan.graph.name}>")
         return Program(self.name, plan, source, run, new_arena, kernels=len(whole), blas_macs=macs)
+
+    def _symbolic_program(self, plan, whole) -> Program | None:
+        """The native program of a plan with symbolic sizes: its kept-whole fused nodes as kernels whose
+        first parameters are the symbols' values (the locals its function reads from the inputs), and
+        arenas made per binding of the symbols (`new_arena(env)`)."""
+        if not whole:
+            return None
+        specs = list(dict.fromkeys(kernel_spec(n.attrs["body"]) for n in whole))
+        functions, _ = load_library(specs)
+        by_spec = dict(zip(specs, functions))
+        kernels = {n: by_spec[kernel_spec(n.attrs["body"])] for n in whole}
+        symbols = {n: kernel_spec(n.attrs["body"]).symbols for n in whole}
+        source, namespace, macs = generate_source(plan, kernels, (), kernel_symbols=symbols)
+
+        def new_arena(env):
+            buffers = tuple(np.empty(evaluate_shape(t.shape, env), t.dtype) for t in plan.buffers)
+            addresses = tuple(b.ctypes.data for b in buffers)
+            return buffers, addresses, (ctypes.c_void_p * max(len(addresses), 1))(*addresses)
+
+        run = run_function(source, namespace, f"<frame native plan @{plan.graph.name}>")
+        program = Program(self.name, plan, source, run, new_arena, kernels=len(whole), blas_macs=macs)
+        program.symbolic = True   # new_arena takes the binding {symbol: size}
+        return program
 
 
 NATIVE = NativeBackend()

@@ -184,11 +184,12 @@ def blas_macs_at(plan: ExecutionPlan, env: dict) -> int:
 
 
 def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], plan: ExecutionPlan, kernel,
-                      pointer_of: dict[str, str]) -> None:
+                      pointer_of: dict[str, str], symbols=()) -> None:
     """Lines calling the native kernel of a fused node kept whole: operand and result addresses in,
-    results written in place (into their buffers, or fresh arrays when they leave the call)."""
+    results written in place (into their buffers, or fresh arrays when they leave the call). A kernel
+    over symbolic sizes takes the sizes of this call first (`symbols`, the locals the function binds)."""
     line = e.lines.append
-    pointers = []
+    pointers = list(symbols)
     for v, name in zip(ins.inputs, args):
         if v in plan.buffer_of:
             pointers.append(f"p{plan.buffer_of[v]}")
@@ -248,7 +249,8 @@ def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer
     return counter, macs
 
 
-def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=()) -> tuple[str, dict, int]:
+def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(),
+                    kernel_symbols: dict | None = None) -> tuple[str, dict, int]:
     """Python source of `run(*inputs, arena) -> list` for `plan`, the namespace it needs and the
     multiply-adds of its largest BLAS matmul.
 
@@ -339,7 +341,8 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
             outs.append(names[v])
         args = [names[v] for v in ins.inputs]
         if kernels and ins.node in kernels:
-            _emit_native_call(e, ins, args, outs, plan, kernels[ins.node], pointer_of)
+            _emit_native_call(e, ins, args, outs, plan, kernels[ins.node], pointer_of,
+                              kernel_symbols.get(ins.node, ()) if kernel_symbols else ())
         else:
             buffer = None
             if ins.outputs and ins.outputs[0] in plan.buffer_of:

@@ -16,6 +16,7 @@ raises).
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 from dataclasses import dataclass
 
@@ -48,9 +49,10 @@ _RESERVED_SYMBOLS = frozenset({"inf", "nan", "True", "False", "None"})
 
 
 def _check_symbol(name) -> str:
-    if not isinstance(name, str) or not name.isidentifier() or name in _RESERVED_SYMBOLS or name.startswith("_"):
-        raise ShapeError(f"a symbolic dimension is named by a Python identifier (not starting with '_', not "
-                         f"{', '.join(sorted(_RESERVED_SYMBOLS))}), got {name!r}")
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii() or keyword.iskeyword(name) \
+            or name in _RESERVED_SYMBOLS or name.startswith("_"):
+        raise ShapeError(f"a symbolic dimension is named by an ASCII Python identifier (not a keyword, not starting "
+                         f"with '_', not {', '.join(sorted(_RESERVED_SYMBOLS))}), got {name!r}")
     return name
 
 

@@ -20,6 +20,10 @@ from ..backends.numpy import NUMPY, blas_macs_at, symbol_sources
 from . import blas, tiers
 
 
+SYMBOLIC_NATIVE = {"on": True}
+"""Whether executables with symbolic sizes build a native tier (kernels taking the sizes per call); off
+only to measure what it brings."""
+
 MAX_SIZES_KEPT = 8
 """A symbolic executable keeps the buffers of this many recent bindings of its symbols (sizes)."""
 
@@ -60,7 +64,7 @@ class Executable:
         self._symbols = symbol_sources(plan.graph) if any(t.is_symbolic for t in self.input_types) else None
         if self._symbols is not None:
             self._symbol_names = tuple(sorted(self._symbols))
-            self._arenas_by_size: dict[tuple, list] = {}
+            self._arenas_by_size: dict[str, dict[tuple, list]] = {}   # tier name -> sizes -> arenas
             self._blas_by_size: dict[tuple, str | None] = {}   # the BLAS thread policy of each binding
             # The per-call check's tables: each input's dtype and shape, a symbol alone standing as its name.
             self._symbol_items = tuple(self._symbols.items())
@@ -91,10 +95,9 @@ class Executable:
                 self._native_state = "off"
                 self._native_done.set()
                 return
-            if self._symbols is not None:
-                # The native kernels and segments are generated for fixed sizes (loop bounds, buffer
-                # offsets): a graph with symbolic sizes stays on the numpy tier, whose code reads them.
-                self._native_state = "none: symbolic shapes run on the numpy tier"
+            if self._symbols is not None and not SYMBOLIC_NATIVE["on"]:
+                # Kept on the numpy tier (to measure what the native kernels bring to symbolic graphs).
+                self._native_state = "off: symbolic shapes run on the numpy tier"
                 self._native_done.set()
                 return
             self._native_state = "queued"
@@ -214,6 +217,11 @@ class Executable:
 
     def _call_symbolic(self, args) -> list[np.ndarray]:
         arrays, key = self._check_symbolic(args)
+        countdown = self._calls_to_hot
+        if countdown > 0:   # hot as a concrete executable gets (see __call__)
+            self._calls_to_hot = countdown - 1
+            if countdown == 1:
+                self._start_native(tiers.POLICY["mode"])
         policy = self._blas_by_size.get(key, ())
         if policy == ():
             policy = self._blas_by_size[key] = blas.policy(blas_macs_at(self._tier.plan,
@@ -223,11 +231,14 @@ class Executable:
             blas.BLAS.single()
         elif policy == "default":
             blas.BLAS.default()
-        tier = self._tier
-        pool = self._arenas_by_size.get(key)
+        tier = self._tier   # read once: a switch between calls never mixes two tiers' arenas
+        pools = self._arenas_by_size.get(tier.name)
+        if pools is None:
+            pools = self._arenas_by_size.setdefault(tier.name, {})
+        pool = pools.get(key)
         if pool is None:
-            pool = self._arenas_by_size.setdefault(key, [])
-            _evict_oldest(self._arenas_by_size, MAX_SIZES_KEPT)   # the oldest binding's buffers go first
+            pool = pools.setdefault(key, [])
+            _evict_oldest(pools, MAX_SIZES_KEPT)   # the oldest binding's buffers go first
         try:
             arena = pool.pop()
         except IndexError:

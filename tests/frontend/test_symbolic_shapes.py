@@ -132,7 +132,29 @@ def test_one_executable_serves_every_size_and_checks_consistency():
         exe(np.ones((0, 3)), np.ones((0, 1)))
     with pytest.raises(InputError, match="input 0"):
         exe(np.ones((4, 2)), np.ones((4, 1)))          # a concrete axis still checked
-    assert not exe.wait_native(timeout=5) and "symbolic" in exe.native_status
+
+
+def test_native_kernels_take_the_sizes_of_each_call():
+    from frame.backends import native
+    from frame.runtime import tiers
+    if native.c_compiler() is None:
+        pytest.skip("no C compiler: symbolic graphs stay on the numpy tier like every other")
+    b = np.linspace(-1, 1, 4)
+    g = frame.trace(lambda x, y: (x * 2.0 + b) * y - x, sym("n", 4), sym("n", 1))
+    exe = compile_graph(g)
+    previous = tiers.set_native("sync")
+    try:
+        assert exe.wait_native(timeout=120), exe.native_status
+    finally:
+        tiers.set_native(previous["mode"])
+    assert exe.tier == "native" and "long s_n" in native.kernel_spec(
+        next(n for n in exe._tier.plan.graph.nodes if n.op == "fused_elementwise_internal").attrs["body"]).c_body
+    rng = np.random.default_rng(3)
+    for n in (1, 6, 40, 6):
+        x, y = rng.standard_normal((n, 4)), rng.standard_normal((n, 1))
+        np.testing.assert_array_equal(exe(x, y)[0], (x * 2.0 + b) * y - x)   # exact ops: numpy's bits
+    with pytest.raises(InputError, match="symbolic size n"):
+        exe(np.ones((3, 4)), np.ones((2, 1)))
 
 
 def test_concrete_graphs_generate_the_same_code():
