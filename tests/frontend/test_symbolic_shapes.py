@@ -19,6 +19,7 @@ from frame.ir.types import Dim, TensorType
 from frame.ir.verify import verify
 from frame.runtime.compile import cache_info, compile as compile_graph
 from frame.tracing import element_count, prim
+from frame.train import Adam
 
 N, M = Dim.symbol("n"), Dim.symbol("m")
 
@@ -255,28 +256,34 @@ def test_symbolic_taylor_matches_reverse_mode():
 
 # -- the demonstration: a PINN resampled to a new count every 100 steps compiles once ---------------------------
 def test_pinn_resampled_every_100_steps_compiles_once():
+    """Taylor-mode u'' residual, reverse-mode parameter gradients and frame.train's Adam update graph
+    (concrete: it sees only parameters) inlined into one training step over symbolic collocation points."""
     loss = _pinn_loss(_u_xx_taylor)
-    lr = 2e-3
+    params = _mlp_params(5, width=10)
+    adam = Adam(5e-3)
+    update = adam.update_graph([TensorType.of(p) for p in params])
 
-    @frame.function(dynamic_axes={1: 0, 2: 0})
-    def step(params, x, f):
+    @frame.function(dynamic_axes={2: 0, 3: 0})
+    def step(params, state, x, f):
         value, grads = frame.value_and_grad(loss)(params, x, f)
-        return value, grads, [p - lr * g for p, g in zip(params, grads)]
+        out = inline_into_current(update, [*params, *grads, *state])
+        return value, grads, out[:len(params)], out[len(params):]
 
     rng = np.random.default_rng(4)
-    params = _mlp_params(5, width=10)
+    state = adam.init_state(params)
     before, recorded, losses = cache_info().misses, [], []
     for count in (128, 200, 77):
         x = rng.uniform(-1, 1, (count, 1))
         f = np.pi ** 2 * np.sin(np.pi * x)
         for k in range(100):
-            value, grads, new = step(params, x, f)
+            value, grads, new, state = step(params, state, x, f)
             if k in (0, 99):
                 recorded.append((params, x, f, value, grads))
             losses.append(float(value))
             params = new
     assert step.trace_count == 1 and cache_info().misses - before == 1   # one trace, one compile, 300 steps
-    assert losses[99] < losses[0]
+    assert str(step.trace(params, state, x, f).inputs[-1].type) == "f64[n0,1]"
+    assert losses[99] < 0.5 * losses[0] and losses[-1] < losses[200]
     reference = frame.value_and_grad(loss)
     for params, x, f, value, grads in recorded:   # each size against its concretely shaped graph
         want_value, want_grads = reference(params, x, f)
