@@ -140,3 +140,15 @@ def test_embedding_errors_name_the_input():
         frame.nn.embedding(np.array([0]), table, padding_idx=4)
     with pytest.raises(ShapeError, match="max_norm"):
         frame.nn.embedding(np.array([0]), table, max_norm=1.0)
+
+
+def test_segment_and_embedding_vmap_with_batched_ids():
+    rng = np.random.default_rng(4)
+    data, ids = rng.standard_normal((4, 6, 2)), rng.integers(-1, 5, (4, 6))   # some ids out of range
+    for name in ("segment_sum", "segment_max"):
+        got = frame.vmap(lambda d, i: getattr(frame.nn, name)(d, i, 4))(data, ids)
+        with jax.enable_x64(True):
+            want = np.asarray(jax.vmap(lambda d, i: getattr(jax.ops, name)(d, i, 4))(data, ids))
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14, err_msg=name)
+    table, rows = rng.standard_normal((5, 3)), rng.integers(0, 5, (4, 6))
+    np.testing.assert_array_equal(frame.vmap(lambda i: frame.nn.embedding(i, table))(rows), table[rows])

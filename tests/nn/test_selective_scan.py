@@ -176,3 +176,23 @@ def test_selective_scan_refuses_bad_operands():
     for change, message in bad:
         with pytest.raises(ShapeError, match=message):
             nn.selective_scan(**{**ops, **change})
+
+
+def test_selective_scan_vmaps_and_has_jaxs_forward_mode():
+    rng = np.random.default_rng(4)
+    ops = operands(rng, batch=2, d=3, L=6, n=2)
+    rest = [ops[k] for k in NAMES[1:]]
+    us = rng.standard_normal((3,) + ops["u"].shape)
+    f = lambda u, *rest: nn.selective_scan(u, *rest[:4], D=rest[4], z=rest[5], delta_bias=rest[6],   # noqa: E731
+                                           delta_softplus=True)
+    batched = frame.vmap(f, in_axes=(0,) + (None,) * 7)(us, *rest)
+    want = np.stack([reference(u, *rest[:4], D=rest[4], z=rest[5], delta_bias=rest[6], delta_softplus=True)[0]
+                     for u in us])
+    np.testing.assert_allclose(batched, want, rtol=1e-12, atol=1e-13)
+    args = [ops[k] for k in NAMES]
+    tangents = [rng.standard_normal(a.shape) for a in args]
+    y, ty = frame.jvp(f, tuple(args), tuple(tangents))
+    with jax.enable_x64(True):
+        jy, jty = jax.jit(lambda a, t: jax.jvp(jax_selective_scan, a, t))(tuple(args), tuple(tangents))
+    np.testing.assert_allclose(y, jy, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(ty, jty, rtol=1e-10, atol=1e-11)
