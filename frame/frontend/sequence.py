@@ -92,9 +92,10 @@ def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
         if out_tree != tree:
             raise ShapeError(f"frame.associative_scan: fn must return the structure of elems {tree}, got {out_tree}")
         for o, a in zip(out, a_leaves):
-            if _shape(o) != _shape(a):
-                raise ShapeError(f"frame.associative_scan: fn must keep its operands' shapes (elementwise along the "
-                                 f"scanned axis): operands {_shape(a)}, result {_shape(o)}")
+            if _shape(o) != _shape(a) or _dtype(o) != _dtype(a):
+                raise ShapeError(f"frame.associative_scan: fn must keep its operands' shapes and dtypes (elementwise "
+                                 f"along the scanned axis): operands {_dtype(a)}{list(_shape(a))}, result "
+                                 f"{_dtype(o)}{list(_shape(o))}")
         return out
 
     def scan(xs):

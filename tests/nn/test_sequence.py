@@ -132,8 +132,10 @@ def test_associative_scan_errors_name_the_operands():
         frame.nn.associative_scan(np.add, np.ones(3), axis=1)
     with pytest.raises(ShapeError, match="structure"):
         frame.nn.associative_scan(lambda p, q: p[0] + q[0], (np.ones(3), np.ones(3)))
-    with pytest.raises(ShapeError, match="keep its operands' shapes"):
+    with pytest.raises(ShapeError, match="keep its operands' shapes and dtypes"):
         frame.nn.associative_scan(lambda p, q: fnp.sum(p + q, axis=0, keepdims=True), np.ones((4, 2)))
+    with pytest.raises(ShapeError, match=r"operands float32\[1, 2\], result float64\[1, 2\]"):
+        frame.nn.associative_scan(lambda p, q: p + q + np.float64(1.0) * np.ones(2), np.ones((2, 2), np.float32))
     with pytest.raises(ShapeError, match="at least one array"):
         frame.nn.associative_scan(np.add, ())
 
