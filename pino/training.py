@@ -45,6 +45,44 @@ def cosine_schedule(lr: float, steps: int, final_fraction: float = 0.01) -> Call
     return schedule
 
 
+class Normalized:
+    """`model` between a pointwise Gaussian normaliser of its inputs and a decoder of its outputs (the FNO code's
+    UnitGaussianNormalizer): `apply(params, x) = model.apply(params, (x - x_mean) / x_std) * y_std + y_mean`.
+
+    The statistics are per grid point and channel over the training samples (`from_data`), constants of
+    the graph, not parameters; `init`, `num_parameters` and `n_modes` are the wrapped model's.
+    """
+
+    def __init__(self, model, x_mean, x_std, y_mean, y_std, eps: float = 1e-5):
+        self.model = model
+        self.x_mean, self.y_mean = np.asarray(x_mean, np.float64), np.asarray(y_mean, np.float64)
+        self.x_scale = 1.0 / (np.asarray(x_std, np.float64) + eps)
+        self.y_std = np.asarray(y_std, np.float64) + eps
+        if hasattr(model, "n_modes"):
+            self.n_modes = model.n_modes
+
+    @classmethod
+    def from_data(cls, model, inputs: np.ndarray, outputs: np.ndarray, eps: float = 1e-5) -> "Normalized":
+        """Statistics over axis 0 of channel-first `inputs [num, c_in, *grid]` and `outputs [num, c_out, *grid]`."""
+        inputs, outputs = np.asarray(inputs, np.float64), np.asarray(outputs, np.float64)
+        return cls(model, inputs.mean(0, keepdims=True), inputs.std(0, keepdims=True),
+                   outputs.mean(0, keepdims=True), outputs.std(0, keepdims=True), eps)
+
+    def __repr__(self):
+        return f"Normalized({self.model!r})"
+
+    def init(self, seed=0, dtype="float32"):
+        return self.model.init(seed, dtype)
+
+    def num_parameters(self) -> int:
+        return self.model.num_parameters()
+
+    def apply(self, params, x):
+        dtype = np.dtype(x.dtype)
+        h = (x - self.x_mean.astype(dtype)) * self.x_scale.astype(dtype)
+        return self.model.apply(params, h) * self.y_std.astype(dtype) + self.y_mean.astype(dtype)
+
+
 # -- loops ---------------------------------------------------------------------------------------
 @dataclass
 class TrainResult:
@@ -131,6 +169,9 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                    divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> TrainResult:
     """Train `model` on pairs `train.inputs -> train.outputs` with the relative-L2 data loss.
 
+    `train`, `test`: `OperatorData` (1-D, no channel axis) or `pino.datasets.FieldData` (channel-first,
+    any grid); the predictions come back in the layout of `test.outputs`.
+
     `physics(u_pred, a) -> scalar`, when given with `physics_weight > 0`, is added to the loss
     (its gradient comes from the same backward transform). Adam with a cosine learning-rate decay.
     `divergence_factor` is the divergence guard of `frame.train.Trainer` (None turns it off).
@@ -151,5 +192,6 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
     batches = ((x_train[idx], y_train[idx]) for idx in minibatch_indices(len(train), batch_size, steps, seed))
     fit(trainer, batches, steps, progress=progress, desc=desc)
     seconds = time.perf_counter() - start
-    pred = predict(model, trainer.params, x_test)[:, 0, :]
+    # OperatorData's outputs have no channel axis ([num, n]); FieldData's are channel-first like the model's.
+    pred = predict(model, trainer.params, x_test).reshape(test.outputs.shape)
     return TrainResult(trainer.params, trainer.history, relative_l2(pred, test.outputs), seconds, pred)
