@@ -265,6 +265,10 @@ RETRACE_WARNING_AFTER = 8
 """A `RetraceWarning` is issued (once per function) at this many retraces, i.e. on trace number N + 1."""
 
 
+MAX_ALIASES = 256
+"""Concrete signatures a `frame.function` with `dynamic_axes` maps to their symbolic one without rebuilding it."""
+
+
 class RetraceWarning(UserWarning):
     """A `frame.function` keeps retracing: its arguments' shapes, dtypes or structure keep changing."""
 
@@ -294,6 +298,7 @@ class Function:
         self.fn, self.cache_size = fn, int(size)
         self.static_argnums, self.static_argnames = _static_arguments(fn, static_argnums, static_argnames)
         self.dynamic_axes = _dynamic_axes(fn, dynamic_axes, self.static_argnums, self.static_argnames)
+        self._aliases: dict = {}   # with dynamic_axes: concrete signature -> symbolic signature
         self._cache: "OrderedDict[tuple, tuple]" = OrderedDict()   # signature -> (TraceResult, Executable)
         self._lock = threading.Lock()                              # guards _cache, _building, the counters
         self._building: dict[tuple, threading.Lock] = {}           # one lock per signature being traced
@@ -353,6 +358,21 @@ class Function:
             return leaves, self._signature_key(args, kwargs)[1]
         return self._signature_key(args, kwargs)
 
+    def _dynamic_signature(self, args: tuple, kwargs: dict):
+        """`_signature` with `dynamic_axes`, through a table from the call's concrete signature to its
+        symbolic one: building `ShapeDtype`s per dynamic leaf costs ~8x the concrete key, and a training
+        loop calls with a few sizes only (MAX_ALIASES concrete signatures are remembered)."""
+        leaves, concrete = self._signature_key(args, kwargs)
+        with self._lock:
+            sig = self._aliases.get(concrete)
+        if sig is None:
+            sig = self._signature(args, kwargs)[1]
+            with self._lock:
+                self._aliases[concrete] = sig
+                while len(self._aliases) > MAX_ALIASES:
+                    self._aliases.pop(next(iter(self._aliases)))
+        return leaves, sig
+
     def _signature_leaves(self, args: tuple, kwargs: dict) -> list:
         args, kwargs, _ = self._split_static(args, kwargs)
         leaves = tree_flatten(args)[0]
@@ -375,7 +395,10 @@ class Function:
                                              for leaf in leaves), static)
 
     def _entry(self, args: tuple, kwargs: dict):
-        leaves, sig = self._signature(args, kwargs)
+        if self.dynamic_axes:
+            leaves, sig = self._dynamic_signature(args, kwargs)
+        else:
+            leaves, sig = self._signature(args, kwargs)
         with self._lock:
             entry = self._cache.get(sig)
             if entry is not None:
