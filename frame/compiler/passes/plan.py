@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...ir.graph import Graph, Node, Value
-from ...ir.types import TensorType, size_hint
+from ...ir.types import SIZE_HINT, TensorType, size_hint
 from ...ir.registry import ELEMENTWISE, VIEW, find, get
 
 FUSED_OP = "fused_elementwise_internal"
@@ -85,7 +85,9 @@ class ExecutionPlan:
         for i, t in enumerate(self.buffers):
             users = sum(1 for b in self.buffer_of.values() if b == i)
             lines.append(f"  b{i}: {t} ({t.nbytes} bytes), holds {users} value(s)")
-        lines.append(f"peak bytes alive during a call: {self.peak_bytes}; alive at the peak:")
+        hint = (f" (each symbolic size taken as {SIZE_HINT})"
+                if any(v.type.is_symbolic for v in self.graph.inputs) else "")
+        lines.append(f"peak bytes alive during a call: {self.peak_bytes}{hint}; alive at the peak:")
         for v in self.live_at_peak:
             where = v.node.op if v.node is not None else f"input {v.index}"
             kind = f"b{self.buffer_of[v]}" if v in self.buffer_of else "fresh"
