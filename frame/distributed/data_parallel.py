@@ -2,9 +2,11 @@
 
 The data arguments named by `shard` are split along axis 0 into a fixed number of contiguous
 shards (`numpy.array_split` boundaries, fixed when the first step runs: one shard per worker then).
-Shard `k` lives on one worker (`client.scatter`, kept there while the same arrays are passed
-again, so full-batch training ships its data once); the other data arguments are replicated to
-every worker. Each step sends the parameters with one task per shard; the worker runs the
+Shard `k` is computed by one worker. Data seen for the first time travel inside the step's tasks;
+the same arrays passed again are scattered to the workers and stay there (`client.scatter`: the
+split arguments to the shard's worker, the others to every worker), so full-batch training ships
+its data once and minibatches cost no extra round trip. Each step sends the parameters (one flat
+buffer per dtype) with one task per shard; the worker runs the
 training graph `[params..., data...] -> [loss, grads...]` for its shard's data signature, compiled
 once per worker from the graph's text form (`frame.distributed.worker`).
 
@@ -51,13 +53,17 @@ def _dask():
     return distributed
 
 
+class _ClusterChanged(Exception):
+    """A scatter named a worker that has left (Dask raises KeyError with its address)."""
+
+
 def _infrastructure_errors() -> tuple[type, ...]:
     """The exceptions that mean "the cluster lost this task", as opposed to an error in the task."""
     import asyncio
     import concurrent.futures
 
     distributed = _dask()
-    errors = [concurrent.futures.CancelledError, asyncio.CancelledError, distributed.KilledWorker, OSError,
+    errors = [_ClusterChanged, concurrent.futures.CancelledError, asyncio.CancelledError, distributed.KilledWorker, OSError,
               distributed.TimeoutError, TimeoutError]
     try:
         from distributed.comm.core import CommClosedError
@@ -136,7 +142,9 @@ class DataParallel:
         self.events: list[dict] = []
         self.last_timing: dict = {}
         self.steps = 0
-        self._held: list = []                 # the data leaves the workers hold (kept, so ids are not reused)
+        self._held: list = []                 # the data leaves of the last step (kept, so ids are not reused)
+        self._resident = False                # whether the workers hold them (scattered) or tasks carry them
+        self._inline: list = []               # per shard: its data leaves, when tasks carry them
         self._layout = None                   # (treedef, split mask, rows, bounds) of the held data
         self._shard_futures: list[dict] = []  # per shard: leaf index -> future, for split leaves
         self._replicated: dict = {}           # leaf index -> future (broadcast)
@@ -197,29 +205,45 @@ class DataParallel:
     def _shard_data(self, arrays, treedef, split, lo, hi) -> tuple:
         return tree_unflatten(treedef, [a[lo:hi] if s else a for a, s in zip(arrays, split)])
 
+    def _scatter(self, data, **kwargs):
+        try:
+            return self.client.scatter(data, hash=False, **kwargs)
+        except KeyError as err:  # Dask's way of saying a named worker has left
+            raise _ClusterChanged(f"scatter to a departed worker {err}") from err
+
     def _scatter_shard(self, k: int, arrays, split) -> None:
         lo, hi = self._layout[3][k]
         idx = [j for j, s in enumerate(split) if s]
         parts = [np.ascontiguousarray(arrays[j][lo:hi]) for j in idx]
-        futures = self.client.scatter(parts, workers=[self.assignment[k]], hash=False)
-        self._shard_futures[k] = dict(zip(idx, futures))
+        self._shard_futures[k] = dict(zip(idx, self._scatter(parts, workers=[self.assignment[k]])))
 
     def _scatter_replicated(self, arrays, split) -> None:
         idx = [j for j, s in enumerate(split) if not s]
-        futures = self.client.scatter([arrays[j] for j in idx], broadcast=True, hash=False) if idx else []
+        futures = self._scatter([arrays[j] for j in idx], broadcast=True) if idx else []
         self._replicated = dict(zip(idx, futures))
 
     def _text_future(self, graph_fp: str):
         fut = self._texts.get(graph_fp)
         if fut is None:
-            fut = self._texts[graph_fp] = self.client.scatter(self._graph_text[graph_fp], broadcast=True, hash=False)
+            fut = self._texts[graph_fp] = self._scatter(self._graph_text[graph_fp], broadcast=True)
         return fut
 
     def _place(self, graph_for: Callable, data: tuple) -> None:
-        """Scatter `data` (unless the workers already hold these arrays) and find each shard's graph."""
+        """Find each shard's graph and where its data come from.
+
+        New data travel inside the step's tasks (one message per shard). The same arrays passed a
+        second time are scattered to the workers and stay there (full-batch training ships its data
+        once); arrays that change every step (minibatches) are never scattered, which would cost a
+        round trip more than sending them with the task.
+        """
         arrays, treedef, split, rows = self._split_layout(data)
         same = len(arrays) == len(self._held) and all(a is b for a, b in zip(arrays, self._held))
         if same:
+            if not self._resident:
+                for k in range(self.n_shards):
+                    self._scatter_shard(k, arrays, split)
+                self._scatter_replicated(arrays, split)
+                self._resident = True
             return
         if self.assignment is not None:  # a step that failed may have left shards on departed workers
             alive = self._alive()
@@ -246,16 +270,19 @@ class DataParallel:
                 self._graph_text[graph_fp] = print_graph(graph)
             self._graphs.append(graph_fp)
         self._shard_futures = [{} for _ in bounds]
-        for k in range(self.n_shards):
-            self._scatter_shard(k, arrays, split)
-        self._scatter_replicated(arrays, split)
-        self._held = arrays
+        self._replicated = {}
+        self._inline = [[np.ascontiguousarray(a[lo:hi]) if s else a for a, s in zip(arrays, split)]
+                        for lo, hi in bounds]
+        self._held, self._resident = arrays, False
 
     def _submit(self, k: int, params: tuple):
         graph_fp = self._graphs[k]
         text_future = self._text_future(graph_fp)
         split = self._layout[1]
-        leaves = [self._shard_futures[k][j] if s else self._replicated[j] for j, s in enumerate(split)]
+        if self._resident:
+            leaves = [self._shard_futures[k][j] if s else self._replicated[j] for j, s in enumerate(split)]
+        else:
+            leaves = self._inline[k]
         flats, layout = params
         return self.client.submit(evaluate_shard, graph_fp, text_future, flats, layout, *leaves,
                                   workers=[self.assignment[k]], allow_other_workers=False, pure=False,
@@ -270,13 +297,14 @@ class DataParallel:
             self.assignment[k] = new
             self.events.append({"step": self.steps + 1, "shard": k, "worker": old, "new_worker": new,
                                 "error": f"{type(err).__name__}: {err}"})
-        arrays, split = self._held, self._layout[1]
-        for k in sorted(lost):
-            self._scatter_shard(k, arrays, split)
-        # A replica or graph text may have lived only on the dead worker: scatter them again too
-        # (faults are rare; the cost is one more broadcast of the replicated data).
-        self._scatter_replicated(arrays, split)
-        self._texts = {}  # scattered again by the next _submit
+        if self._resident:
+            arrays, split = self._held, self._layout[1]
+            for k in sorted(lost):
+                self._scatter_shard(k, arrays, split)
+            # A replica may have lived only on the dead worker: scatter them again too (faults are
+            # rare; the cost is one more broadcast of the replicated data).
+            self._scatter_replicated(arrays, split)
+        self._texts = {}  # the graph texts too, by the next _submit
 
     # -- a step
     def value_and_grad(self, graph_for: Callable[[tuple], object], params: Sequence[np.ndarray],
@@ -290,13 +318,24 @@ class DataParallel:
         distributed = _dask()
         infra = _infrastructure_errors()
         start = time.perf_counter()
-        self._place(graph_for, tuple(data))
-        scattered = time.perf_counter()
         params = [np.asarray(p) for p in params]
         packed = pack(params)
-        results: dict[int, tuple] = {}
-        pending = {k: self._submit(k, packed) for k in range(self.n_shards)}
         failures = 0
+        while True:  # place the data and submit every shard; a worker leaving meanwhile means: again
+            try:
+                self._place(graph_for, tuple(data))
+                pending = {k: self._submit(k, packed) for k in range(self.n_shards)}
+                break
+            except infra as err:
+                self._held = []  # scatter everything again, to the workers alive then
+                failures += 1
+                if failures > self.retries:
+                    raise WorkerFailure(f"frame.distributed: step {self.steps + 1}: placing the data failed "
+                                        f"{failures} times (last: {err!r}); retries={self.retries} exhausted; "
+                                        "parameters keep their values from before the step") from err
+                time.sleep(self.poll)
+        scattered = time.perf_counter()
+        results: dict[int, tuple] = {}
         while pending:
             lost: dict[int, BaseException] = {}
             try:
@@ -367,6 +406,7 @@ class DataParallel:
     def close(self) -> None:
         """Release the data and graph texts held on the workers (the client stays open)."""
         self._held, self._layout, self._shard_futures, self._replicated, self._texts = [], None, [], {}, {}
+        self._inline, self._resident = [], False
 
     def __repr__(self):
         return f"<DataParallel shard={self.shard} shards={self.n_shards} assignment={self.assignment}>"

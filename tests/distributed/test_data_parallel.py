@@ -270,6 +270,30 @@ def test_a_killed_worker_is_replaced_and_training_equals_the_reference(two_worke
     assert_same_training(ref, got)
 
 
+def test_a_worker_killed_during_minibatch_training_is_replaced(two_workers):
+    # New batches every step: each step scatters its shards, so the kill can also land in a scatter.
+    rng = np.random.default_rng(21)
+    a = rng.normal(size=(120, 6))
+    u = np.tanh(a @ rng.normal(size=(6, 2)))
+    params = {"w": rng.normal(size=(6, 2)) * 0.1, "b": np.zeros(2)}
+
+    def loss(p, a, u):
+        return fnp.mean(fnp.sum((fnp.tanh(a @ p["w"] + p["b"]) - u) ** 2, axis=1))
+
+    batches = [(a[i:i + 24].copy(), u[i:i + 24].copy()) for i in range(0, 120, 24)] * 4
+    ref = Trainer(loss, params, Adam(3e-2), progress=False)
+    got = Trainer(loss, params, Adam(3e-2), progress=False, client=two_workers, shard=(0, 1))
+    killed: list = []
+    thread = _kill_one_worker_when(got, 6, two_workers, killed)
+    for batch in batches:
+        ref.step(*batch)
+        got.step(*batch)
+    thread.join(timeout=30)
+    assert killed and got.step_count == len(batches)
+    assert killed[0] not in got.data_parallel.assignment
+    assert_same_training(ref, got)
+
+
 def test_with_no_retries_a_lost_step_leaves_the_parameters_as_they_were(two_workers, tmp_path):
     params, data = _problem(n=40, seed=12)
     ref = Trainer(pinn_loss, params, Adam(2e-2), progress=False)
