@@ -108,3 +108,22 @@ def test_the_remat_pinn_benchmark_runs_tiny_and_remat_keeps_less(tmp_path, capsy
     assert remat["loss"] == pytest.approx(base["loss"], rel=1e-6)
     assert remat["kept"] < base["kept"] and remat["recomputed"] > 0 == base["recomputed"]
     assert remat["tracemalloc"] > 0 and remat["peak"] > 0
+
+
+def test_the_fno2d_step_benchmark_runs_tiny_and_the_frameworks_losses_agree(tmp_path, capsys):
+    """benchmarks/fno2d_step.py (issue 19) on a tiny FNO2d: frame's and jax's first losses agree (the same
+    parameters and data); neuraloperator's worker joins when an interpreter with it is found, else it is
+    left out with a note."""
+    pytest.importorskip("jax")
+    import fno2d_step
+
+    out = tmp_path / "f2.json"
+    fno2d_step.main(["--batch", "2", "--s", "12", "--width", "3", "--modes", "4", "--layers", "2", "--steps", "1",
+                     "--warmup", "0", "--pairs", "1", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "FNO2d training step" in printed and "target <= 1.0" in printed
+    rows = {s["label"]: s for s in json.loads(out.read_text())["summary"] if not s["skip"]}
+    assert {"frame", "jax"} <= set(rows)
+    assert rows["frame"]["loss diff"] < 1e-5 and rows["frame"]["flops"] > 0
+    if "neuralop" in rows:
+        assert rows["neuralop"]["loss diff"] < 1e-5
