@@ -316,18 +316,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, scale_grad_by_freq
 
 
 def _state_input(M, name: str, batch: int, d: int, n: int, L: int, fn: str):
-    """B or C of selective_scan as a (batch or 1, d or 1, L or 1, n) operand of the (b, d, L, n) state layout:
-    (d, n) time-invariant, (batch, n, L) shared by all channels, or (batch, G, n, L) per group of d // G channels."""
+    """B or C of selective_scan as an (L or 1, batch or 1, d or 1, n) operand of the (L, batch, d, n) state
+    layout: (d, n) time-invariant, (batch, n, L) shared by all channels, or (batch, G, n, L) per group of
+    d // G channels."""
     shape = _shape(M)
     if shape == (d, n):
-        return fnp.reshape(M, (1, d, 1, n))
+        return fnp.reshape(M, (1, 1, d, n))
     if shape == (batch, n, L):
-        return fnp.reshape(fnp.swapaxes(M, 1, 2), (batch, 1, L, n))
+        return fnp.reshape(fnp.transpose(M, (2, 0, 1)), (L, batch, 1, n))
     if len(shape) == 4 and shape[0] == batch and shape[2:] == (n, L) and shape[1] >= 1 and d % shape[1] == 0:
         g = shape[1]
         # Mamba's repeat "B G N L -> B (G H) N L": channel c reads group c // H.
-        m = fnp.reshape(fnp.swapaxes(M, 2, 3), (batch, g, 1, L, n))
-        return fnp.reshape(fnp.broadcast_to(m, (batch, g, d // g, L, n)), (batch, d, L, n))
+        m = fnp.reshape(fnp.transpose(M, (3, 0, 1, 2)), (L, batch, g, 1, n))
+        return fnp.reshape(fnp.broadcast_to(m, (L, batch, g, d // g, n)), (L, batch, d, n))
     raise ShapeError(f"{fn}: {name} must be ({d}, {n}) (time-invariant), ({batch}, {n}, {L}) or ({batch}, G, {n}, {L}) "
                      f"with G dividing {d}; got {shape}")
 
@@ -353,7 +354,7 @@ def selective_scan(u, delta, A, B, C, D=None, z=None, delta_bias=None, delta_sof
     return_last_state also x_{L-1} (batch, d, n). Computed in the operands' own dtype (the
     reference computes in float32 and casts back); complex A (the reference's other variant) is refused.
 
-    Evaluated in parallel over L: the pairs (exp(delta' A), delta' B u), shaped (batch, d, L, n), go
+    Evaluated in parallel over L: the pairs (exp(delta' A), delta' B u), shaped (L, batch, d, n), go
     through `associative_scan` with the composition of affine maps, (a1, b1), (a2, b2) ->
     (a1 a2, a2 b1 + b2), exact in any order (no division or log-space rescaling, so long sequences
     neither overflow nor lose precision). It is a frontend composite, not a registry op: every step
@@ -388,15 +389,17 @@ def selective_scan(u, delta, A, B, C, D=None, z=None, delta_bias=None, delta_sof
         delta = fnp.softplus(delta)
     Bm = _state_input(B, "B", batch, d, n, L, fn)
     Cm = _state_input(C, "C", batch, d, n, L, fn)
-    delta4 = fnp.reshape(delta, (batch, d, L, 1))
-    decay = fnp.exp(delta4 * fnp.reshape(A, (1, d, 1, n)))            # (batch, d, L, n)
-    drive = delta4 * Bm * fnp.reshape(u, (batch, d, L, 1))            # (batch, d, L, n)
-    _, states = associative_scan(_scan_combine, (decay, drive), axis=2)
-    out = fnp.sum(states * Cm, axis=-1)                              # (batch, d, L)
+    # The sequence axis first: each step's slice of the (L, batch, d, n) pairs is one contiguous block, so
+    # the scan's strided slices, concatenations and their gradients move whole blocks.
+    delta4 = fnp.reshape(fnp.transpose(delta, (2, 0, 1)), (L, batch, d, 1))
+    decay = fnp.exp(delta4 * fnp.reshape(A, (1, 1, d, n)))            # (L, batch, d, n)
+    drive = delta4 * Bm * fnp.reshape(fnp.transpose(u, (2, 0, 1)), (L, batch, d, 1))
+    _, states = associative_scan(_scan_combine, (decay, drive), axis=0)
+    out = fnp.transpose(fnp.sum(states * Cm, axis=-1), (1, 2, 0))    # (batch, d, L)
     if D is not None:
         out = out + u * fnp.reshape(D, (d, 1))
     if z is not None:
         out = out * (z * fnp.sigmoid(z))
     if not return_last_state:
         return out
-    return out, fnp.reshape(states[:, :, L - 1:L, :], (batch, d, n))
+    return out, fnp.reshape(states[L - 1:L], (batch, d, n))
