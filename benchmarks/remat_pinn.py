@@ -43,8 +43,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import numpy as np  # noqa: E402
-
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 from frame.frontend.remat import checkpoint, checkpoint_policies  # noqa: E402
@@ -147,23 +145,27 @@ def tracemalloc_peak(exe, step, problem) -> int:
 
 
 def worker(spec: str, args) -> None:
+    from derivatives import frame_counts
+
     form, block, policy = parse_variant(spec)
     problem = make_problem(args.n, layers=layers_of(args.width, args.depth))
     step = frame.function(step_fn(form, block, policy))
     stats, out, exe = time_frame_step(step, problem, args)
+    counts = frame_counts(step.trace(*problem), exe)   # ops and GEMM FLOPs: the recomputation's cost, load-free
     report = memory_report(exe)
     measured = tracemalloc_peak(exe, step, problem)
     emit({"case": f"N={args.n} {form}", **stats, "loss": float(out[0]), "tier": exe.tier,
           "peak": report.peak_bytes, "allocated": report.allocated_peak_bytes, "kept": report.kept_bytes,
           "kept values": len(report.kept), "recomputed": len(report.recomputed), "steps": report.steps,
-          "tracemalloc": measured, "report": str(report)})
+          "tracemalloc": measured, "ops": counts["ops"], "flops": counts["flops"], "report": str(report)})
 
 
 def summary(report, variants: list[str]) -> list[str]:
     """Per variant: time, time ratio against its form's baseline, peaks and peak drops; the targets."""
     rows = {(r.case, r.label): r for r in report.rows()}
-    lines = [f"{'variant':>18} {'ms (median)':>12} {'x time':>8} {'pairs':>11} {'peak MB':>9} {'drop':>6} "
-             f"{'tracemalloc MB':>15} {'drop':>6} {'kept MB':>8} {'recomp':>7} {'loss diff':>10}"]
+    lines = [f"{'variant':>18} {'ms (median)':>12} {'x time':>8} {'pairs':>11} {'x flops':>8} {'x ops':>6} "
+             f"{'peak MB':>9} {'drop':>6} {'tracemalloc MB':>15} {'drop':>6} {'kept MB':>8} {'recomp':>7} "
+             f"{'loss diff':>10}"]
     best = None
     for spec in variants:
         form, block, _ = parse_variant(spec)
@@ -181,14 +183,18 @@ def summary(report, variants: list[str]) -> list[str]:
         tdrop = bf.get("tracemalloc", float("nan")) / f["tracemalloc"]
         loss_diff = abs(f["loss"] - bf.get("loss", f["loss"])) / max(abs(bf.get("loss", 1.0)), 1e-30)
         pr = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else ""
-        lines.append(f"{spec:>18} {row.time * 1e3:12.1f} {ratio:8.2f} {pr:>11} {f['peak'] / 1e6:9.1f} {drop:6.2f} "
+        xflops = (row.flops or 0) / (base.flops or float("nan")) if base else float("nan")
+        xops = f.get("ops", 0) / bf.get("ops", float("nan"))
+        lines.append(f"{spec:>18} {row.time * 1e3:12.1f} {ratio:8.2f} {pr:>11} {xflops:8.2f} {xops:6.2f} "
+                     f"{f['peak'] / 1e6:9.1f} {drop:6.2f} "
                      f"{f['tracemalloc'] / 1e6:15.1f} {tdrop:6.2f} {f['kept'] / 1e6:8.1f} {f['recomputed']:7d} "
                      f"{loss_diff:10.2e}")
         if block and ratio <= TARGET_TIME_RATIO and (best is None or drop > best[1]):
             best = (spec, drop, ratio, tdrop)
-    lines.append("x time: median of the per-pair step-time ratios against the form's none variant; drop: the "
-                 "baseline's peak / the variant's (peak: frame.memory_report's bytes alive at once; tracemalloc: one "
-                 "step measured on fresh arenas)")
+    lines.append("x time: median of the per-pair step-time ratios against the form's none variant; x flops, x ops: "
+                 "GEMM FLOPs and ops of the optimised step against the baseline's (the recomputation's cost, "
+                 "independent of the machine's load); drop: the baseline's peak / the variant's (peak: "
+                 "frame.memory_report's bytes alive at once; tracemalloc: one step measured on fresh arenas)")
     if best is None:
         lines.append(f"target (issue 17): no checkpointed variant ran within {TARGET_TIME_RATIO}x the step time")
     else:

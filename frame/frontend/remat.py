@@ -146,8 +146,8 @@ class _Checkpointed:
         n = len(args)
         for i in self.static_argnums:
             if not -n <= i < n:
-                raise TraceError(f"checkpoint '{self.name}': static_argnums {self.static_argnums} is out of range for a "
-                                 f"call with {n} argument(s)")
+                raise TraceError(f"checkpoint '{self.name}': static_argnums {self.static_argnums} is out of range "
+                                 f"for a call with {n} argument(s)")
         static = {i % n for i in self.static_argnums}
         for i in sorted(static):
             if any(isinstance(leaf, Tracer) for leaf in tree_flatten(args[i])[0]):

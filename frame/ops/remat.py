@@ -63,7 +63,7 @@ from ..ir.clone import copy_nodes, inline_graph
 from ..ir.graph import Graph, Value
 from ..ir.registry import INTERNAL, VIEW, NodeContext, get, register_op
 from ..ir.types import TensorType
-from ..tracing import bind, prim, traced_gradient, traced_jvp
+from ..tracing import bind, traced_gradient, traced_jvp
 from . import control
 from .batching_rules import traced_batch
 from .fused import FusedBody
@@ -129,7 +129,8 @@ register_op("remat_barrier", shape=_barrier_shape, kernel=lambda x, region: x, n
             attrs={"region": ((str,), True)},
             gradient=traced_gradient(lambda ctx, xs, ys, gys: [gys[0]]),
             jvp=traced_jvp(lambda ctx, xs, ys, txs: [txs[0]]),
-            batch=traced_batch(lambda ctx, xs, batched, size: [bind("remat_barrier", xs[0], region=ctx.attrs["region"])]),
+            batch=traced_batch(lambda ctx, xs, batched, size: [bind("remat_barrier", xs[0],
+                                                                    region=ctx.attrs["region"])]),
             rows=rows_rules.elementwise,
             jax=lambda J, x, region: J.lax.optimization_barrier(x),
             doc="x itself, as a value no pass merges with x: what is computed from it is computed again "
