@@ -21,10 +21,14 @@ from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime
 from .conditions import IC, BC, DirichletBC, NeumannBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
 from .pde import PDE, Derivatives, TimePDE, Variable
 from .adaptive import RAR, GradientNormBalancing, PDEPointResampler
+from .conditions import OperatorBC
+from . import zoo  # noqa: E402  (registers the zoo's problems in PROBLEMS)
+from .zoo import ZOO, AllenCahn, BurgersInverse, Heat, Helmholtz2D, KdV, Poisson2D, Wave
 
 __all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
            "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError", "pointwise_derivative", "train", "PINNResult",
            "SAMPLERS", "SamplingError", "sample", "Geometry", "GeometryError", "Interval", "Rectangle", "Box",
            "Cuboid", "Hypercube", "Disk", "Polygon", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
            "NeumannBC", "RobinBC", "PeriodicBC", "IC", "PointSetBC", "boundary", "initial", "PDE", "TimePDE",
-           "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler"]
+           "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler", "OperatorBC", "ZOO",
+           "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse"]

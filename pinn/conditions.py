@@ -231,6 +231,41 @@ class IC(BC):
         return self._u(u_fn, x) - target
 
 
+class OperatorBC(BC):
+    """A general condition `func(x, u, d) = 0` on the selected points (DeepXDE's `OperatorBC`), written
+    like a PDE residual: `d` is the derivative accessor of `pinn.PDE` (reverse mode), e.g. the wave
+    equation's initial velocity `lambda x, u, d: d("t")` with `on_initial`-style selection."""
+
+    num_arrays = 1
+
+    def __init__(self, geom, func: Callable, on_boundary: Callable, component: int = 0):
+        if not callable(func):
+            raise ProblemError(f"OperatorBC: func must be a callable (x, u, d) -> error, got {func!r}")
+        super().__init__(geom, on_boundary, component)
+        self.func = func
+
+    def _predicate(self, x):
+        # on the boundary, or on the initial slice of a space-time geometry
+        on = self.geom.on_boundary(x)
+        return on | self.geom.on_initial(x) if hasattr(self.geom, "on_initial") else on
+
+    def arrays(self, pool, dtype):
+        return (self._points(pool).astype(dtype),)
+
+    def error(self, u_fn, x):
+        from .pde import Derivatives   # pde imports this module
+
+        names = getattr(self.geom, "coordinates", None) or _names(self.geom)
+        d = Derivatives(u_fn, x, "reverse", names)
+        return self.func(x, d.u, d)
+
+
+def _names(geom) -> tuple:
+    from .pde import _coordinate_names
+
+    return _coordinate_names(geom)
+
+
 class PointSetBC(Condition):
     """u_component(points) = values: observations (inverse problems) or any point data."""
 

@@ -434,6 +434,10 @@ class PDE(Problem):
                 orders[(c, key[0])] = max(orders.get((c, key[0]), 0), len(key))
         return orders
 
+    def default_callbacks(self) -> list:
+        """Callbacks `python -m pinn` trains this problem with (none unless a zoo problem says so)."""
+        return []
+
     # -- model and parameters
     def default_model(self, seed: int = 0, layers: Sequence[int] | None = None, activation: str = "tanh",
                       kind: str = "mlp", **kwargs) -> Network:

@@ -29,6 +29,10 @@ def solution_figure(result: PINNResult):
     if isinstance(problem, Burgers1D):
         return _burgers_figure(result)
     (x,) = problem.test_points()
+    if x.shape[1] == 2:
+        return _field_figure(result, x)
+    if x.shape[1] > 2:
+        return _parity_figure(result, x)
     reference = problem.test_reference()
     prediction = result.predict(x)
     fig = _figure(figsize=(11, 4))
@@ -71,6 +75,52 @@ def _burgers_figure(result: PINNResult):
         ax.set(xlabel="x", ylabel="u", title=f"t = {t}", ylim=(-1.1, 1.1))
         if k == 0:
             ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _axis_names(problem) -> tuple:
+    return tuple(getattr(problem, "coordinates", ("x", "y")))
+
+
+def _field_figure(result: PINNResult, x: np.ndarray):
+    """Two-input problems (x, y) or (x, t): maps of the prediction, the reference and the error."""
+    problem = result.problem
+    prediction = result.predict(x)[:, 0]
+    reference = problem.test_reference()[:, 0] if np.isfinite(result.relative_l2_error) else None
+    names = _axis_names(problem)
+    panels = [("PINN prediction u", prediction, "RdBu_r")]
+    if reference is not None:
+        panels += [("reference u", reference, "RdBu_r"),
+                   (f"|u - u_ref| (relative L2 {result.relative_l2_error:.2e})", np.abs(prediction - reference),
+                    "magma")]
+    fig = _figure(figsize=(5 * len(panels), 4))
+    axes = np.atleast_1d(fig.subplots(1, len(panels)))
+    lim = float(np.max(np.abs(prediction if reference is None else reference))) or 1.0
+    for ax, (title, values, cmap) in zip(axes, panels):
+        kw = {"vmin": -lim, "vmax": lim} if cmap == "RdBu_r" else {}
+        image = ax.tricontourf(x[:, 0], x[:, 1], values, levels=64, cmap=cmap, **kw)
+        fig.colorbar(image, ax=ax, label=title.split(" (")[0])
+        ax.set(xlabel=names[0], ylabel=names[1], title=f"{problem.name}: {title}")
+    fig.tight_layout()
+    return fig
+
+
+def _parity_figure(result: PINNResult, x: np.ndarray):
+    """Three or more inputs: prediction against reference at the test points."""
+    problem = result.problem
+    prediction = result.predict(x)[:, 0]
+    fig = _figure(figsize=(5, 5))
+    ax = fig.subplots()
+    if np.isfinite(result.relative_l2_error):
+        reference = problem.test_reference()[:, 0]
+        ax.plot(reference, prediction, "C0.", ms=2)
+        lo, hi = float(reference.min()), float(reference.max())
+        ax.plot([lo, hi], [lo, hi], "k-", lw=0.8)
+        ax.set(xlabel="reference u", ylabel="PINN u", title=f"{problem.name} (relative L2 {result.relative_l2_error:.2e})")
+    else:
+        ax.hist(prediction, bins=50)
+        ax.set(xlabel="PINN u", ylabel="test points", title=f"{problem.name}: no reference")
     fig.tight_layout()
     return fig
 

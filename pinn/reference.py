@@ -6,6 +6,8 @@
   integrals by Gauss–Hermite quadrature (Basdevant et al., 1986).
 - `burgers_finite_difference`: an independent method-of-lines solver, used by the tests to
   cross-check the Cole–Hopf reference.
+- `etdrk4_periodic`: Fourier collocation with ETDRK4 time stepping for stiff periodic problems;
+  `allen_cahn_spectral` and `kdv_spectral` are the zoo's Allen–Cahn and KdV references.
 """
 from __future__ import annotations
 
@@ -117,3 +119,74 @@ def poisson1d_green(forcing: Callable, x, domain=(-1.0, 1.0), boundary_values=(0
     right = integral(flat, np.full_like(flat, b), lambda s: b - s)
     u = (ua * (b - flat) + ub * (flat - a) + (b - flat) * left + (flat - a) * right) / length
     return u.reshape(x.shape)
+
+
+def etdrk4_periodic(u0: Callable, linear_symbol: Callable, nonlinear_hat: Callable, domain=(-1.0, 1.0),
+                    n: int = 512, t_end: float = 1.0, dt: float = 1e-4, save_every: float = 0.01,
+                    contour_points: int = 32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`u_t = L u + N(u)` on a periodic interval by Fourier collocation and ETDRK4 (Cox & Matthews 2002,
+    with Kassam & Trefethen's 2005 contour integrals for the phi functions).
+
+    `linear_symbol(k)` is L's Fourier symbol (e.g. -nu k^2), `nonlinear_hat(u, k)` the Fourier
+    coefficients of N(u) for the grid values u; `u0(x)` the initial values. Returns (x (n,), t (m,),
+    U (m, n)) with snapshots every `save_every` from 0 to `t_end`. The linear part is integrated
+    exactly, so stiff diffusion and dispersion (Allen–Cahn's, KdV's third derivative) cost no
+    step-size restriction; the explicit nonlinear part sets dt.
+    """
+    a, b = (float(v) for v in domain)
+    length = b - a
+    x = a + length * np.arange(n) / n
+    k = 2 * np.pi / length * np.fft.fftfreq(n, d=1.0 / n)
+    L = np.asarray(linear_symbol(k), dtype=np.complex128)
+    E, E2 = np.exp(dt * L), np.exp(dt * L / 2)
+    r = np.exp(1j * np.pi * (np.arange(1, contour_points + 1) - 0.5) / contour_points)
+    LR = dt * L[:, None] + r[None, :]
+    Q = dt * np.mean((np.exp(LR / 2) - 1) / LR, axis=1)
+    f1 = dt * np.mean((-4 - LR + np.exp(LR) * (4 - 3 * LR + LR ** 2)) / LR ** 3, axis=1)
+    f2 = dt * np.mean((2 + LR + np.exp(LR) * (-2 + LR)) / LR ** 3, axis=1)
+    f3 = dt * np.mean((-4 - 3 * LR - LR ** 2 + np.exp(LR) * (4 - LR)) / LR ** 3, axis=1)
+    if np.all(np.isreal(L)):   # real symbols: the contour means are real (Kassam & Trefethen take the real part)
+        Q, f1, f2, f3 = Q.real, f1.real, f2.real, f3.real
+    g = lambda v: nonlinear_hat(np.real(np.fft.ifft(v)), k)  # noqa: E731
+    v = np.fft.fft(np.asarray(u0(x), dtype=np.float64))
+    steps = int(round(t_end / dt))
+    every = int(round(save_every / dt))
+    if abs(steps * dt - t_end) > 1e-9 * t_end or abs(every * dt - save_every) > 1e-9 * save_every:
+        raise ValueError(f"etdrk4_periodic: t_end {t_end} and save_every {save_every} must be multiples of dt {dt}")
+    snapshots, times = [np.real(np.fft.ifft(v))], [0.0]
+    for step in range(1, steps + 1):
+        Nv = g(v)
+        a_ = E2 * v + Q * Nv
+        Na = g(a_)
+        b_ = E2 * v + Q * Na
+        Nb = g(b_)
+        c_ = E2 * a_ + Q * (2 * Nb - Nv)
+        Nc = g(c_)
+        v = E * v + Nv * f1 + 2 * (Na + Nb) * f2 + Nc * f3
+        if step % every == 0:
+            snapshots.append(np.real(np.fft.ifft(v)))
+            times.append(step * dt)
+    return x, np.array(times), np.array(snapshots)
+
+
+@functools.lru_cache(maxsize=4)
+def allen_cahn_spectral(n: int = 512, dt: float = 1e-3, diffusion: float = 1e-4, reaction: float = 5.0,
+                        t_end: float = 1.0, save_every: float = 0.01):
+    """Allen–Cahn `u_t = d u_xx + r (u - u^3)`, u(x, 0) = x^2 cos(pi x), periodic on [-1, 1] (the PINN
+    benchmark of Raissi et al. and of Wang et al.'s "expert's guide"): (x, t, U), cached.
+
+    Measured: dt 1e-3 agrees with dt 1e-4 to 1e-11 (max abs); n = 256 differs from 512 by 8e-4, so
+    512 it is (the interfaces sharpen to width ~sqrt(d / r) = 4.5e-3)."""
+    return etdrk4_periodic(lambda x: x ** 2 * np.cos(np.pi * x), lambda k: -diffusion * k ** 2,
+                           lambda u, k: np.fft.fft(reaction * (u - u ** 3)), (-1.0, 1.0), n, t_end, dt, save_every)
+
+
+@functools.lru_cache(maxsize=4)
+def kdv_spectral(n: int = 256, dt: float = 5e-4, dispersion: float = 0.0025, t_end: float = 1.0,
+                 save_every: float = 0.01):
+    """KdV `u_t + u u_x + d u_xxx = 0`, u(x, 0) = cos(pi x), periodic on [-1, 1] (Raissi et al.'s KdV
+    data): (x, t, U), cached. L = -d (ik)^3 = i d k^3; N(u) = -(u^2 / 2)_x.
+
+    Measured: dt 5e-4 agrees with dt 1e-4 to 5e-9 (max abs, |u| <= 2.3), n = 256 with 512 to 1e-15."""
+    return etdrk4_periodic(lambda x: np.cos(np.pi * x), lambda k: 1j * dispersion * k ** 3,
+                           lambda u, k: -0.5j * k * np.fft.fft(u * u), (-1.0, 1.0), n, t_end, dt, save_every)
