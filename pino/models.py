@@ -23,6 +23,7 @@ map to rounding, at a fraction of the cost when modes << n (issue 16: the FNO1d 
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -30,8 +31,7 @@ import numpy as np
 import frame.numpy as fnp
 from frame.errors import ShapeError
 
-from .spectral import (grid, truncated_dft_axis_bases, truncated_irfft, truncated_irfftn_reversed, truncated_rfft,
-                       truncated_rfftn_reversed)
+from .spectral import grid, separable_irfftn, separable_rfftn, truncated_irfft, truncated_rfft
 
 TRANSFORMS = ("auto", "dft", "fft")
 # FNO1d's layer structures: the FNO paper's reference code (the default, as before issue 19) or neuraloperator's.
@@ -285,10 +285,11 @@ class SpectralConv:
 
     The map is `irfftn(mix(rfftn(x)[kept block]), s=grid) + bias` (neuralop normalises with
     "forward" and numpy "backward": the composed linear map is the same). The kept block is computed
-    as one GEMM per axis against constant bases (`truncated_rfftn_reversed`: the last axis's real
-    truncated DFT first, the cheapest order, then each other axis), the channel mixing as one real
-    batched GEMM over modes with the block weight `[[Wr, Wi], [-Wi, Wr]]`, and the inverse the same way
-    back. `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values instead.
+    by one GEMM or batched left-multiplication per axis against constant bases, never transposing a
+    grid-sized array (`pino.spectral.separable_rfftn`: the last axis's truncated real DFT first, the
+    cheapest order; its 2**d real components are combined inside the mixing weight), the channel
+    mixing is one real batched GEMM over modes, and the inverse is the same way back
+    (`separable_irfftn`). `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values.
     """
 
     def __init__(self, in_channels: int, out_channels: int, n_modes, transform: str = "auto", bias: bool = True):
@@ -339,17 +340,27 @@ class SpectralConv:
         entries = [n * m * (4 if a < self.dims - 1 else 2) for a, (n, m) in enumerate(zip(sizes, self.kept))]
         return max(self.kept) <= DFT_MAX_MODES and max(entries) <= DFT_MAX_ENTRIES
 
-    def _block_weight(self, weight, dtype):
-        """`[M, 2*in, 2*out]` with M the modes in the reversed axis order of `truncated_rfftn_reversed`:
-        `[Xr | Xi] @ [[Wr, Wi], [-Wi, Wr]] = [Yr | Yi]`, the complex product as one real GEMM."""
+    def _mixing_weight(self, weight):
+        """`[M, 2**d * in, 2 * out]`: the complex channel mixing of every kept mode as one real GEMM applied to
+        `separable_rfftn`'s 2**d components (M the modes, in the order m_1, ..., m_{d-1}, k_d).
+
+        The spectrum is `X = sum_s i**|s| P[s]` and `Y = X W` is `[Xr | Xi] @ [[Wr, Wi], [-Wi, Wr]]`, so
+        component s gets the rows `(-1)**(|s|/2) [Wr | Wi]` (|s| even, a real part) or
+        `(-1)**((|s|-1)/2) [-Wi | Wr]` (|s| odd): the sum is folded into the weight, which is small
+        (in * out * M), instead of being formed on the spectra."""
         d, c_in, c_out = self.dims, self.in_channels, self.out_channels
         modes = math.prod(self.kept)
-        perm = tuple(range(d + 1, 1, -1)) + (0, 1, d + 2)              # (k_d, ..., m_1, in, out, re/im)
+        perm = tuple(range(2, d + 2)) + (0, 1, d + 2)                  # (m_1, ..., k_d, in, out, re/im)
         w = fnp.reshape(fnp.transpose(weight, perm), (modes, c_in, c_out, 2))
         wr, wi = w[..., 0], w[..., 1]
-        top = fnp.stack([wr, wi], axis=2)                              # [M, in, 2, out]
-        bottom = fnp.stack([-wi, wr], axis=2)
-        return fnp.reshape(fnp.stack([top, bottom], axis=1), (modes, 2 * c_in, 2 * c_out))
+        top = fnp.concatenate([wr, wi], axis=-1)                       # [M, in, 2*out]: a real part's rows
+        bottom = fnp.concatenate([-wi, wr], axis=-1)                   # an imaginary part's rows
+        signed = {(0, 1): top, (0, -1): -top if d > 1 else None, (1, 1): bottom, (1, -1): -bottom if d > 2 else None}
+        rows = []
+        for s in itertools.product((0, 1), repeat=d):
+            count = sum(s)
+            rows.append(signed[(count % 2, -1 if (count // 2) % 2 else 1)])
+        return fnp.reshape(fnp.stack(rows, axis=1), (modes, 2 ** d * c_in, 2 * c_out))
 
     def apply(self, params: dict, x):
         """`x: [batch, in_channels, *grid]` (len(grid) = len(n_modes)) -> `[batch, out_channels, *grid]`."""
@@ -360,16 +371,19 @@ class SpectralConv:
         sizes = shape[2:]
         self.check_grid(repr(self), sizes)
         batch, c_in, c_out = shape[0], self.in_channels, self.out_channels
-        dtype = np.dtype(x.dtype)
         if self.uses_dft(sizes):
-            spectrum = truncated_rfftn_reversed(x, self.kept)          # [batch, in, k_d, ..., m_1, 2]
             modes = math.prod(self.kept)
-            mode_axes = tuple(range(2, d + 2))
-            stacked = fnp.reshape(fnp.transpose(spectrum, mode_axes + (0, d + 2, 1)), (modes, batch, 2 * c_in))
-            mixed = fnp.matmul(stacked, self._block_weight(params["weight"], dtype))     # [M, batch, 2*out]
-            mixed = fnp.reshape(mixed, tuple(reversed(self.kept)) + (batch, 2, c_out))
-            mixed = fnp.transpose(mixed, (d, d + 2) + tuple(range(d)) + (d + 1,))     # [batch, out, k_d..m_1, 2]
-            y = truncated_irfftn_reversed(mixed, sizes)
+            # (batch, in, m_1, r_1, ..., m_{d-1}, r_{d-1}, r_d, k_d): the 2**d real components of the block
+            components = fnp.reshape(separable_rfftn(x, self.kept), (batch, c_in) + sum(
+                ((m, 2) for m in self.kept[:-1]), ()) + (2, self.kept[-1]))
+            m_axes = tuple(2 + 2 * a for a in range(d - 1)) + (2 * d + 1,)
+            r_axes = tuple(3 + 2 * a for a in range(d - 1)) + (2 * d,)
+            stacked = fnp.reshape(fnp.transpose(components, m_axes + (0,) + r_axes + (1,)),
+                                  (modes, batch, 2 ** d * c_in))                   # [M, batch, (components, in)]
+            mixed = fnp.matmul(stacked, self._mixing_weight(params["weight"]))    # [M, batch, (re/im, out)]
+            mixed = fnp.reshape(mixed, self.kept + (batch, 2, c_out))
+            mixed = fnp.transpose(mixed, (d, d + 2, d + 1) + tuple(range(d)))     # [batch, out, re/im, modes...]
+            y = separable_irfftn(mixed, sizes)
         else:
             y = self._apply_fft(params["weight"], x, sizes)
         if self.bias:

@@ -179,89 +179,94 @@ def kept_frequencies(n: int, modes: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _axis_bases(n: int, modes: int, dtype: str) -> tuple[np.ndarray, np.ndarray]:
-    k = kept_frequencies(n, modes)[:, None]
-    h = np.arange(n, dtype=np.int64)[None, :]
-    theta = (2 * math.pi / n) * (((k % n) * h) % n)        # exact integer angle index, as _dft_bases
-    cos, sin = np.cos(theta), np.sin(theta)                # [modes, n]
-    # forward[(h, r), (k, r')]:  Yr = C Xr + S Xi,  Yi = -S Xr + C Xi   (Y_k = sum_h X_h e^{-2 pi i k h / n})
-    forward = np.empty((n, 2, modes, 2))
-    forward[:, 0, :, 0], forward[:, 1, :, 0] = cos.T, sin.T
-    forward[:, 0, :, 1], forward[:, 1, :, 1] = -sin.T, cos.T
-    # inverse[(k, r), (h, r')]:  Xr = (C Yr - S Yi)/n,  Xi = (S Yr + C Yi)/n   (numpy's ifft, 1/n)
-    inverse = np.empty((modes, 2, n, 2))
-    inverse[:, 0, :, 0], inverse[:, 1, :, 0] = cos / n, -sin / n
-    inverse[:, 0, :, 1], inverse[:, 1, :, 1] = sin / n, cos / n
-    forward = np.ascontiguousarray(forward.reshape(2 * n, 2 * modes), dtype)
-    inverse = np.ascontiguousarray(inverse.reshape(2 * modes, 2 * n), dtype)
+def _axis_bases(n: int, modes: int, last: bool, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    if last:
+        forward, inverse = _dft_bases(n, modes, "float64")      # interleaved (k, re/im): reorder to (re/im, k)
+        forward = forward.reshape(n, modes, 2).transpose(0, 2, 1).reshape(n, 2 * modes)
+        inverse = inverse.reshape(modes, 2, n).transpose(1, 0, 2).reshape(2 * modes, n)
+    else:
+        k = kept_frequencies(n, modes)[:, None]
+        h = np.arange(n, dtype=np.int64)[None, :]
+        theta = (2 * math.pi / n) * (((k % n) * h) % n)    # exact integer angle index, as _dft_bases
+        cos, sin = np.cos(theta), np.sin(theta)            # [modes, n]
+        # forward[(k, r), h]: a real signal's DFT at frequency k, r = 0 its real part (cos), 1 its imaginary (-sin)
+        forward = np.stack([cos, -sin], axis=1).reshape(2 * modes, n)
+        # inverse[(h, r'), (r, k)]: numpy's ifft (1/n) of a spectrum zero off the kept frequencies, on
+        # packed values: Xr = (C Yr - S Yi)/n, Xi = (S Yr + C Yi)/n
+        inverse = np.empty((n, 2, 2, modes))
+        inverse[:, 0, 0], inverse[:, 0, 1] = cos.T / n, -sin.T / n
+        inverse[:, 1, 0], inverse[:, 1, 1] = sin.T / n, cos.T / n
+        inverse = inverse.reshape(2 * n, 2 * modes)
+    forward, inverse = np.ascontiguousarray(forward, dtype), np.ascontiguousarray(inverse, dtype)
     forward.flags.writeable = inverse.flags.writeable = False
     return forward, inverse
 
 
-def truncated_dft_axis_bases(n: int, modes: int, dtype="float64") -> tuple[np.ndarray, np.ndarray]:
-    """Real bases of the complex DFT of a length-n axis restricted to `kept_frequencies(n, modes)`.
+def separable_dft_bases(n: int, modes: int, last: bool, dtype="float64") -> tuple[np.ndarray, np.ndarray]:
+    """The real bases `separable_rfftn`/`separable_irfftn` contract one axis of length n with.
 
-    A complex signal packed as `(..., n, 2)` (re, im), flattened to `(..., 2n)`, times `forward
-    [2n, 2*modes]` is its DFT at the kept frequencies packed as `(..., modes, 2)`; a packed spectrum
-    `(..., 2*modes)` times `inverse [2*modes, 2n]` is numpy's `ifft` (1/n) of the length-n spectrum
-    that is zero at every other frequency. Built in float64, rounded once to `dtype`, cached, read-only.
+    Last axis (`last=True`, the lowest `modes` rfft bins): `forward [n, 2*modes]`, columns (re/im, k),
+    so `u @ forward` is `rfft(u)[..., :modes]` as (real parts | imaginary parts); `inverse [2*modes, n]`,
+    rows (re/im, k), numpy's irfft (1/n) of that spectrum zero-padded (DC/Nyquist imaginary parts ignored).
+    Other axes (`kept_frequencies(n, modes)`): `forward [2*modes, n]`, rows (k, re/im): the DFT of real
+    columns at the kept frequencies, left-multiplied; `inverse [2n, 2*modes]`, rows (point, re/im) and
+    columns (re/im, k): numpy's ifft (1/n) of packed complex columns, left-multiplied. Built in float64,
+    rounded once to `dtype`, cached, read-only.
     """
-    kept_frequencies(n, modes)   # checks n and modes
-    return _axis_bases(int(n), int(modes), np.dtype(dtype).name)
+    if last:
+        _check_modes("separable_dft_bases", n, modes)
+    else:
+        kept_frequencies(n, modes)   # checks n and modes
+    return _axis_bases(int(n), int(modes), bool(last), np.dtype(dtype).name)
 
 
-def _move_before_last(u, axis: int):
-    """`u` with `axis` moved to just before the last (the packed re/im) axis."""
-    rank = len(u.shape)
-    if axis == rank - 2:
-        return u
-    perm = tuple(i for i in range(rank - 1) if i != axis) + (axis, rank - 1)
-    return fnp.transpose(u, perm)
+def separable_rfftn(u, kept: tuple[int, ...]):
+    """The kept block of `rfftn(u)` over the last d = len(kept) axes, as 2**d real component products.
 
-
-def truncated_rfftn_reversed(u, modes: tuple[int, ...]):
-    """The kept block of `rfftn(u)` over the last `len(modes)` axes, mode axes in REVERSED order, packed.
-
-    `modes = (m_1, ..., m_{d-1}, k_d)`: m_a signed frequencies (`kept_frequencies`) on the non-last
-    axes, the lowest k_d rfft bins on the last one. Returns `(..., k_d, m_{d-1}, ..., m_1, 2)`: the
-    order in which the axes are transformed (last axis first, then each axis moved next to the (re,
-    im) axis and contracted with it), which saves the transposes back; `pino.models.SpectralConv`
-    consumes it as it is. One 2-D GEMM per axis: the last axis real -> packed (`truncated_dft_bases`),
-    every other axis packed -> packed (`truncated_dft_axis_bases`).
+    `kept = (m_1, ..., m_{d-1}, k_d)`: m_a signed frequencies on axis a (`kept_frequencies`), the
+    lowest k_d rfft bins on the last axis. The last axis is one GEMM `(rows, n_d) @ [n_d, 2 k_d]`;
+    every other axis, from the last but one to the first, one batched left-multiplication by the
+    `[2 m_a, n_a]` basis of the real columns it sees, so no operand is ever transposed. Each axis's
+    DFT doubles the real components (its cos and -sin parts) instead of combining them into complex
+    numbers: returns `(..., m_1, r_1, ..., m_{d-1}, r_{d-1}, r_d, k_d)` flattened to `(..., 2**d * M)`,
+    whose complex spectrum is `X = sum_s i**|s| P[s]` over the components s = (r_1, ..., r_d) (M = the
+    kept modes). `pino.models.SpectralConv` folds that sum into its mixing weight.
     """
     shape = tuple(u.shape)
-    d = len(modes)
-    lead = len(shape) - d
+    d = len(kept)
+    lead, sizes = shape[:-d], shape[-d:]
     dtype = np.dtype(u.dtype)
-    spectrum = truncated_rfft(u, modes[-1])                           # (..., n_1, ..., n_{d-1}, k_d, 2)
-    for a in range(d - 2, -1, -1):                                    # spatial axes d-1 .. 1 (0-based d-2 .. 0)
-        n = shape[lead + a]
-        spectrum = _move_before_last(spectrum, lead + a)
-        forward, _ = truncated_dft_axis_bases(n, modes[a], dtype)
-        out_shape = tuple(spectrum.shape[:-2]) + (modes[a], 2)
-        spectrum = fnp.reshape(fnp.matmul(fnp.reshape(spectrum, (-1, 2 * n)), forward), out_shape)
-    return spectrum
+    forward, _ = separable_dft_bases(sizes[-1], kept[-1], True, dtype)
+    t = fnp.matmul(fnp.reshape(u, (-1, sizes[-1])), forward)            # (..., n_1..n_{d-1}) x (r_d, k_d)
+    trailing = 2 * kept[-1]
+    for a in range(d - 2, -1, -1):
+        n = sizes[a]
+        left, _ = separable_dft_bases(n, kept[a], False, dtype)
+        t = fnp.matmul(left, fnp.reshape(t, (-1, n, trailing)))         # (.., [m_a, r_a], trailing)
+        trailing *= 2 * kept[a]
+    return fnp.reshape(t, lead + (trailing,))
 
 
-def truncated_irfftn_reversed(spectrum, sizes: tuple[int, ...]):
-    """Inverse of `truncated_rfftn_reversed`: `(..., k_d, m_{d-1}, ..., m_1, 2)` -> real `(..., n_1, ..., n_d)`.
+def separable_irfftn(spectrum, sizes: tuple[int, ...]):
+    """numpy's `irfftn(s=sizes)` over the last d axes of the spectrum that is zero outside a kept block.
 
-    numpy's `irfftn(s=sizes)` of the full spectrum that is zero outside the kept block (1/prod(n)):
-    an inverse DFT GEMM per non-last axis (axis 1 first), then the truncated irfft of the last axis
-    (which ignores the imaginary parts of its DC and Nyquist bins, as irfftn does).
+    `spectrum`: `(..., 2, m_1, ..., m_{d-1}, k_d)`, the real and imaginary parts (axis -d-1) of the kept
+    block (`kept_frequencies` on the non-last axes, the lowest k_d bins on the last). Each non-last axis
+    is one batched left-multiplication by its `[2 n_a, 2 m_a]` inverse basis (contracting the re/im
+    axis with the modes, giving points and re/im), the last one a GEMM `[2 k_d, n_d]` keeping the real
+    part (irfftn's imaginary parts of DC/Nyquist ignored). Returns `(..., n_1, ..., n_d)`.
     """
-    d = len(sizes)
     shape = tuple(spectrum.shape)
-    lead = len(shape) - 1 - d
+    d = len(sizes)
+    lead, kept = shape[:-d - 1], shape[-d:]
     dtype = np.dtype(spectrum.dtype)
-    signal = spectrum
-    # Before step a the axes are (..., k_d, m_{d-1}, ..., m_{a+1}, n_1, ..., n_a, re/im): axis a+1's
-    # modes sit at lead + d-1-a; moved next to re/im, contracted to n_{a+1} points.
+    t = spectrum
+    done = 1                                                            # points of the axes already inverted
     for a in range(d - 1):
-        modes = shape[lead + d - 1 - a]
-        signal = _move_before_last(signal, lead + d - 1 - a)
-        _, inverse = truncated_dft_axis_bases(sizes[a], modes, dtype)
-        out_shape = tuple(signal.shape[:-2]) + (sizes[a], 2)
-        signal = fnp.reshape(fnp.matmul(fnp.reshape(signal, (-1, 2 * modes)), inverse), out_shape)
-    signal = _move_before_last(signal, lead)                 # (..., n_1, ..., n_{d-1}, k_d, re/im)
-    return truncated_irfft(signal, sizes[-1])
+        rest = math.prod(kept[a + 1:])
+        _, left = separable_dft_bases(sizes[a], kept[a], False, dtype)
+        t = fnp.matmul(left, fnp.reshape(t, (-1, 2 * kept[a], rest)))  # (.., [n_a, r], rest)
+        done *= sizes[a]
+    _, inverse = separable_dft_bases(sizes[-1], kept[-1], True, dtype)
+    t = fnp.matmul(fnp.reshape(t, (-1, 2 * kept[-1])), inverse)
+    return fnp.reshape(t, lead + tuple(sizes))

@@ -26,7 +26,7 @@ import frame
 import frame.numpy as fnp
 from pino import FNO1d, FNO2d, FNO3d
 from pino.models import FNO, SpectralConv
-from pino.spectral import kept_frequencies, truncated_dft_axis_bases
+from pino.spectral import kept_frequencies, separable_dft_bases, separable_irfftn, separable_rfftn
 from tests.numerics import assert_close_first_order, central_difference
 
 RNG = np.random.default_rng(19)
@@ -302,17 +302,38 @@ def test_input_gradient_matches_jax():
     assert_rel_close(got, want, 1e-10, "d loss / d x")
 
 
-def test_axis_bases_are_the_dft_at_the_kept_frequencies():
+def test_separable_bases_are_the_dft_at_the_kept_frequencies():
     assert list(kept_frequencies(10, 6)) == [-3, -2, -1, 0, 1, 2] and list(kept_frequencies(9, 5)) == [-2, -1, 0, 1, 2]
-    forward, inverse = truncated_dft_axis_bases(7, 5)
-    z = RNG.standard_normal(7) + 1j * RNG.standard_normal(7)
-    packed = np.stack([z.real, z.imag], -1).reshape(-1) @ forward
-    np.testing.assert_allclose(packed.reshape(5, 2) @ [1, 1j], np.fft.fft(z)[kept_frequencies(7, 5) % 7], atol=1e-13)
+    forward, inverse = separable_dft_bases(7, 5, last=False)
+    u = RNG.standard_normal(7)
+    parts = (forward @ u).reshape(5, 2)                          # rows (k, re/im) of a real column's DFT
+    np.testing.assert_allclose(parts @ [1, 1j], np.fft.fft(u)[kept_frequencies(7, 5) % 7], atol=1e-13)
     spectrum = np.zeros(7, complex)
     coefficients = RNG.standard_normal(5) + 1j * RNG.standard_normal(5)
     spectrum[kept_frequencies(7, 5) % 7] = coefficients
-    back = np.stack([coefficients.real, coefficients.imag], -1).reshape(-1) @ inverse
+    back = inverse @ np.concatenate([coefficients.real, coefficients.imag])   # columns (re/im, k)
     np.testing.assert_allclose(back.reshape(7, 2) @ [1, 1j], np.fft.ifft(spectrum), atol=1e-14)
+    forward, inverse = separable_dft_bases(8, 5, last=True)      # the last axis: rfft bins, Nyquist kept
+    u = RNG.standard_normal(8)
+    np.testing.assert_allclose((u @ forward).reshape(2, 5).T @ [1, 1j], np.fft.rfft(u), atol=1e-13)
+    bins = RNG.standard_normal(5) + 1j * RNG.standard_normal(5)
+    np.testing.assert_allclose(np.concatenate([bins.real, bins.imag]) @ inverse, np.fft.irfft(bins, 8), atol=1e-14)
+
+
+def test_separable_rfftn_components_sum_to_the_kept_block():
+    x = RNG.standard_normal((2, 6, 7, 8))
+    kept = (3, 4, 5)
+    parts = np.asarray(separable_rfftn(x, kept)).reshape(2, 3, 2, 4, 2, 2, 5)   # (m1, r1, m2, r2, r3, k3)
+    block = sum(1j ** (r1 + r2 + r3) * parts[:, :, r1, :, r2, r3, :] for r1 in (0, 1) for r2 in (0, 1) for r3 in (0, 1))
+    full = np.fft.rfftn(x, axes=(1, 2, 3))
+    want = full[:, kept_frequencies(6, 3) % 6][:, :, kept_frequencies(7, 4) % 7][..., :5]
+    np.testing.assert_allclose(block, want, atol=1e-12)
+    spectrum = RNG.standard_normal((2, 2, 3, 4, 5))                # (re/im, m1, m2, k3)
+    padded = np.zeros(full.shape, complex)
+    padded[np.ix_(range(2), kept_frequencies(6, 3) % 6, kept_frequencies(7, 4) % 7, range(5))] = \
+        spectrum[:, 0] + 1j * spectrum[:, 1]
+    np.testing.assert_allclose(separable_irfftn(spectrum, (6, 7, 8)), np.fft.irfftn(padded, s=(6, 7, 8), axes=(1, 2, 3)),
+                               atol=1e-14)
 
 
 @pytest.mark.parametrize("make, shape, match", [
