@@ -1,0 +1,116 @@
+"""The problem zoo: registration and the command line, references that satisfy their PDEs, and a small-budget
+training run per problem (full budgets are benchmarks, not tests)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import pinn
+from pinn import PROBLEMS, ZOO, AllenCahn, BurgersInverse, Heat, Helmholtz2D, KdV, Poisson2D, Wave, train
+from pinn.__main__ import DEFAULT_BUDGETS, main
+from pinn.reference import allen_cahn_spectral, kdv_spectral
+
+
+def test_every_zoo_problem_is_registered_with_a_budget():
+    assert {"poisson1d", "burgers1d"} | set(ZOO) == set(PROBLEMS)
+    assert set(PROBLEMS) <= set(DEFAULT_BUDGETS)
+    assert PROBLEMS["poisson1d"] is pinn.Poisson1D and PROBLEMS["burgers1d"] is pinn.Burgers1D
+
+
+def test_cli_runs_a_zoo_problem(tmp_path, capsys):
+    code = main(["--problem", "heat", "--steps", "5", "--lbfgs", "0", "--collocation", "64", "--out", str(tmp_path),
+                 "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "relative L2 error" in out
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["problem"] == "heat" and metrics["adam_steps"] == 5 and metrics["variables"] == {}
+    for name in ("solution.png", "loss.png"):
+        assert os.path.getsize(tmp_path / name) > 10_000
+
+
+def spectral_residual(U, x, t, rhs):
+    """u_t - rhs(u, u_x, u_xx, u_xxx) on the interior snapshots: u_t by central differences in t
+    (O(dt^2) = 1e-4 u_ttt), space derivatives spectrally (exact for the grid's trigonometric interpolant)."""
+    k = 2 * np.pi / 2.0 * np.fft.fftfreq(len(x), d=1.0 / len(x))
+    V = np.fft.fft(U, axis=1)
+    ux, uxx, uxxx = (np.real(np.fft.ifft((1j * k) ** p * V, axis=1)) for p in (1, 2, 3))
+    ut = (U[2:] - U[:-2]) / (t[2] - t[0])
+    return ut - rhs(U, ux, uxx, uxxx)[1:-1]
+
+
+def test_allen_cahn_reference_satisfies_its_pde():
+    x, t, U = allen_cahn_spectral()
+    np.testing.assert_allclose(U[0], x ** 2 * np.cos(np.pi * x), atol=1e-14)
+    r = spectral_residual(U, x, t, lambda u, ux, uxx, uxxx: 1e-4 * uxx + 5 * u - 5 * u ** 3)
+    # measured max |r| 4e-3 against |u_t| up to ~8: the time difference's O(dt^2) error at the fronts
+    assert np.max(np.abs(r)) < 2e-2 and np.max(np.abs(r)) < 1e-2 * np.max(np.abs(U[2:] - U[:-2]) / 0.02)
+
+
+def test_kdv_reference_satisfies_its_pde_and_conserves_mass():
+    x, t, U = kdv_spectral()
+    r = spectral_residual(U, x, t, lambda u, ux, uxx, uxxx: -u * ux - 0.0025 * uxxx)
+    ut = np.abs(U[2:] - U[:-2]) / 0.02
+    assert np.max(np.abs(r)) < 2e-2 * np.max(ut)
+    np.testing.assert_allclose(U.mean(axis=1), U[0].mean(), atol=1e-12)     # the mean of u is conserved
+
+
+def assert_trains(result, bound):
+    assert result.history[-1] < 0.1 * result.history[0]
+    assert result.relative_l2_error < bound
+
+
+def test_poisson2d_trains():
+    problem = Poisson2D(n_collocation=256, n_boundary=64)
+    result = train(problem, problem.default_model(seed=0, layers=[20, 20]), steps=300, lbfgs_steps=200, progress=False)
+    assert_trains(result, 0.3)          # measured 0.125
+
+
+def test_heat_trains():
+    problem = Heat(n_collocation=256)
+    assert_trains(train(problem, problem.default_model(seed=0, layers=[20, 20]), steps=300, lbfgs_steps=200,
+                        progress=False), 1e-2)          # measured 2.2e-3
+
+
+def test_wave_trains_with_its_initial_velocity_condition():
+    problem = Wave(n_collocation=256)
+    assert problem.term_names[-1] == "OperatorBC"
+    assert_trains(train(problem, problem.default_model(seed=0, layers=[20, 20, 20]), steps=300, lbfgs_steps=300,
+                        progress=False), 5e-2)          # measured 9.6e-3
+
+
+def test_helmholtz2d_balances_its_boundary_weight():
+    problem = Helmholtz2D(n_collocation=256, n_boundary=100)
+    callbacks = problem.default_callbacks()
+    result = train(problem, problem.default_model(seed=0, layers=[20, 20]), steps=100, progress=False,
+                   callbacks=callbacks)
+    assert result.history[-1] < result.history[0]
+    assert callbacks[0].history and callbacks[0].history[-1][1][1] > 10   # the boundary weight rose
+
+
+@pytest.mark.parametrize("cls", [KdV, AllenCahn])
+def test_periodic_benchmarks_run_and_agree_across_derivative_modes(cls):
+    problem = cls(n_collocation=128, n_boundary=32, n_initial=64)
+    model = problem.default_model(seed=0, layers=[16, 16])
+    x = problem.training_data(0)[0][:32]
+    reverse = problem.reverse_derivatives(model.apply, model.params, x)
+    taylor = problem.taylor_derivatives(model.apply, model.params, x)
+    for name in reverse:
+        np.testing.assert_allclose(taylor[name], reverse[name], rtol=1e-9, atol=1e-11, err_msg=name)
+    result = train(problem, model, steps=100, lr=3e-3, progress=False)
+    # a smoke run: measured loss ratios after 100 steps KdV 0.65, Allen-Cahn < 0.5 (both need the full
+    # budget and more to reach the reference; see pinn.zoo)
+    assert result.history[-1] < 0.8 * result.history[0]
+    assert np.isfinite(result.relative_l2_error)
+
+
+def test_burgers_inverse_moves_its_coefficients_toward_the_truth():
+    problem = BurgersInverse(n_collocation=500, n_observations=500)
+    assert problem.coefficients(problem.initial_params(problem.default_model())) == (0.0, pytest.approx(np.exp(-6)))
+    result = train(problem, problem.default_model(seed=0, layers=[20, 20, 20]), steps=300, lr=3e-3,
+                   lbfgs_steps=200, progress=False)
+    l1, l2 = problem.coefficients(result.params)
+    assert 0.5 < l1 < 1.5                       # from 0; measured 0.855 (l2 0.011 vs 0.0032: a longer run)
+    assert set(result.variables) == {"l1", "log_l2"}
+    assert result.relative_l2_error < 0.3
