@@ -18,11 +18,10 @@ from .training import PINNResult, train
 from .sampling import METHODS as SAMPLERS, SamplingError, sample
 from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime, Hypercube, Interval, Polygon,
                        Rectangle, TimeDomain)
-from .conditions import IC, BC, DirichletBC, NeumannBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
+from .conditions import IC, BC, DirichletBC, NeumannBC, OperatorBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
 from .pde import PDE, Derivatives, TimePDE, Variable
 from .adaptive import RAR, GradientNormBalancing, PDEPointResampler
-from .conditions import OperatorBC
-from . import zoo  # noqa: E402  (registers the zoo's problems in PROBLEMS)
+# importing pinn.zoo registers its problems in PROBLEMS
 from .zoo import ZOO, AllenCahn, BurgersInverse, Heat, Helmholtz2D, KdV, Poisson2D, Wave
 
 __all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",

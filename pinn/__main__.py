@@ -19,7 +19,7 @@ import sys
 from frame.errors import FrameError
 
 from .plots import save_plots
-from . import zoo  # noqa: F401  (registers the zoo's problems in PROBLEMS)
+from .zoo import ZOO
 from .problems import PROBLEMS, ProblemError
 from .training import train
 
@@ -33,7 +33,8 @@ DEFAULT_BUDGETS = {"poisson1d": (1000, 500, 1e-3), "burgers1d": (2000, 3000, 1e-
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m pinn", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--problem", choices=sorted(PROBLEMS), default="poisson1d")
+    # PROBLEMS holds poisson1d and burgers1d and, once pinn.zoo is imported, the zoo's problems
+    parser.add_argument("--problem", choices=sorted({**PROBLEMS, **ZOO}), default="poisson1d")
     parser.add_argument("--steps", type=int, default=None, help="Adam steps (default: the problem's budget)")
     parser.add_argument("--lbfgs", type=int, default=None, help="L-BFGS iterations after Adam")
     parser.add_argument("--lr", type=float, default=None, help="Adam learning rate")

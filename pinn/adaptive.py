@@ -151,7 +151,8 @@ class RAR(Callback):
             raise ProblemError(f"RAR: top_k ({top_k}) exceeds num_candidates ({num_candidates})")
         if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0):
             raise ProblemError(f"RAR: rounds must be a non-negative int or None, got {rounds!r}")
-        self.num_candidates, self.top_k, self.rounds, self.threshold = int(num_candidates), int(top_k), rounds, threshold
+        self.num_candidates, self.top_k = int(num_candidates), int(top_k)
+        self.rounds, self.threshold = rounds, threshold
         self.random = check_method(random)
         self.done = 0
         self.stopped = False

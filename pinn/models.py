@@ -163,7 +163,8 @@ class MLP(Network):
     def init(self, seed: int = 0) -> list[dict]:
         """Fresh parameters: Glorot-normal weights (std sqrt(2 / (n_in + n_out))) and zero biases."""
         rng = np.random.default_rng(seed)
-        return [_glorot(rng, n_in, n_out, self.dtype) for n_in, n_out in zip(self.layer_sizes[:-1], self.layer_sizes[1:])]
+        sizes = self.layer_sizes
+        return [_glorot(rng, n_in, n_out, self.dtype) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
 
     def apply(self, params, x):
         """The network's output for inputs `x` of shape (N, in_dim): shape (N, out_dim)."""

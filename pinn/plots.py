@@ -117,7 +117,8 @@ def _parity_figure(result: PINNResult, x: np.ndarray):
         ax.plot(reference, prediction, "C0.", ms=2)
         lo, hi = float(reference.min()), float(reference.max())
         ax.plot([lo, hi], [lo, hi], "k-", lw=0.8)
-        ax.set(xlabel="reference u", ylabel="PINN u", title=f"{problem.name} (relative L2 {result.relative_l2_error:.2e})")
+        ax.set(xlabel="reference u", ylabel="PINN u",
+               title=f"{problem.name} (relative L2 {result.relative_l2_error:.2e})")
     else:
         ax.hist(prediction, bins=50)
         ax.set(xlabel="PINN u", ylabel="test points", title=f"{problem.name}: no reference")

@@ -3,11 +3,11 @@
 `sample(n, dim, method, seed)` returns n points in the unit cube [0, 1)^dim, the names being
 DeepXDE's `random=` values ("pseudo": independent uniform draws, "LHS", "Halton", "Hammersley",
 "Sobol"). Evenly spaced grids are the geometries' `uniform_points`, as in DeepXDE (where
-`train_distribution="uniform"` means the grid). The quasi-random ones come from `scipy.stats.qmc`, scrambled and seeded, so a
-seed gives the same points on every run and different seeds give different (equally
-low-discrepancy) point sets. Geometries scale these points into their bounding box and reject the
-ones outside (`rejection_sample`); boundaries sample a 1-D perimeter parameter with the same
-samplers (`pinn.geometry`).
+`train_distribution="uniform"` means the grid). The quasi-random ones come from
+`scipy.stats.qmc`, scrambled and seeded, so a seed gives the same points on every run and
+different seeds give different (equally low-discrepancy) point sets. Geometries scale these
+points into their bounding box and reject the ones outside (`rejection_sample`); boundaries
+sample a 1-D perimeter parameter with the same samplers (`pinn.geometry`).
 
 scipy is imported on first use (it is a dependency of `frame.train` already).
 """
