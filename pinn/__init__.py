@@ -22,7 +22,7 @@ from .conditions import IC, BC, DirichletBC, NeumannBC, OperatorBC, PeriodicBC, 
 from .pde import PDE, Derivatives, TimePDE, Variable
 from .adaptive import RAR, GradientNormBalancing, PDEPointResampler
 # importing pinn.zoo registers its problems in PROBLEMS
-from .zoo import ZOO, AllenCahn, BurgersInverse, Heat, Helmholtz2D, KdV, Poisson2D, Wave
+from .zoo import ZOO, AllenCahn, BurgersInverse, BurgersRaissi, Heat, Helmholtz2D, KdV, Poisson2D, Wave
 
 __all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
            "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError", "pointwise_derivative", "train", "PINNResult",
@@ -30,4 +30,4 @@ __all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTI
            "Cuboid", "Hypercube", "Disk", "Polygon", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
            "NeumannBC", "RobinBC", "PeriodicBC", "IC", "PointSetBC", "boundary", "initial", "PDE", "TimePDE",
            "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler", "OperatorBC", "ZOO",
-           "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse"]
+           "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse", "BurgersRaissi"]

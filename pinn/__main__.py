@@ -28,7 +28,7 @@ DEFAULT_BUDGETS = {"poisson1d": (1000, 500, 1e-3), "burgers1d": (2000, 3000, 1e-
                    # the zoo (pinn.zoo): full budgets, not yet benchmarked over seeds
                    "poisson2d": (2000, 1000, 1e-3), "helmholtz2d": (5000, 0, 1e-3), "heat": (2000, 1000, 1e-3),
                    "wave": (3000, 2000, 1e-3), "allen_cahn": (5000, 5000, 1e-3), "kdv": (5000, 5000, 1e-3),
-                   "burgers_inverse": (2000, 5000, 1e-3)}
+                   "burgers_inverse": (2000, 5000, 1e-3), "burgers_raissi": (0, 50000, 1e-3)}
 
 
 def parse_args(argv=None) -> argparse.Namespace:

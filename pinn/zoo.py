@@ -16,6 +16,8 @@ and `burgers1d`, which stay as they are:
   reference is a Fourier/ETDRK4 solution (`pinn.reference.allen_cahn_spectral`).
 - `kdv`: u_t + u u_x + 0.0025 u_xxx = 0 on [-1, 1] x [0, 1], u(x, 0) = cos(pi x), periodic
   (Raissi et al.'s KdV): a third derivative; reference `pinn.reference.kdv_spectral`.
+- `burgers_raissi`: Burgers in Raissi et al.'s setting (100 initial/boundary points, 10,000
+  Latin-hypercube collocation points, float32, L-BFGS to convergence).
 - `burgers_inverse`: Raissi et al.'s identification of Burgers' coefficients: u_t + l1 u u_x -
   l2 u_xx = 0 with l1 and log(l2) trainable (starting at 0 and -6, as theirs), from observations
   of the Cole–Hopf solution (l1 = 1, l2 = 0.01 / pi) at random points of the 256 x 100 grid.
@@ -202,9 +204,36 @@ class BurgersInverse(TimePDE):
         return v["l1"], math.exp(v["log_l2"])
 
 
+class BurgersRaissi(TimePDE):
+    """Burgers in Raissi et al.'s (2019) setting: u_t + u u_x = (0.01/pi) u_xx, u(x, 0) = -sin(pi x),
+    u(+-1, t) = 0; `n_data` = 100 points drawn (per `data_seed`) from the initial and boundary nodes of
+    their data grid (256 x-nodes at t = 0, 100 t-nodes at each end) as one PointSetBC, `n_collocation`
+    = 10,000 Latin-hypercube residual points, float32, the 9 x 20 tanh network, L-BFGS to
+    convergence (their relative L2 error: 6.7e-4). `pinn.Burgers1D` is the same PDE with uniform
+    random points and its own initial/boundary sampling."""
+
+    nu = 0.01 / math.pi
+
+    def __init__(self, n_collocation: int = 10000, n_data: int = 100, data_seed: int = 1234,
+                 dtype: str = "float32", **kwargs):
+        geom = GeometryXTime(Interval(-1, 1), TimeDomain(0, 1))
+        xs, ts = np.linspace(-1, 1, 256), np.linspace(0, 0.99, 100)
+        candidates = np.concatenate([np.stack([xs, np.zeros_like(xs)], axis=1),
+                                     np.stack([-np.ones_like(ts), ts], axis=1),
+                                     np.stack([np.ones_like(ts), ts], axis=1)])
+        rng = np.random.default_rng(data_seed)
+        data = candidates[rng.choice(len(candidates), size=n_data, replace=False)]
+        values = np.where(data[:, 1:] == 0, -np.sin(np.pi * data[:, :1]), 0.0)
+        nu = self.nu
+        exact = lambda X: burgers_cole_hopf(X[:, :1], X[:, 1:], nu)  # noqa: E731
+        super().__init__(geom, lambda x, u, d: d("t") + u * d("x") - nu * d("x", "x"), [PointSetBC(data, values)],
+                         n_collocation, 0, 0, train_distribution="LHS", solution=exact, test_x=_grid(xs, ts),
+                         layers=[20] * 8, name="burgers_raissi", dtype=dtype, **kwargs)
+
+
 #: name -> problem class of the zoo.
 ZOO = {"poisson2d": Poisson2D, "helmholtz2d": Helmholtz2D, "heat": Heat, "wave": Wave, "allen_cahn": AllenCahn,
-       "kdv": KdV, "burgers_inverse": BurgersInverse}
+       "kdv": KdV, "burgers_inverse": BurgersInverse, "burgers_raissi": BurgersRaissi}
 
 # The command line and `pinn.PROBLEMS` list them with the original two.
 PROBLEMS.update(ZOO)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pinn
-from pinn import PROBLEMS, ZOO, AllenCahn, BurgersInverse, Heat, Helmholtz2D, KdV, Poisson2D, Wave, train
+from pinn import PROBLEMS, ZOO, AllenCahn, BurgersInverse, BurgersRaissi, Heat, Helmholtz2D, KdV, Poisson2D, Wave, train
 from pinn.__main__ import DEFAULT_BUDGETS, main
 from pinn.reference import allen_cahn_spectral, kdv_spectral
 
@@ -114,3 +114,20 @@ def test_burgers_inverse_moves_its_coefficients_toward_the_truth():
     assert 0.5 < l1 < 1.5                       # from 0; measured 0.855 (l2 0.011 vs 0.0032: a longer run)
     assert set(result.variables) == {"l1", "log_l2"}
     assert result.relative_l2_error < 0.3
+
+
+def test_burgers_in_raissis_setting():
+    problem = BurgersRaissi()
+    x_f, weights, x_u, u_u = problem.training_data(0)
+    assert x_f.shape == (10000, 2) and x_f.dtype == np.float32 and x_u.shape == (100, 2)
+    # Latin hypercube: one collocation point per stratum of each coordinate
+    for j, (lo, hi) in enumerate([(-1, 1), (0, 1)]):
+        strata = np.floor((x_f[:, j].astype(np.float64) - lo) / (hi - lo) * 10000).astype(int)
+        assert len(np.unique(np.clip(strata, 0, 9999))) > 9990   # float32 rounding moves a few across edges
+    initial = x_u[:, 1] == 0
+    np.testing.assert_allclose(u_u[initial, 0], -np.sin(np.pi * x_u[initial, 0]), atol=1e-6)
+    assert np.all(np.abs(x_u[~initial, 0]) == 1) and np.all(u_u[~initial] == 0)
+    model = problem.default_model(seed=0)
+    assert model.layer_sizes == [2] + [20] * 8 + [1] and model.dtype == "float32"
+    assert np.isfinite(float(problem.loss(model.apply)(model.params, x_f, weights, x_u, u_u)))
+    assert DEFAULT_BUDGETS["burgers_raissi"][:2] == (0, 50000)
