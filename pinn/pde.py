@@ -391,8 +391,12 @@ class PDE(Problem):
     @property
     def term_names(self) -> list[str]:
         res = ["residual"] if self.n_residuals == 1 else [f"residual {i}" for i in range(self.n_residuals)]
-        return res + [f"{c.name}" + (f" {i}" if [d.name for d in self.conditions].count(c.name) > 1 else "")
-                      for i, c in enumerate(self.conditions)]
+        names = [c.name for c in self.conditions]
+        seen: dict = {}
+        for c in names:   # a repeated kind is numbered within its kind: DirichletBC 0, DirichletBC 1
+            seen[c] = seen.get(c, -1) + 1
+            res.append(f"{c} {seen[c]}" if names.count(c) > 1 else c)
+        return res
 
     def check_weights(self, weights) -> np.ndarray:
         """Loss weights as a (num_terms,) array (default ones); a `ProblemError` for a wrong count or sign."""

@@ -158,3 +158,19 @@ def test_bad_conditions():
         PointSetBC(np.zeros((3, 1)), np.zeros(4))
     with pytest.raises(ProblemError, match="pinn geometry"):
         DirichletBC("square", 0.0, boundary)
+
+
+def test_operator_bc_on_the_initial_slice():
+    from pinn import OperatorBC
+
+    g = GeometryXTime(Interval(0, 1), TimeDomain(0, 1))
+    pool = np.concatenate([g.random_boundary_points(10, seed=0), g.random_initial_points(12, seed=0)])
+    bc = OperatorBC(g, lambda x, u, d: d("t"), lambda x, on: on and np.isclose(x[1], 0))
+    (x,) = bc.arrays(pool, "float64")
+    assert len(x) == 12 and np.all(x[:, 1] == 0)
+    standing = lambda p, X: p["a"] * fnp.sin(np.pi * X[:, 0:1]) * fnp.cos(np.pi * X[:, 1:2])  # noqa: E731
+    np.testing.assert_allclose(bc.error(lambda y: standing({"a": np.array(2.0)}, y), x), 0.0, atol=1e-14)
+    moving = lambda p, X: p["a"] * fnp.sin(np.pi * X[:, 0:1]) * fnp.sin(X[:, 1:2])  # noqa: E731
+    np.testing.assert_allclose(bc.error(lambda y: moving({"a": np.array(2.0)}, y), x), 2 * np.sin(np.pi * x[:, :1]),
+                               rtol=1e-12)
+    assert_gradient_matches_central_differences(bc, moving, {"a": np.array(2.0)}, (x,))
