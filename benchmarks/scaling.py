@@ -41,6 +41,7 @@ CONFIGS = {"1 process": (0, 1), "threads": (0, None), "1 worker": (1, 1), "2 wor
 # The network of the projection (stated in the output): a datacenter LAN.
 BANDWIDTH = 1.25e9      # bytes/s: 10 Gbit/s Ethernet, per link, full duplex
 LATENCY = 50e-6         # s per message (TCP round trip on one switch hop is ~25-100 us)
+TASK_OVERHEAD = 1e-3    # s of scheduler work per extra task (Dask's best-practices page: ~1 ms per task)
 
 
 def parse_args(argv=None):
@@ -183,16 +184,18 @@ def project(compute_1: float, overhead_1: float, grad_bytes: int, workers: int) 
 
     - star (this implementation): the client sends the parameters to each of W workers and
       receives W gradient arrays over its one link, then reduces them: 2 W P / B + 2 latency, plus
-      the measured per-step Dask overhead `overhead_1` (task dispatch, a few scheduler round trips)
-      and W times the client's reduction of one array (~P / 4 GB/s, a memory-bound axpy);
+      the measured per-step Dask overhead `overhead_1` (one task's dispatch, a few scheduler round
+      trips), (W - 1) more tasks at TASK_OVERHEAD each, and W times the client's reduction of one
+      array (~P / 4 GB/s, a memory-bound axpy);
     - ring all-reduce (workers exchange gradients among themselves, e.g. over Dask's
       worker-to-worker comms or MPI, parameters updated identically everywhere):
-      2 (W-1)/W P / B + 2 (W-1) latency, plus the same dispatch overhead.
+      2 (W-1)/W P / B + 2 (W-1) latency, plus the same dispatch overheads.
     """
     compute = compute_1 / workers
     reduce_one = grad_bytes / 4e9
-    star = compute + overhead_1 + 2 * workers * grad_bytes / BANDWIDTH + 2 * LATENCY + workers * reduce_one
-    ring = compute + overhead_1 + 2 * (workers - 1) / workers * grad_bytes / BANDWIDTH + 2 * (workers - 1) * LATENCY
+    dispatch = overhead_1 + (workers - 1) * TASK_OVERHEAD
+    star = compute + dispatch + 2 * workers * grad_bytes / BANDWIDTH + 2 * LATENCY + workers * reduce_one
+    ring = compute + dispatch + 2 * (workers - 1) / workers * grad_bytes / BANDWIDTH + 2 * (workers - 1) * LATENCY
     single = compute_1
     return {"W": workers, "star_ms": 1e3 * star, "star_eff": single / (workers * star),
             "ring_ms": 1e3 * ring, "ring_eff": single / (workers * ring)}
@@ -228,11 +231,15 @@ def main(argv=None) -> int:
                       f"2 workers / 1 process: {rows['1 process'].time / rows['2 workers'].time:.2f}x"
                       if "1 process" in rows else "")
             print(f"projection per step (compute_1 {compute_1 * 1e3:.2f} ms, overhead {overhead_1 * 1e3:.2f} ms, "
-                  f"P = {grad_bytes / 1e6:.2f} MB; {BANDWIDTH * 8 / 1e9:.0f} Gbit/s, {LATENCY * 1e6:.0f} us latency):")
+                  f"P = {grad_bytes / 1e6:.2f} MB; {BANDWIDTH * 8 / 1e9:.0f} Gbit/s, {LATENCY * 1e6:.0f} us latency, "
+                  f"{TASK_OVERHEAD * 1e3:g} ms per extra task):")
+            rows_per_step = 20 if case == "fno" else args.n
             for w in (1, 2, 8, 64):
                 p = project(compute_1, overhead_1, grad_bytes, w)
+                note = f"  (a batch of {rows_per_step} has fewer rows than {w} workers: needs a larger batch)" \
+                    if w > rows_per_step else ""
                 print(f"  W={w:>2}: star {p['star_ms']:8.2f} ms (efficiency {p['star_eff']:6.1%}),  "
-                      f"ring all-reduce {p['ring_ms']:8.2f} ms (efficiency {p['ring_eff']:6.1%})")
+                      f"ring all-reduce {p['ring_ms']:8.2f} ms (efficiency {p['ring_eff']:6.1%}){note}")
     if args.json:
         import json
 

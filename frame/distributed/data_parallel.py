@@ -93,10 +93,14 @@ def reduce_shards(outputs: Sequence[Sequence[np.ndarray]], weights: Sequence[flo
     reduced = []
     for i, first in enumerate(outputs[0]):
         first = np.asarray(first)
-        acc = np.zeros(first.shape, np.float64)
-        for out, w in zip(outputs, weights):
-            acc += np.float64(w) * np.asarray(out[i], dtype=np.float64)
-        reduced.append(acc.astype(first.dtype))
+        # Two buffers per output, written in place: the temporaries of `acc += w * x` cost ~10x
+        # more on this VM (fresh pages for each 4 MB temporary of an FNO's gradient).
+        acc = np.asarray(np.multiply(first, np.float64(weights[0]), dtype=np.float64))
+        tmp = np.empty_like(acc) if len(outputs) > 1 else None
+        for out, w in zip(outputs[1:], weights[1:]):
+            np.multiply(np.asarray(out[i]), np.float64(w), out=tmp, dtype=np.float64)
+            acc += tmp
+        reduced.append(acc if first.dtype == np.float64 else acc.astype(first.dtype))
     return reduced
 
 
