@@ -16,8 +16,10 @@ u_xx comes from one of two forms (`--forms`):
   step's gradient recomputes each of them: the forward of a block is recomputed once per order.
 
 Variants (`--variants`, each `form:scheme[:policy]`): scheme `none` (no checkpoint, the baseline of
-its form), `layer` (each hidden layer checkpointed) or `blockK` (each block of K layers); policy one
-of frame.checkpoint_policies (default nothing_saveable; `dots` for dots_saveable).
+its form), `layer` (each hidden layer checkpointed), `blockK` (each block of K layers) or
+`blockK-last` (every block but the one next to the loss: the backward part starts with that block, so
+recomputing it saves no memory); policy one of frame.checkpoint_policies (default nothing_saveable;
+`dots` for dots_saveable).
 
 Each variant runs alone in its own process, variants alternating for `--pairs` rounds
 (benchmarks/driver.py; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed for every process alike). In
@@ -60,8 +62,8 @@ POLICIES = {"nothing": checkpoint_policies.nothing_saveable, "dots": checkpoint_
             "everything": checkpoint_policies.everything_saveable}
 
 
-def parse_variant(spec: str) -> tuple[str, int, str]:
-    """`form:scheme[:policy]` -> (form, layers per checkpoint (0: none), policy name)."""
+def parse_variant(spec: str) -> tuple[str, int, str, bool]:
+    """`form:scheme[:policy]` -> (form, layers per checkpoint (0: none), policy name, last block left out)."""
     parts = spec.split(":")
     if len(parts) not in (2, 3) or parts[0] not in ("jet", "reverse"):
         raise ValueError(f"variant {spec!r}: expected form:scheme[:policy] with form jet or reverse")
@@ -73,11 +75,12 @@ def parse_variant(spec: str) -> tuple[str, int, str]:
         block = 0
     elif scheme == "layer":
         block = 1
-    elif scheme.startswith("block") and scheme[5:].isdigit() and int(scheme[5:]) >= 1:
-        block = int(scheme[5:])
+    elif scheme.startswith("block") and scheme[5:].removesuffix("-last").isdigit() and \
+            int(scheme[5:].removesuffix("-last")) >= 1:
+        block = int(scheme[5:].removesuffix("-last"))
     else:
-        raise ValueError(f"variant {spec!r}: scheme must be none, layer or blockK")
-    return form, block, policy
+        raise ValueError(f"variant {spec!r}: scheme must be none, layer, blockK or blockK-last")
+    return form, block, policy, scheme.endswith("-last")
 
 
 def hidden(layer_params, h):
@@ -92,12 +95,13 @@ def blocks(layer_params, block: int) -> list:
     return [layer_params[i:i + step] for i in range(0, len(layer_params), step)]
 
 
-def step_fn(form: str, block: int, policy: str):
-    """The Python function of one training step of the variant."""
+def step_fn(form: str, block: int, policy: str, keep_last: bool = False):
+    """The Python function of one training step of the variant (`keep_last`: the block next to the loss
+    is not checkpointed: the backward part starts with it, so its values are alive again at once)."""
     pol = POLICIES[policy]
 
-    def maybe_checkpoint(fn):
-        return checkpoint(fn, policy=pol) if block else fn
+    def maybe_checkpoint(fn, last=False):
+        return checkpoint(fn, policy=pol) if block and not (keep_last and last) else fn
 
     def block_jet(ps, h, hx, hxx):
         out, (dx, dxx) = jet(lambda z: hidden(ps, z), (h,), ((hx, hxx),))
@@ -105,15 +109,17 @@ def step_fn(form: str, block: int, policy: str):
 
     def u_and_derivatives(params, x):   # (u, u_x, u_xx) in one Taylor-mode pass, block by block
         h, hx, hxx = x, fnp.ones_like(x), fnp.zeros_like(x)
-        for ps in blocks(params[:-1], block):
-            h, hx, hxx = maybe_checkpoint(block_jet)(ps, h, hx, hxx)
+        chunks = blocks(params[:-1], block)
+        for k, ps in enumerate(chunks):
+            h, hx, hxx = maybe_checkpoint(block_jet, k == len(chunks) - 1)(ps, h, hx, hxx)
         w, b = params[-1]
         return h @ w + b, hx @ w, hxx @ w
 
     def mlp(params, x):
         h = x
-        for ps in blocks(params[:-1], block):
-            h = maybe_checkpoint(hidden)(ps, h)
+        chunks = blocks(params[:-1], block)
+        for k, ps in enumerate(chunks):
+            h = maybe_checkpoint(hidden, k == len(chunks) - 1)(ps, h)
         w, b = params[-1]
         return h @ w + b
 
@@ -147,9 +153,9 @@ def tracemalloc_peak(exe, step, problem) -> int:
 def worker(spec: str, args) -> None:
     from derivatives import frame_counts
 
-    form, block, policy = parse_variant(spec)
+    form, block, policy, keep_last = parse_variant(spec)
     problem = make_problem(args.n, layers=layers_of(args.width, args.depth))
-    step = frame.function(step_fn(form, block, policy))
+    step = frame.function(step_fn(form, block, policy, keep_last))
     stats, out, exe = time_frame_step(step, problem, args)
     counts = frame_counts(step.trace(*problem), exe)   # ops and GEMM FLOPs: the recomputation's cost, load-free
     report = memory_report(exe)
@@ -168,7 +174,7 @@ def summary(report, variants: list[str]) -> list[str]:
              f"{'loss diff':>10}"]
     best = None
     for spec in variants:
-        form, block, _ = parse_variant(spec)
+        form, block = parse_variant(spec)[:2]
         row = next((r for (c, lb), r in rows.items() if lb == spec), None)
         base = next((r for (c, lb), r in rows.items() if lb == f"{form}:none"), None)
         if row is None or row.skip:
