@@ -1,10 +1,16 @@
-"""`python -m pino --problem poisson1d|burgers1d ...`: train an FNO, report the test error, plot fields.
+"""`python -m pino --problem poisson1d|burgers1d|darcy|navier-stokes|burgers-pino ...`: train an FNO, report the test error, plot fields.
 
 poisson1d trains from the spectral physics residual alone (no solution data); burgers1d trains on
-(u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. Prints the final test
-relative L2 error and the wall time, and writes a plot of predicted vs true fields. Bad flags or
-an unwritable plot path exit with status 2 before training; a training failure (NaN, divergence)
-exits with status 1; each prints one `error:` line.
+(u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train
+`pino.FNO2d` on data from `pino.datasets` (generated once and cached under $FRAME_CACHE_DIR/pino or
+~/.cache/frame/pino): darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in
+-> t_in+1..t_in+t_out on the torus, nu = 1e-3) and burgers-pino (u0 -> u(x, t), nu = 0.01, t in [0, 1]);
+`--physics-weight` adds the PINO PDE loss (darcy, burgers-pino) and `--fine-tune STEPS` runs PINO's
+instance-wise fine-tuning on test instances afterwards. Prints the test relative L2 error over the
+held-out set in percent (for the 2-D problems with its spread over samples) and the wall time, and
+writes plots (fields, loss curve) into --out. Bad flags or an unwritable output directory exit with
+status 2 before training; a training failure (NaN, divergence) exits with status 1; each prints one
+`error:` line.
 """
 from __future__ import annotations
 
@@ -16,14 +22,24 @@ import sys
 DEFAULTS = {
     "poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, batch=32, lr=3e-3),
     "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, batch=20, lr=1e-3),
+    # 2-D: --modes counts as neuraloperator's n_modes (24 keeps frequencies -12..11 x rfft bins 0..12, the
+    # FNO paper's "12 modes"); --n is the grid of the data; --solver-n the grid the solver runs on.
+    "darcy": dict(n=85, modes=24, width=32, layers=4, train=1000, test=100, steps=1500, batch=20, lr=2e-3,
+                  solver_n=169),
+    "navier-stokes": dict(n=64, modes=24, width=32, layers=4, train=200, test=50, steps=1000, batch=20, lr=2e-3,
+                          solver_n=64),
+    "burgers-pino": dict(n=128, modes=24, width=32, layers=4, train=400, test=50, steps=1000, batch=20, lr=2e-3,
+                         solver_n=512),
 }
+PROBLEMS_2D = ("darcy", "navier-stokes", "burgers-pino")
+PHYSICS_PROBLEMS = ("darcy", "burgers-pino")
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m pino", description=__doc__.splitlines()[0])
     parser.add_argument("--problem", choices=sorted(DEFAULTS), default="poisson1d")
-    parser.add_argument("--n", type=int, help="grid points")
-    parser.add_argument("--modes", type=int, help="Fourier modes kept per layer")
+    parser.add_argument("--n", type=int, help="grid points (per axis; burgers-pino: points in x)")
+    parser.add_argument("--modes", type=int, help="Fourier modes kept per layer (2-D: neuraloperator's n_modes)")
     parser.add_argument("--width", type=int, help="channels of the Fourier layers")
     parser.add_argument("--layers", type=int, help="number of Fourier layers")
     parser.add_argument("--train", type=int, help="training samples")
@@ -33,17 +49,46 @@ def parse_args(argv=None):
     parser.add_argument("--lr", type=float, help="initial Adam learning rate (cosine decay)")
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--plot", default=None, help="where to save the fields plot (default: pino_<problem>.png)")
-    parser.add_argument("--no-plot", action="store_true", help="skip the plot")
+    parser.add_argument("--solver-n", type=int, help="2-D problems: the grid the data is solved on, then subsampled "
+                        "to --n (darcy: (solver_n - 1)/(n - 1) whole; others: a multiple of --n)")
+    parser.add_argument("--t-out", type=int, default=10, help="navier-stokes: unit time steps predicted (after 10 in)")
+    parser.add_argument("--nt", type=int, default=101, help="burgers-pino: time levels on [0, 1]")
+    parser.add_argument("--physics-weight", type=float, default=0.0,
+                        help="darcy, burgers-pino: weight of the PINO PDE loss added to the data loss")
+    parser.add_argument("--fine-tune", type=int, default=0, metavar="STEPS",
+                        help="darcy, burgers-pino: instance-wise fine-tuning steps on each of --fine-tune-samples "
+                             "test instances with the PDE loss")
+    parser.add_argument("--fine-tune-samples", type=int, default=4)
+    parser.add_argument("--fine-tune-lr", type=float, default=3e-3, help="initial Adam learning rate of fine-tuning")
+    parser.add_argument("--out", default=None, help="directory for the plots (default: out/pino/<problem>)")
+    parser.add_argument("--plot", default=None, help="1-D problems: where to save the fields plot "
+                        "(default: <out>/fields.png)")
+    parser.add_argument("--no-plot", action="store_true", help="skip the plots")
+    parser.add_argument("--no-cache", action="store_true", help="2-D problems: neither read nor write the data cache")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     for key, value in DEFAULTS[args.problem].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    if args.out is None:
+        args.out = os.path.join("out", "pino", args.problem)
     problem = flag_problem(args)
     if problem:
         parser.error(problem)
     return args
+
+
+def _writable_target(path: str) -> str | None:
+    """Why `path` (a directory, created if missing) cannot be written, or None."""
+    path = os.path.abspath(path)
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"{path} exists and is not a directory"
+    existing = path
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"the directory {existing} is not writable"
+    return None
 
 
 def flag_problem(args) -> str | None:
@@ -53,19 +98,50 @@ def flag_problem(args) -> str | None:
             return f"--{flag} must be >= 1, got {getattr(args, flag)}"
     if args.steps < 0:
         return f"--steps must be >= 0, got {args.steps}"
-    if args.n // 2 + 1 < args.modes:
+    two_d = args.problem in PROBLEMS_2D
+    if not two_d and args.n // 2 + 1 < args.modes:
         return (f"--modes {args.modes} needs a grid of n >= {2 * (args.modes - 1)} (n={args.n} has "
                 f"{args.n // 2 + 1} Fourier bins)")
+    if two_d and args.modes > args.n:
+        return f"--modes {args.modes} is more than the {args.n} grid points per axis (--n)"
     if args.batch > args.train:
         return f"--batch {args.batch} is larger than the {args.train} training samples (--train)"
     if not (math.isfinite(args.lr) and args.lr > 0):
         return f"--lr must be a positive finite number, got {args.lr:g}"
+    if not (math.isfinite(args.fine_tune_lr) and args.fine_tune_lr > 0):
+        return f"--fine-tune-lr must be a positive finite number, got {args.fine_tune_lr:g}"
+    if not (math.isfinite(args.physics_weight) and args.physics_weight >= 0):
+        return f"--physics-weight must be a finite number >= 0, got {args.physics_weight:g}"
+    if (args.physics_weight > 0 or args.fine_tune) and args.problem not in PHYSICS_PROBLEMS:
+        return (f"--physics-weight and --fine-tune need a PDE loss: problems {', '.join(PHYSICS_PROBLEMS)}, "
+                f"not {args.problem}")
+    if args.fine_tune < 0 or args.fine_tune_samples < 1:
+        return f"--fine-tune must be >= 0 and --fine-tune-samples >= 1, got {args.fine_tune}, {args.fine_tune_samples}"
+    if args.fine_tune and args.fine_tune_samples > args.test:
+        return f"--fine-tune-samples {args.fine_tune_samples} is more than the {args.test} test samples (--test)"
+    if two_d:
+        if args.solver_n < args.n:
+            return f"--solver-n {args.solver_n} is smaller than --n {args.n}"
+        if args.problem == "darcy":
+            if args.n < 5 or (args.solver_n - 1) % (args.n - 1):
+                return (f"--solver-n {args.solver_n} cannot be subsampled to --n {args.n}: darcy needs n >= 5 and "
+                        f"(solver_n - 1) / (n - 1) whole (e.g. 421 -> 85, 141, 211)")
+        elif args.solver_n % args.n:
+            return f"--solver-n {args.solver_n} is not a multiple of --n {args.n}"
+        if args.problem == "navier-stokes" and args.t_out < 1:
+            return f"--t-out must be >= 1, got {args.t_out}"
+        if args.problem == "burgers-pino" and args.nt < 3:
+            return f"--nt must be >= 3, got {args.nt}"
     if not args.no_plot:
-        directory = os.path.dirname(os.path.abspath(args.plot or f"pino_{args.problem}.png"))
-        if not os.path.isdir(directory):
-            return f"--plot: the directory {directory} does not exist"
-        if not os.access(directory, os.W_OK | os.X_OK):
-            return f"--plot: the directory {directory} is not writable"
+        problem = _writable_target(args.out)
+        if problem:
+            return f"--out: {problem}"
+        if args.plot:
+            directory = os.path.dirname(os.path.abspath(args.plot))
+            if not os.path.isdir(directory):
+                return f"--plot: the directory {directory} does not exist"
+            if not os.access(directory, os.W_OK | os.X_OK):
+                return f"--plot: the directory {directory} is not writable"
     return None
 
 
@@ -74,33 +150,64 @@ def main(argv=None) -> int:
     from frame.errors import FrameError
 
     try:
-        result, test, title, input_label = run(args)
+        outcome = run(args)
     except FrameError as e:  # training failed: NaN, divergence
         print(f"error: {e}", file=sys.stderr)
         return 1
+    result = outcome["result"]
     if result.history:
         print(f"final training loss {result.history[-1]:.4e}")
     else:
         print("no training steps taken")
-    print(f"test relative L2 error {result.test_error:.4%}  ({result.seconds:.1f} s training)", flush=True)
+    spread = outcome.get("spread")
+    held_out = f"mean over {len(outcome['test'])} held-out samples"
+    detail = f"; std over samples {spread:.4%}" if spread is not None else ""
+    print(f"test relative L2 error {result.test_error:.4%}  (percent, {held_out}{detail}; "
+          f"{result.seconds:.1f} s training)", flush=True)
+    if "fine_tune" in outcome:
+        before, after = outcome["fine_tune"]
+        print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances): relative L2 error "
+              f"{sum(before) / len(before):.4%} -> {sum(after) / len(after):.4%} (percent, mean)")
     if not args.no_plot:
         import matplotlib
         matplotlib.use("Agg")
-        from .plots import plot_fields
-
-        path = args.plot or f"pino_{args.problem}.png"
         try:
-            plot_fields(test.x, test.inputs, test.outputs, result.predictions, title=title, input_label=input_label,
-                        path=path)
+            paths = write_plots(args, outcome)
         except OSError as e:
-            print(f"error: writing the plot {path} failed: {e}", file=sys.stderr)
+            print(f"error: writing the plots into {args.out} failed: {e}", file=sys.stderr)
             return 1
-        print(f"plot written to {path}")
+        for path in paths:
+            print(f"plot written to {path}")
     return 0
 
 
-def run(args):
-    """Train as the flags say; returns the result, the test data, and the plot's title and input label."""
+def write_plots(args, outcome) -> list[str]:
+    """The fields plot (and, with training steps, the loss curve) into `args.out`; returns their paths."""
+    from .plots import plot_fields, plot_fields_2d, plot_history
+
+    os.makedirs(args.out, exist_ok=True)
+    result, test = outcome["result"], outcome["test"]
+    paths = []
+    fields = args.plot or os.path.join(args.out, "fields.png")
+    if args.problem in PROBLEMS_2D:
+        plot_fields_2d(outcome["plot_inputs"], outcome["plot_truth"], outcome["plot_prediction"], test.coords,
+                       title=outcome["title"], input_label=outcome["input_label"],
+                       output_label=outcome["output_label"], path=fields)
+    else:
+        plot_fields(test.x, test.inputs, test.outputs, result.predictions, title=outcome["title"],
+                    input_label=outcome["input_label"], path=fields)
+    paths.append(fields)
+    if result.history:
+        path = os.path.join(args.out, "loss.png")
+        plot_history(result.history, title=f"{args.problem}: training loss", path=path)
+        paths.append(path)
+    return paths
+
+
+def run(args) -> dict:
+    """Train as the flags say; returns {"result", "test", "title", "input_label", ...} for reporting and plots."""
+    if args.problem in PROBLEMS_2D:
+        return run_2d(args)
     from . import Burgers1D, FNO1d, PeriodicPoisson1D, train_operator, train_poisson_physics
 
     model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
@@ -122,7 +229,96 @@ def run(args):
                                 dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
                                 desc="FNO burgers1d")
         title, input_label = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})", "u0"
-    return result, test, title, input_label
+    return {"result": result, "test": test, "title": title, "input_label": input_label}
+
+
+def _datasets(args):
+    """(train, test) FieldData of the 2-D problem; train from seed `seed`, test from seed + 1."""
+    from . import datasets as ds
+
+    common = dict(progress=not args.no_progress, cache=not args.no_cache)
+    if args.problem == "darcy":
+        def make(num, seed):
+            return ds.darcy_data(num, args.n, solver_resolution=args.solver_n, seed=seed, **common)
+    elif args.problem == "navier-stokes":
+        def make(num, seed):
+            return ds.navier_stokes_data(num, args.n, t_in=10, t_out=args.t_out, solver_resolution=args.solver_n,
+                                         seed=seed, **common)
+    else:
+        def make(num, seed):
+            return ds.burgers_pino_data(num, args.n, nt=args.nt, solver_resolution=args.solver_n, seed=seed,
+                                        **common)
+    return make(args.train, args.seed), make(args.test, args.seed + 1)
+
+
+def physics_loss(problem: str):
+    """The PINO PDE loss `(pred, a) -> scalar` of a 2-D problem (None for navier-stokes's one-shot map)."""
+    from . import losses
+
+    if problem == "darcy":
+        # The generator's conservative scheme in the H^-1 norm, plus u = 0 on the boundary (see pino.losses).
+        def darcy(u, a):
+            return losses.darcy_physics_loss(u, a, scheme="faces", norm="h-1") + losses.boundary_loss(u)
+        return darcy
+    if problem == "burgers-pino":
+        def burgers(u, a):
+            return losses.burgers_pino_loss(u, a[:, 0, 0, :])
+        return burgers
+    return None
+
+
+def run_2d(args) -> dict:
+    import numpy as np
+
+    from . import FNO2d, losses
+    from .training import Normalized, relative_l2, train_operator
+
+    print(f"{args.problem}: generating or loading data (solver grid {args.solver_n}, data grid {args.n}) ...",
+          flush=True)
+    train, test = _datasets(args)
+    c_in, c_out = train.inputs.shape[1], train.outputs.shape[1]
+    # Darcy and Burgers' time axis are not periodic: pad the domain as the FNO/PINO codes do.
+    padding = {"darcy": 0.1, "navier-stokes": None, "burgers-pino": (0.1, 0.0)}[args.problem]
+    base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=c_in, out_channels=c_out,
+                 domain_padding=padding)
+    model = Normalized.from_data(base, train.inputs, train.outputs)
+    print(f"{args.problem}: {base}, {base.num_parameters()} parameters, grid {tuple(train.inputs.shape[2:])}, "
+          f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}"
+          + (f", PDE loss weight {args.physics_weight:g}" if args.physics_weight else ""), flush=True)
+    physics = physics_loss(args.problem)
+    result = train_operator(model, train, test, steps=args.steps, batch_size=args.batch, lr=args.lr,
+                            dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
+                            physics=physics if args.physics_weight > 0 else None,
+                            physics_weight=args.physics_weight, desc=f"FNO2d {args.problem}")
+    per_sample = [relative_l2(result.predictions[i:i + 1], test.outputs[i:i + 1]) for i in range(len(test))]
+    outcome = {"result": result, "test": test, "spread": float(np.std(per_sample))}
+    prediction = result.predictions
+    if args.fine_tune:
+        before, after = [], []
+        prediction = prediction.copy()
+        for i in range(args.fine_tune_samples):
+            tuned = losses.fine_tune(model, result.params, test.inputs[i:i + 1].astype(args.dtype), args.fine_tune,
+                                     physics=physics, truth=test.outputs[i:i + 1], lr=args.fine_tune_lr,
+                                     progress=not args.no_progress)
+            before.append(tuned.initial_error)
+            after.append(tuned.final_error)
+            prediction[i] = tuned.prediction[0]
+        outcome["fine_tune"] = (before, after)
+    if args.problem == "darcy":
+        outcome.update(title="Darcy flow -div(a grad u) = 1: a -> u", input_label="permeability a",
+                       output_label="pressure u", plot_inputs=test.inputs[:, 0], plot_truth=test.outputs[:, 0],
+                       plot_prediction=prediction[:, 0])
+    elif args.problem == "navier-stokes":
+        last = 10 + args.t_out
+        outcome.update(title=f"Navier-Stokes, nu = 1e-3: vorticity at t = 1..10 -> t = 11..{last}",
+                       input_label="vorticity w(t=10)", output_label=f"vorticity w(t={last})",
+                       plot_inputs=test.inputs[:, -1], plot_truth=test.outputs[:, -1],
+                       plot_prediction=prediction[:, -1])
+    else:
+        outcome.update(title="Burgers, nu = 0.01: u(x, 0) -> u(x, t), t in [0, 1]", input_label="u0(x)",
+                       output_label="u(x, t)", plot_inputs=test.inputs[:, 0, 0], plot_truth=test.outputs[:, 0],
+                       plot_prediction=prediction[:, 0])
+    return outcome
 
 
 if __name__ == "__main__":
