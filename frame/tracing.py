@@ -345,6 +345,18 @@ def trace_rule(graph: Graph, body, *value_lists, zero_types=None) -> list[Value]
     return outs
 
 
+def full(t: TensorType, value):
+    """An array of type `t` filled with `value` (a scalar or an array broadcasting to `t`'s shape), as
+    `np.full`; for a symbolic `t` (only traced code meets one) a traced broadcast of the value in the
+    innermost trace. Seeds of derivative transforms (a direction of ones, one-hot directions) use it."""
+    if not t.is_symbolic:
+        return np.full(t.shape, value, dtype=t.dtype)
+    frame = current_frame()
+    if frame is None:
+        raise TraceError(f"an array of the symbolic type {t} exists only while tracing")
+    return Tracer(frame.graph.full(t, value), frame)
+
+
 def element_count(x, axes=None, dtype=None):
     """How many elements `x` has along `axes` (all by default), as a divisor for means: a Python int for
     concrete sizes, and for symbolic ones (frame.ir.types.Dim) a traced scalar of `dtype` (x's by

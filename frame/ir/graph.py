@@ -118,8 +118,9 @@ class Graph:
         return self.add_node("constant", [], {"value": np.asarray(value, dtype=dtype)}).output
 
     def full(self, type: TensorType, value) -> Value:
-        """A value of `type` filled with `value`: a constant, or for a symbolic shape (whose size is
-        only known at a call) a scalar constant broadcast to it."""
+        """A value of `type` filled with `value` (a scalar, or an array broadcasting to the type's shape):
+        a constant, or for a symbolic shape (whose size is only known at a call) the value's constant
+        broadcast to it."""
         if not type.is_symbolic:
             return self.add_node("constant", [], {"value": np.full(type.shape, value, type.dtype)}).output
         scalar = self.add_node("constant", [], {"value": np.asarray(value, dtype=type.dtype)}).output

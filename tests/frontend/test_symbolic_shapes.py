@@ -312,3 +312,14 @@ def test_forward_mode_and_vmap_inside_a_dynamic_function():
     assert jvp.trace_count == 1 and per_column.trace_count == 1
     with pytest.raises(ShapeError, match="depends on the value of m, n"):
         bool(N - M)
+
+
+def test_full_is_numpy_for_concrete_types_and_traced_for_symbolic_ones():
+    from frame.tracing import full
+    np.testing.assert_array_equal(full(TensorType((2, 3), "float32"), 1), np.ones((2, 3), np.float32))
+    onehot = np.array([0.0, 1.0])
+    g = frame.trace(lambda x: x * full(TensorType((x.shape[0], 2), "float64"), onehot), sym("n", 2))
+    assert g.outputs[0].type.shape == (N, 2)
+    np.testing.assert_array_equal(compile_graph(g)(np.full((3, 2), 5.0))[0], np.tile([0.0, 5.0], (3, 1)))
+    with pytest.raises(frame.errors.TraceError, match="only while tracing"):
+        full(TensorType(("n", 2), "float64"), 1.0)
