@@ -190,6 +190,8 @@ _PAD_ATTRS = {"lo": ((tuple,), True), "hi": ((tuple,), True), "interior": ((tupl
 
 
 def _padded(d: int, lo: int, hi: int, interior: int) -> int:
+    if interior == 0:   # the common case, free of max() for a symbolic d
+        return lo + hi + d
     return lo + hi + d + max(d - 1, 0) * interior
 
 

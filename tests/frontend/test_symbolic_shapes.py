@@ -323,3 +323,15 @@ def test_full_is_numpy_for_concrete_types_and_traced_for_symbolic_ones():
     np.testing.assert_array_equal(compile_graph(g)(np.full((3, 2), 5.0))[0], np.tile([0.0, 5.0], (3, 1)))
     with pytest.raises(frame.errors.TraceError, match="only while tracing"):
         full(TensorType(("n", 2), "float64"), 1.0)
+
+
+def test_concat_along_symbols_and_its_gradient():
+    loss = lambda x, y: fnp.sum(fnp.concatenate([x, y]) ** 2 * np.arange(1.0, 4.0))  # noqa: E731
+    g = frame.trace(frame.grad(loss, argnums=(0, 1)), sym("n", 3), sym("m", 3))
+    assert [v.type.shape for v in g.outputs] == [(N, 3), (M, 3)]
+    exe = compile_graph(g)
+    rng = np.random.default_rng(5)
+    for n, m in ((2, 5), (4, 1)):
+        x, y = rng.standard_normal((n, 3)), rng.standard_normal((m, 3))
+        for got, want in zip(exe(x, y), frame.grad(loss, argnums=(0, 1))(x, y)):
+            np.testing.assert_array_equal(got, want)
