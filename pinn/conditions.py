@@ -53,6 +53,17 @@ def _values(cls: str, func: Callable, x: np.ndarray) -> np.ndarray:
     return v
 
 
+def _as_func(cls: str, func) -> Callable:
+    """A callable target: `func` itself, or a constant function for a number."""
+    if callable(func):
+        return func
+    try:
+        c = float(func)
+    except (TypeError, ValueError):
+        raise ProblemError(f"{cls}: func must be a callable x -> values or a number, got {func!r}") from None
+    return lambda x: np.full((len(x), 1), c)
+
+
 def gradient(u_fn: Callable, x, component: int = 0):
     """d u_component / dx at every row of x, shape (M, dim): one reverse transform of the sum."""
     return frame.grad(lambda x: fnp.sum(u_fn(x)[:, component:component + 1]))(x)
@@ -127,7 +138,7 @@ class DirichletBC(BC):
 
     def __init__(self, geom, func: Callable, on_boundary: Callable, component: int = 0):
         super().__init__(geom, on_boundary, component)
-        self.func = func if callable(func) else (lambda x, c=float(func): np.full((len(x), 1), c))
+        self.func = _as_func(type(self).__name__, func)
 
     num_arrays = 2
 
@@ -144,7 +155,7 @@ class NeumannBC(BC):
 
     def __init__(self, geom, func: Callable, on_boundary: Callable, component: int = 0):
         super().__init__(geom, on_boundary, component)
-        self.func = func if callable(func) else (lambda x, c=float(func): np.full((len(x), 1), c))
+        self.func = _as_func(type(self).__name__, func)
 
     num_arrays = 3
 
@@ -218,7 +229,7 @@ class IC(BC):
         if not hasattr(geom, "on_initial"):
             raise ProblemError(f"IC: geom must be a GeometryXTime (it has no initial slice), got {geom!r}")
         super().__init__(geom, on_initial, component)
-        self.func = func if callable(func) else (lambda x, c=float(func): np.full((len(x), 1), c))
+        self.func = _as_func(type(self).__name__, func)
 
     def _predicate(self, x):
         return self.geom.on_initial(x)

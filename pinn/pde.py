@@ -326,6 +326,9 @@ class PDE(Problem):
         self.output_dim = self._count("output_dim", output_dim, 1)
         for c in self.conditions:
             c.check_output_dim(self.output_dim)
+            dim = c.points.shape[1] if hasattr(c, "points") else c.geom.dim
+            if dim != geometry.dim:
+                raise ProblemError(f"PDE: {c.name} lives in {dim} dimension(s), the geometry in {geometry.dim}")
         self.num_domain = self._count("num_domain", num_domain)
         self.num_boundary = self._count("num_boundary", num_boundary)
         self.num_initial = self._count("num_initial", num_initial)

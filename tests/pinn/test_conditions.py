@@ -158,6 +158,8 @@ def test_bad_conditions():
         PointSetBC(np.zeros((3, 1)), np.zeros(4))
     with pytest.raises(ProblemError, match="pinn geometry"):
         DirichletBC("square", 0.0, boundary)
+    with pytest.raises(ProblemError, match="a callable x -> values or a number"):
+        DirichletBC(g, "zero", boundary)
 
 
 def test_operator_bc_on_the_initial_slice():

@@ -195,6 +195,8 @@ def test_bad_problems():
         PDE(g, lambda x, u, d: d(0), num_domain=4, num_initial=3)
     with pytest.raises(ProblemError, match="component 1 but the model has 1 output"):
         PDE(g, lambda x, u, d: d(0), [DirichletBC(g, 0.0, boundary, component=1)], 4, 2)
+    with pytest.raises(ProblemError, match="PointSetBC lives in 2 dimension"):
+        PDE(g, lambda x, u, d: d(0), [PointSetBC(np.zeros((3, 2)), np.zeros(3))], num_domain=4)
     problem = PDE(g, lambda x, u, d: d(0), num_domain=4)
     with pytest.raises(ProblemError, match=r"map 1 input\(s\) \(x\) to 1 output"):
         train(problem, pinn.MLP([2, 4, 1]), steps=1, progress=False)
