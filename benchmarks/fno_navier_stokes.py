@@ -1,0 +1,107 @@
+"""FNO-2D on 2-D Navier-Stokes (viscosity 1e-3) in the FNO paper's setting, with a shortened horizon.
+
+Setting (Li et al. 2021, FNO, sec. 5.3): vorticity form on the unit torus, forcing
+`0.1 (sin 2pi(x+y) + cos 2pi(x+y))`, `w0` from `N(0, 7^3 (-Laplacian + 49 I)^-2.5)`, 64^2 grid
+(`pino.datasets.navier_stokes_data`: pseudo-spectral, 2/3 rule, Crank-Nicolson + AB2, dt = 1e-3, solved
+at 64^2 here, the paper at 256^2 with dt = 1e-4); input `w` at t = 1..10. The paper predicts t = 11..50
+(T = 50, 1000 training samples); this script predicts t = 11..10+`--t-out` (10 by default: the horizon
+is shortened because the solver needs ~1.6 s of one core per sample and unit time at this load).
+
+Model: `pino.FNO2d` (neuraloperator's structure, n_modes 24 = the paper's 12 per sign, width 32,
+4 layers; no padding: the domain is periodic) as a one-shot map from the 10 input snapshots (channels)
+to the `--t-out` output snapshots. The paper's FNO-2D is recurrent instead (10 snapshots -> the next one,
+rolled out over the horizon), so the architectures differ in how time is treated; the error is the
+relative L2 over the whole predicted trajectory in both. Mean and spread over `--seeds`.
+
+Published figure compared with: FNO paper (ICLR 2021) Table 1, nu = 1e-3, T = 50, N = 1000: FNO-2D
+0.0128 (FNO-3D 0.0086). The paper's error at T = 50 is over a 40-step horizon; over 10 steps it is
+lower, so 1.5 x 0.0128 is a loose bar for this shorter task.
+
+    .venv/bin/python benchmarks/fno_navier_stokes.py [--train 1000] [--test 100] [--t-out 10]
+        [--budget-minutes 60] [--seeds 0 1 2]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--s", type=int, default=64)
+    p.add_argument("--t-out", type=int, default=10, help="unit time steps predicted after the 10 input steps")
+    p.add_argument("--train", type=int, default=1000)
+    p.add_argument("--test", type=int, default=100)
+    p.add_argument("--batch", type=int, default=20)
+    p.add_argument("--modes", type=int, default=24)
+    p.add_argument("--width", type=int, default=32)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--budget-minutes", type=float, default=60.0, help="training time budget per run")
+    p.add_argument("--max-epochs", type=int, default=500)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+ARGS = parse_args() if __name__ == "__main__" else None
+if ARGS is not None and ARGS.blas_threads > 0:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(ARGS.blas_threads))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from frame.train import Adam, Trainer  # noqa: E402
+from pino import FNO2d  # noqa: E402
+from pino import datasets as ds  # noqa: E402
+from pino.training import Normalized, relative_l2_loss, train_operator  # noqa: E402
+
+PAPER_FNO2D_NU1E3 = 0.0128
+
+
+def step_seconds(model, train, batch: int, steps: int = 2) -> float:
+    x, y = train.channels("float32")
+    trainer = Trainer(lambda p, a, u: relative_l2_loss(model.apply(p, a), u), model.init(0), Adam(1e-4),
+                      progress=False)
+    trainer.step(x[:batch], y[:batch])
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        trainer.step(x[:batch], y[:batch])
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main(args) -> None:
+    print(f"Navier-Stokes nu=1e-3, s={args.s}, t = 1..10 -> 11..{10 + args.t_out}, {args.train} train / {args.test} "
+          f"test, FNO2d n_modes={args.modes} width={args.width} layers={args.layers}, batch {args.batch}, "
+          f"budget {args.budget_minutes:g} min or {args.max_epochs} epochs per seed; seeds {args.seeds}", flush=True)
+    errors = []
+    for seed in args.seeds:
+        common = dict(t_in=10, t_out=args.t_out, progress=not args.no_progress)
+        train = ds.navier_stokes_data(args.train, args.s, seed=seed, **common)
+        test = ds.navier_stokes_data(args.test, args.s, seed=seed + 1000, **common)
+        base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=10,
+                     out_channels=args.t_out)
+        model = Normalized.from_data(base, train.inputs, train.outputs)
+        per_step = step_seconds(model, train, args.batch)
+        steps_per_epoch = args.train // args.batch
+        steps = max(1, min(args.max_epochs * steps_per_epoch, int(args.budget_minutes * 60 / per_step)))
+        result = train_operator(model, train, test, steps=steps, batch_size=args.batch, lr=args.lr, seed=seed,
+                                progress=not args.no_progress, desc=f"FNO2d NS seed {seed}")
+        errors.append(result.test_error)
+        print(f"  [seed {seed}] {per_step:.2f} s/step, {steps} steps ({steps / steps_per_epoch:.1f} epochs, "
+              f"{result.seconds:.0f} s): test relative L2 {result.test_error:.3%}", flush=True)
+    errors = np.array(errors)
+    print(f"\nFNO2d (one-shot), horizon {args.t_out}: {100 * errors.mean():.3f} +- {100 * errors.std():.3f} % "
+          f"(percent, mean +- std over {len(errors)} seeds)")
+    print(f"FNO paper Table 1, nu = 1e-3, T = 50 (40-step horizon), N = 1000, FNO-2D: {100 * PAPER_FNO2D_NU1E3:.2f} %; "
+          f"1.5x of it: {150 * PAPER_FNO2D_NU1E3:.2f} %")
+
+
+if __name__ == "__main__":
+    main(ARGS)

@@ -1,0 +1,161 @@
+"""FNO and PINO on 2-D Darcy flow in the FNO paper's setting: test relative L2 error, mean and spread over seeds.
+
+Setting (Li et al. 2021, FNO, sec. 5.2): `-div(a grad u) = 1` on the unit square, `u = 0` on the
+boundary, `a = 12` where a GRF `N(0, (-Laplacian + 9 I)^-2)` is >= 0 and 3 elsewhere; solved at 421^2
+and subsampled to s = 85 (`pino.datasets.darcy_data`, cached); 1000 training / 100 test samples;
+FNO2d with the paper's 12 modes per axis (neuraloperator's n_modes = 24), width 32, 4 layers, domain
+padding, batch 20, Adam (cosine decay here; the paper halves the lr every 100 of 500 epochs),
+relative-L2 loss on the decoded output of the FNO code's pointwise Gaussian normaliser.
+
+Variants (`--variants`): "fno" (data loss only); "pino" (data loss + `--physics-weight` x the PDE loss:
+the generator's conservative 5-point scheme on the 85^2 grid in the H^-1 norm, plus the boundary term;
+see `pino.losses`) followed by instance-wise fine-tuning of `--fine-tune` steps on each of the first
+`--fine-tune-samples` test instances with the PDE loss alone. Per seed the data (train seed s, test
+seed s + 1000) and the initialisation change. The training budget is `--budget-minutes` per run or
+`--max-epochs`, whichever ends first (the step count is fixed up front from a measured step time, so
+the cosine schedule completes).
+
+Published figures this is compared with:
+- FNO paper (Li et al., "Fourier Neural Operator for Parametric Partial Differential Equations",
+  ICLR 2021), Table 4 "Benchmarks on 2-d Darcy Flow", FNO row: 0.0108 at s = 85 (0.0109 at 141 and
+  211, 0.0098 at 421), 1000 training samples, 500 epochs.
+- PINO paper (Li et al., "Physics-Informed Neural Operator for Learning Partial Differential Equations",
+  arXiv 2111.03794 / ACM JDS 2024): its Darcy operator-learning and fine-tuning figures were not found
+  in the sources available to this session; the script prints the fine-tuning gain it measures.
+
+    .venv/bin/python benchmarks/pino_darcy.py [--solver-n 421] [--budget-minutes 60] [--seeds 0 1 2]
+        [--variants fno pino] [--fine-tune 500]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--s", type=int, default=85, help="training resolution")
+    p.add_argument("--solver-n", type=int, default=421, help="solver grid ((solver_n - 1)/(s - 1) whole)")
+    p.add_argument("--train", type=int, default=1000)
+    p.add_argument("--test", type=int, default=100)
+    p.add_argument("--batch", type=int, default=20)
+    p.add_argument("--modes", type=int, default=24, help="neuraloperator's n_modes (24 = the paper's 12 per sign)")
+    p.add_argument("--width", type=int, default=32)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--budget-minutes", type=float, default=60.0, help="training time budget per run")
+    p.add_argument("--max-epochs", type=int, default=500)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--variants", nargs="+", choices=("fno", "pino"), default=["fno", "pino"])
+    p.add_argument("--physics-weight", type=float, default=0.2)
+    p.add_argument("--fine-tune", type=int, default=500, help="fine-tuning steps per instance (pino variant)")
+    p.add_argument("--fine-tune-samples", type=int, default=10)
+    p.add_argument("--fine-tune-lr", type=float, default=3e-3)
+    p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+ARGS = parse_args() if __name__ == "__main__" else None
+if ARGS is not None and ARGS.blas_threads > 0:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(ARGS.blas_threads))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from frame.train import Adam, Trainer  # noqa: E402
+from pino import FNO2d  # noqa: E402
+from pino import datasets as ds  # noqa: E402
+from pino import losses  # noqa: E402
+from pino.training import Normalized, relative_l2_loss, train_operator  # noqa: E402
+
+PAPER_FNO_S85 = 0.0108
+
+
+def physics(u, a):
+    """The PDE loss of the pino variant and of fine-tuning (see pino.losses.darcy_physics_loss)."""
+    return losses.darcy_physics_loss(u, a, scheme="faces", norm="h-1") + losses.boundary_loss(u)
+
+
+def step_seconds(model, train, args, with_physics: bool, steps: int = 2) -> float:
+    """Median wall time of a training step after the first (compiling) one."""
+    x, y = train.channels("float32")
+    x, y = x[:args.batch], y[:args.batch]
+
+    def loss_fn(params, a, u):
+        pred = model.apply(params, a)
+        loss = relative_l2_loss(pred, u)
+        return loss + args.physics_weight * physics(pred, a) if with_physics else loss
+
+    trainer = Trainer(loss_fn, model.init(0), Adam(1e-4), progress=False)
+    trainer.step(x, y)
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        trainer.step(x, y)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def run_variant(variant: str, seed: int, args) -> dict:
+    common = dict(solver_resolution=args.solver_n, progress=not args.no_progress)
+    train = ds.darcy_data(args.train, args.s, seed=seed, **common)
+    test = ds.darcy_data(args.test, args.s, seed=seed + 1000, **common)
+    base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, domain_padding=0.1)
+    model = Normalized.from_data(base, train.inputs, train.outputs)
+    with_physics = variant == "pino"
+    per_step = step_seconds(model, train, args, with_physics)
+    steps_per_epoch = args.train // args.batch
+    steps = max(1, min(args.max_epochs * steps_per_epoch, int(args.budget_minutes * 60 / per_step)))
+    print(f"  [{variant} seed {seed}] {per_step:.2f} s/step -> {steps} steps ({steps / steps_per_epoch:.1f} epochs)",
+          flush=True)
+    result = train_operator(model, train, test, steps=steps, batch_size=args.batch, lr=args.lr, seed=seed,
+                            progress=not args.no_progress, physics=physics if with_physics else None,
+                            physics_weight=args.physics_weight if with_physics else 0.0,
+                            desc=f"{variant} seed {seed}")
+    row = {"variant": variant, "seed": seed, "error": result.test_error, "steps": steps,
+           "epochs": steps / steps_per_epoch, "seconds": result.seconds}
+    if with_physics and args.fine_tune:
+        before, after = [], []
+        for i in range(min(args.fine_tune_samples, len(test))):
+            tuned = losses.fine_tune(model, result.params, test.inputs[i:i + 1].astype("float32"), args.fine_tune,
+                                     physics=physics, truth=test.outputs[i:i + 1], lr=args.fine_tune_lr)
+            before.append(tuned.initial_error)
+            after.append(tuned.final_error)
+        row.update(fine_tune_before=float(np.mean(before)), fine_tune_after=float(np.mean(after)))
+    return row
+
+
+def main(args) -> None:
+    print(f"Darcy s={args.s} (solved at {args.solver_n}), {args.train} train / {args.test} test, FNO2d n_modes="
+          f"{args.modes} width={args.width} layers={args.layers}, batch {args.batch}, lr {args.lr} (cosine), "
+          f"budget {args.budget_minutes:g} min or {args.max_epochs} epochs per run; seeds {args.seeds}", flush=True)
+    rows = []
+    for variant in args.variants:
+        for seed in args.seeds:
+            row = run_variant(variant, seed, args)
+            rows.append(row)
+            extra = (f"; fine-tuned on {args.fine_tune_samples} instances: {row['fine_tune_before']:.3%} -> "
+                     f"{row['fine_tune_after']:.3%}" if "fine_tune_after" in row else "")
+            print(f"  [{variant} seed {seed}] test relative L2 {row['error']:.3%} after {row['epochs']:.1f} epochs "
+                  f"({row['seconds']:.0f} s){extra}", flush=True)
+    print("\nsummary (test relative L2, percent; mean +- std over seeds)")
+    for variant in args.variants:
+        errors = np.array([r["error"] for r in rows if r["variant"] == variant])
+        epochs = np.mean([r["epochs"] for r in rows if r["variant"] == variant])
+        print(f"  {variant}: {100 * errors.mean():.3f} +- {100 * errors.std():.3f} % over {len(errors)} seeds, "
+              f"{epochs:.1f} epochs")
+        tuned = [r for r in rows if r["variant"] == variant and "fine_tune_after" in r]
+        if tuned:
+            b = np.array([r["fine_tune_before"] for r in tuned])
+            a = np.array([r["fine_tune_after"] for r in tuned])
+            print(f"  {variant} + fine-tuning ({args.fine_tune} steps, first {args.fine_tune_samples} test instances): "
+                  f"{100 * b.mean():.3f} -> {100 * a.mean():.3f} +- {100 * a.std():.3f} %")
+    print(f"  FNO paper, Table 4, s = 85: {100 * PAPER_FNO_S85:.2f} % (500 epochs)")
+
+
+if __name__ == "__main__":
+    main(ARGS)
