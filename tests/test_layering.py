@@ -20,6 +20,7 @@ LAYERS = [
     ("frame.backends",),
     ("frame.runtime",),
     ("frame.frontend", "frame.numpy", "frame.nn"),
+    ("frame.distributed",),                 # data-parallel evaluation on Dask; frame.train uses it when given a client
     ("frame.train", "frame.interop"),
     ("frame", "frame.demo"),                # `frame` itself: the package's __init__ only
 ]
