@@ -335,3 +335,24 @@ def test_concat_along_symbols_and_its_gradient():
         x, y = rng.standard_normal((n, 3)), rng.standard_normal((m, 3))
         for got, want in zip(exe(x, y), frame.grad(loss, argnums=(0, 1))(x, y)):
             np.testing.assert_array_equal(got, want)
+
+
+def test_concurrent_calls_with_different_sizes():
+    import threading
+    g = frame.trace(lambda x: fnp.tanh(x) * 2.0 + x, sym("n", 3))
+    exe = compile_graph(g)
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(30):
+            x = rng.standard_normal((int(rng.integers(1, 12)), 3))
+            if not np.array_equal(exe(x)[0], np.tanh(x) * 2.0 + x):
+                errors.append(x.shape)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
