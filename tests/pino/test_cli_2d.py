@@ -64,10 +64,21 @@ def test_navier_stokes_and_burgers_pino_run_at_a_tiny_size(tmp_path, cache, caps
     assert list(cache.glob("navier_stokes-*.npz")) and list(cache.glob("burgers_pino-*.npz"))
 
 
+def test_a_budget_cuts_the_training_steps_to_what_fits(tmp_path, cache, capsys):
+    argv = ["--problem", "darcy", "--n", "16", "--solver-n", "16", "--steps", "1000", *TINY, "--no-plot"]
+    assert main(argv + ["--budget-minutes", "0.001"]) == 0          # 0.06 s: nothing fits after the data
+    text = capsys.readouterr().out
+    assert re.search(r"budget 0.001 min: \d+ s used \(data, compile\), [0-9.]+ s a step -> 0 of at most 1000 steps",
+                     text), text
+    assert "no training steps taken" in text and _test_error(text) > 0
+
+
 def test_2d_defaults_and_output_directory():
     args = parse_args(["--problem", "darcy"])
     assert (args.n, args.solver_n, args.modes, args.width, args.train, args.test) == (85, 169, 24, 32, 1000, 100)
     assert args.out.replace("\\", "/") == "out/pino/darcy"
+    assert args.budget_minutes == 9.0 and args.blas_threads == 1
+    assert parse_args(["--problem", "navier-stokes"]).budget_minutes is None
     assert parse_args(["--problem", "poisson1d"]).out.replace("\\", "/") == "out/pino/poisson1d"
     assert parse_args(["--problem", "burgers-pino"]).solver_n == 512
 
