@@ -5,13 +5,16 @@ Each generator is deterministic by seed and plain numpy/scipy (float64):
 - `darcy_data`: `a -> u` for `-div(a grad u) = 1` on the unit square, `u = 0` on the boundary, with
   `a = 12` where a Gaussian random field `N(0, (-Laplacian + 9 I)^-2)` (Neumann, zero mean) is
   `>= 0` and `3` elsewhere (Li et al. 2021, FNO, sec. 5.2), solved by the 5-point finite-difference
-  scheme with face-averaged coefficients (`solve_darcy`, scipy.sparse) at a fine resolution and
-  subsampled (421 -> 85, 141, 211, 421 in the paper);
+  scheme with face-averaged coefficients (`darcy_matrix`, a scipy.sparse matrix; solved by its sparse
+  LU in `solve_darcy`, or, the default for datasets, by Laplacian-preconditioned CG on a batch in
+  `solve_darcy_batch`: the same discrete solution to ~1e-12, 2.5-10x faster at 421^2) at a fine
+  resolution and subsampled (421 -> 85, 141, 211, 421 in the paper; the GRF is drawn on the node grid
+  itself, where the FNO code spline-interpolates cell-centre values to the nodes);
 - `navier_stokes_data`: 2-D incompressible Navier-Stokes in vorticity form on the unit torus,
   `w_t + u.grad w = nu Lap w + f`, `f = 0.1 (sin 2pi(x+y) + cos 2pi(x+y))`, `w0` from the periodic
-  GRF `7^(3/2) (-Laplacian + 49 I)^(-2.5)`, pseudo-spectral with 2/3 de-aliasing and Crank-Nicolson
-  on the viscous term (`solve_navier_stokes`); inputs are the first `t_in` unit-time snapshots,
-  outputs the next `t_out`;
+  GRF `7^(3/2) (-Laplacian + 49 I)^(-2.5)`, pseudo-spectral with 2/3 de-aliasing, Crank-Nicolson on
+  the viscous term and Adams-Bashforth 2 on advection and forcing (`solve_navier_stokes`); inputs are
+  the first `t_in` unit-time snapshots, outputs the next `t_out`;
 - `burgers_pino_data`: viscous Burgers `u_t + u u_x = nu u_xx`, nu = 0.01, periodic on [0, 1), the
   operator `u(., 0) -> u(x, t)` on `t in [0, 1]` (the PINO paper's Burgers setting), pseudo-spectral
   ETDRK4 (`pino.data.solve_burgers`) at a fine grid, subsampled.
