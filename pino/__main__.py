@@ -1,4 +1,4 @@
-"""`python -m pino --problem poisson1d|burgers1d|darcy|navier-stokes|burgers-pino ...`: train an FNO, report the test error, plot fields.
+"""`python -m pino --problem poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot fields.
 
 poisson1d trains from the spectral physics residual alone (no solution data); burgers1d trains on
 (u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train

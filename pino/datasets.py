@@ -93,7 +93,7 @@ def cache_path(name: str, params: dict, directory: str | os.PathLike | None = No
 
 
 def _load(path: Path, expected: dict) -> dict | None:
-    """The arrays of `path` when it loads without pickles and holds every key of `expected` with its shape, else None."""
+    """The arrays of `path` if it loads without pickles and holds every key of `expected` at its shape, else None."""
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in expected}
@@ -124,7 +124,7 @@ def _save_atomic(path: Path, arrays: dict) -> None:
 
 def cached(name: str, params: dict, make: Callable[[], dict], expected: dict, *, cache: bool = True,
            directory: str | os.PathLike | None = None) -> dict:
-    """`make()` (a dict of float arrays with the shapes in `expected`), loaded from the cache when a valid copy is there.
+    """`make()` (a dict of float arrays of the shapes in `expected`), loaded from the cache when a valid copy is there.
 
     `cache=False` neither reads nor writes. A cache file that fails to load or has other arrays is
     regenerated and overwritten. A cache directory that cannot be written only costs the cache.
@@ -203,7 +203,8 @@ def darcy_matrix(a: np.ndarray):
     cols = [idx.ravel(), idx[:-1, :].ravel(), idx[1:, :].ravel(), idx[:, :-1].ravel(), idx[:, 1:].ravel()]
     vals = [(west + east + south + north).ravel(), -west[1:, :].ravel(), -east[:-1, :].ravel(),
             -south[:, 1:].ravel(), -north[:, :-1].ravel()]
-    return sp.csc_matrix((np.concatenate(vals) * h2, (np.concatenate(rows), np.concatenate(cols))), shape=(m * m, m * m))
+    return sp.csc_matrix((np.concatenate(vals) * h2, (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(m * m, m * m))
 
 
 def solve_darcy(a: np.ndarray, f=1.0) -> np.ndarray:
@@ -228,7 +229,7 @@ def solve_darcy(a: np.ndarray, f=1.0) -> np.ndarray:
 
 
 def _darcy_apply(faces, u):
-    """`-div(a grad u)` on the interior nodes for `u: (batch, m, m)` (zero outside), by the stencil of `darcy_matrix`."""
+    """`-div(a grad u)` on the interior nodes for `u: (batch, m, m)` (zero outside): the stencil of `darcy_matrix`."""
     west, east, south, north, h2 = faces
     p = np.pad(u, ((0, 0), (1, 1), (1, 1)))
     return h2 * ((west + east + south + north) * u - west * p[:, :-2, 1:-1] - east * p[:, 2:, 1:-1]

@@ -108,7 +108,7 @@ def _inverse_laplacian_factors(m: int, h: float) -> tuple[np.ndarray, np.ndarray
 
 
 def inverse_laplacian(r, h: float):
-    """`(-Lap_h)^-1 r` for `r: [batch, m, m]` on interior nodes with zero Dirichlet data (4 GEMMs by the DST-I matrix)."""
+    """`(-Lap_h)^-1 r` for `r: [batch, m, m]` on interior nodes, zero Dirichlet data (4 GEMMs by the DST-I matrix)."""
     S, inv = _inverse_laplacian_factors(int(r.shape[1]), float(h))
     dtype = _dtype(r)
     S = S.astype(dtype)
@@ -153,7 +153,7 @@ def boundary_loss(u):
 
 
 def darcy_mollifier(s: int) -> np.ndarray:
-    """`sin(pi x) sin(pi y)` on the s-point node grid: a factor that makes any output vanish on the boundary (PINO's)."""
+    """`sin(pi x) sin(pi y)` on the s-point node grid: a factor making any output vanish on the boundary (PINO's)."""
     x = np.linspace(0.0, 1.0, s)
     return np.sin(math.pi * x)[:, None] * np.sin(math.pi * x)[None, :]
 
@@ -224,7 +224,7 @@ def navier_stokes_physics_loss(w, *, viscosity: float = 1e-3, dt: float = 1.0, f
 
 # -- Burgers in space-time -----------------------------------------------------------------------------------------
 def burgers_residual(u, *, viscosity: float = 0.01, final_time: float = 1.0, length: float = 1.0):
-    """`u_t + u u_x - viscosity u_xx` for `u: [batch, nt, n]` (or `[batch, 1, nt, n]`) on `t_j = j T/(nt-1)`, periodic x.
+    """`u_t + u u_x - viscosity u_xx` for `u: [batch, nt, n]` (or `[batch, 1, nt, n]`), `t_j = j T/(nt-1)`, periodic x.
 
     x-derivatives spectral (rfft along x, `(2 pi i k / length)^order`, irfft); `u_t` by central
     differences, so the residual is `[batch, nt-2, n]` at the interior times (the PINO paper's FDM_Burgers).
@@ -250,7 +250,7 @@ def burgers_physics_loss(u, *, viscosity: float = 0.01, final_time: float = 1.0)
 
 
 def initial_condition_loss(u, u0):
-    """Mean square of `u(., t=0) - u0` for `u: [batch, nt, n]` (or with a channel axis) and `u0: [batch, n]` (PINO's)."""
+    """Mean square of `u(., t=0) - u0` for `u: [batch, nt, n]` (or with a channel axis), `u0: [batch, n]` (PINO's)."""
     u = _squeeze_channel("initial_condition_loss", u)
     d = u[:, 0, :] - u0
     return fnp.mean(d * d)
@@ -265,7 +265,7 @@ def burgers_pino_loss(u, u0, *, viscosity: float = 0.01, ic_weight: float = 10.0
 # -- instance-wise fine-tuning -------------------------------------------------------------------------------------
 @dataclass
 class FineTuneResult:
-    """Fine-tuned `params`, the loss `history`, and (when `truth` was given) the error before, after and along the way."""
+    """Fine-tuned `params`, the loss `history`, and (when `truth` was given) the error before, after and on the way."""
 
     params: object
     history: list[float]
@@ -283,8 +283,8 @@ def fine_tune(model, params, instance, steps: int = 200, *, physics: Callable, a
     """Test-time optimisation of a trained operator on one `instance` (PINO's instance-wise fine-tuning).
 
     Minimises `physics(pred, instance) + anchor_weight * ||pred - pred_0||^2 / ||pred_0||^2 + data_weight *
-    data_loss(pred, target)` over the parameters, starting from `params`, where `pred = model.apply(params, instance)` and
-    `pred_0` the pre-trained model's prediction (the anchor keeps the solution near what the operator learnt
+    data_loss(pred, target)` over the parameters, starting from `params`, where `pred = model.apply(params, instance)`
+    and `pred_0` the pre-trained model's prediction (the anchor keeps the solution near what the operator learnt
     while the PDE loss corrects it). Adam with a cosine decay from `lr`. `instance`: the model's input with or
     without the batch axis of 1. `truth` (optional, the reference output) is only used to report
     `initial_error`, `final_error` and, every `eval_every` steps, `errors` (relative L2).

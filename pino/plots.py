@@ -56,7 +56,7 @@ def _image_axes(coords: dict):
 
 def plot_fields_2d(inputs, truth, prediction, coords: dict, *, count: int = 3, title: str = "",
                    input_label: str = "input", output_label: str = "output", path: str | None = None):
-    """One row per sample: the input field, the true output, the prediction and the pointwise error `prediction - truth`.
+    """One row per sample: the input field, the true output, the prediction and the pointwise error prediction - truth.
 
     `truth`, `prediction`: `[num, n0, n1]` on the grid `coords` (an ordered dict of the two axes' coordinates).
     `inputs`: `[num, n0, n1]` (a map, drawn like the outputs) or `[num, n]` (a curve over the "x" axis, e.g.
