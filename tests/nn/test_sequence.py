@@ -146,20 +146,14 @@ def test_associative_scan_errors_name_the_operands():
 RUNNING = [("cummax", False), ("cummin", True), ("cumlogsumexp", True)]   # each primitive, both directions
 
 
-def test_jax_running_reductions_import_with_jax_values_and_derivatives(monkeypatch):
+def test_jax_running_reductions_import_with_jax_values_and_derivatives():
     """Each primitive's values exactly; then one loss over the three, imported and differentiated by frame
     to second order, against JAX's own derivatives of the primitives (the gradient and a Hessian-vector
-    product from one jitted jvp-of-grad, with the values: JAX's compile of these scans dominates the time).
-
-    The rules are registered by listing jax_rules_sequence in jax_import.RULE_FAMILIES; until that line is
-    committed, they are installed into jax_import's tables for this test only."""
+    product from one jitted jvp-of-grad, with the values: JAX's compile of these scans dominates the time)."""
     from jax import numpy as jnp
     from frame.frontend.tracer import inline_into_current
-    from frame.interop import from_jax, jax_import, jax_rules_sequence
+    from frame.interop import from_jax
 
-    for primitive, rule in jax_rules_sequence.TRANSLATIONS.items():
-        monkeypatch.setitem(jax_import.PRIMITIVES, primitive, rule)
-        monkeypatch.setitem(jax_import.PARAMETERS, primitive, jax_rules_sequence.PARAMETERS[primitive])
     rng = np.random.default_rng(5)
     x, v = rng.standard_normal((2, 7)), rng.standard_normal((2, 7))
     weights = rng.standard_normal((len(RUNNING), 2, 7))
