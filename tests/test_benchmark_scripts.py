@@ -127,3 +127,34 @@ def test_the_fno2d_step_benchmark_runs_tiny_and_the_frameworks_losses_agree(tmp_
     assert rows["frame"]["loss diff"] < 1e-5 and rows["frame"]["flops"] > 0
     if "neuralop" in rows:
         assert rows["neuralop"]["loss diff"] < 1e-5
+
+
+def test_the_vs_deepxde_benchmark_runs_tiny_with_the_frame_worker(tmp_path, capsys, monkeypatch):
+    """benchmarks/vs_deepxde.py (issue 20 item 5) at a tiny budget, frame's worker only (DeepXDE is left
+    out, with a note, when no interpreter with it is given, as in CI): the table, the error figure
+    (relative L2 against sin(pi x)) and the saved records."""
+    import vs_deepxde
+
+    monkeypatch.delenv("DEEPXDE_PYTHON", raising=False)
+    out = tmp_path / "d.json"
+    vs_deepxde.main(["--problems", "poisson1d", "--seeds", "0", "--poisson-points", "8", "--adam", "5",
+                     "--lbfgs", "3", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "deepxde: left out" in printed
+    assert "poisson1d: 8 collocation + 2 boundary points" in printed and "float32" in printed
+    assert "relative L2 error" in printed and "(geometric mean over 1 seed(s)" in printed
+    saved = json.loads(out.read_text())
+    assert saved["notes"] and saved["reports"]["poisson1d"]["labels"] == ["frame"]
+    (record,) = saved["reports"]["poisson1d"]["records"]
+    assert record["label"] == "frame" and record["dtype"] == "float32" and record["seed"] == 0
+    # At 5 + 3 steps the network is far from trained: the error is only checked to be a finite
+    # positive figure, and the one the summary prints.
+    assert 0.0 < record["error"] < float("inf") and record["time"] > 0
+    assert f"relative L2 error {record['error']:.3e}" in printed
+    assert 0 < record["lbfgs iters"] <= 3
+    # The case file both workers read: the same points and initial weights for every framework.
+    import argparse
+    import numpy as np
+    case = vs_deepxde.make_case("poisson1d", 0, argparse.Namespace(dtype="float64", poisson_points=8))
+    assert case["x_f"].shape == (8, 1) and case["W0"].shape == (1, 50) and case["W3"].shape == (50, 1)
+    np.testing.assert_allclose(case["u_test"][:, 0], np.sin(np.pi * case["x_test"][:, 0]))

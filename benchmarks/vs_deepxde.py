@@ -1,0 +1,358 @@
+"""frame (pinn) against DeepXDE (PyTorch backend) on Poisson 1-D and Burgers: error and wall time, matched settings.
+
+Issue 20 item 5. Each framework trains the same PINN in its own process (`benchmarks/driver.py`:
+OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed for both alike), frame then DeepXDE, one pair per
+seed, and the table gives the training wall time (median over seeds), the median of the per-seed
+ratios frame / DeepXDE, and the relative L2 error against the reference solution (geometric mean
+and range over seeds). Target: frame <= 0.7x DeepXDE's time at equal or better error.
+
+What is identical (the parent process draws everything with numpy and hands both workers one .npz
+per problem and seed):
+
+- points: Poisson 1-D (-u'' = pi^2 sin(pi x) on [-1, 1], u(+-1) = 0): `--poisson-points` evenly
+  spaced interior collocation points and the two end points; Burgers (u_t + u u_x = (0.01/pi) u_xx,
+  Raissi et al.'s setting): `--burgers-points` Latin-hypercube collocation points
+  (`scipy.stats.qmc`), 100 initial points on t = 0 and 50 on each of x = +-1;
+- network: tanh MLP (Poisson 1-50-50-50-1, Burgers 2-20x8-1), Glorot-normal weights and zero biases
+  drawn once (`pinn.MLP(seed)`) and copied into both; Burgers' inputs rescaled to [-1, 1] in both
+  (frame: `input_bounds`, DeepXDE: `apply_feature_transform`), as Raissi et al. do;
+- loss: mean squared residual on the collocation points + mean squared error on the boundary (and
+  initial) points, weights 1 and 1 (DeepXDE: one `PointSetBC` holding exactly frame's
+  boundary/initial points and targets, `loss_weights=[1, 1]`);
+- dtype: `--dtype` (default float32, Raissi's and DeepXDE's default) for both;
+- optimiser: Adam (`--adam` steps, lr `--lr`, b1 0.9, b2 0.999, eps 1e-8 in both), then L-BFGS with
+  at most `--lbfgs` iterations, history 50, tolerances `--lbfgs-tol` on the loss change and on the
+  largest gradient entry;
+- threads: `--threads` (default 1) for both (OPENBLAS/OMP_NUM_THREADS and FRAME_ROW_THREADS for
+  frame, `torch.set_num_threads` for DeepXDE): on the shared 2-core machine two threads make
+  either framework's time depend on what the other engineers run;
+- error: relative L2 of each worker's prediction against the reference on the same test points
+  (Poisson: 1001 points, sin(pi x); Burgers: Raissi's 256 x 100 grid, the Cole-Hopf solution,
+  `pinn.reference`), computed by the same numpy line in both workers.
+
+Differences the two APIs leave: frame's L-BFGS is scipy's L-BFGS-B (its Moré-Thuente line search,
+at most 50 evaluations per search, its arithmetic in float64 on a float32 loss) and DeepXDE's is
+`torch.optim.LBFGS` (strong-Wolfe line search with at most 25 evaluations, its arithmetic in the
+model's dtype); scipy's loss tolerance is relative to max(|loss|, 1), torch's absolute (the same for
+losses below 1, which these are); either may stop before `--lbfgs` iterations when its tolerance or
+line search says so (each worker reports its iterations). DeepXDE evaluates the PDE residual on the
+boundary points too (it keeps them in the same input tensor) and drops those values from the loss,
+and it computes its forcing in torch where frame takes it as data. Each wall time is the training
+alone (frame: tracing, compilation and its derivative-mode measurement included; DeepXDE: model
+construction, `compile` and `train`), not the interpreter's start or imports.
+
+    .venv/bin/python benchmarks/vs_deepxde.py --deepxde-python /tmp/dde-env/bin/python [--seeds 0 1 2]
+    .venv/bin/python benchmarks/vs_deepxde.py --burgers-points 2000 --adam 1000 --lbfgs 1000   # a reduced budget
+
+DeepXDE is an optional dependency, run from its own interpreter (`--deepxde-python` or
+`$DEEPXDE_PYTHON`; it needs numpy, torch and deepxde, not frame); without one only frame runs and
+the script says so.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import driver  # noqa: E402
+from driver import Report, Worker, emit, run_pairs  # noqa: E402
+
+PROBLEMS = ("poisson1d", "burgers1d")
+FRAMEWORKS = ("frame", "deepxde")
+TARGET_RATIO = 0.7          # issue 20 item 5: frame <= 0.7x DeepXDE's wall time ...
+ERROR_SLACK = 1.0           # ... at equal or better error (geometric means over seeds; no slack)
+BURGERS_NU = 0.01 / math.pi
+POISSON_LAYERS = [1, 50, 50, 50, 1]
+BURGERS_LAYERS = [2] + [20] * 8 + [1]
+BURGERS_BOUNDS = ((-1.0, 0.0), (1.0, 1.0))
+
+
+# -- the parent: one .npz per problem and seed ---------------------------------------------------------
+def make_case(problem: str, seed: int, args) -> dict:
+    """Points, initial weights, test points and reference values of one problem and seed (numpy)."""
+    import pinn
+
+    dtype = args.dtype
+    if problem == "poisson1d":
+        n = args.poisson_points
+        x = np.linspace(-1.0, 1.0, n + 2)[1:-1].reshape(-1, 1)
+        arrays = {"x_f": x, "x_b": np.array([[-1.0], [1.0]]), "u_b": np.zeros((2, 1))}
+        layers, model_kw = POISSON_LAYERS, {}
+        x_test = np.linspace(-1.0, 1.0, 1001).reshape(-1, 1)
+        arrays.update(x_test=x_test, u_test=np.sin(np.pi * x_test))
+    elif problem == "burgers1d":
+        from scipy.stats import qmc
+
+        rng = np.random.default_rng(seed)
+        lhs = qmc.LatinHypercube(d=2, seed=rng).random(args.burgers_points)
+        x_f, t_f = lhs[:, :1] * 2.0 - 1.0, lhs[:, 1:]
+        x0 = rng.uniform(-1.0, 1.0, (100, 1))
+        tb = rng.uniform(0.0, 1.0, (100, 1))
+        xb = np.repeat([[-1.0], [1.0]], 50, axis=0)
+        arrays = {"x_f": x_f, "t_f": t_f, "x_u": np.concatenate([x0, xb]),
+                  "t_u": np.concatenate([np.zeros_like(x0), tb]),
+                  "u_u": np.concatenate([-np.sin(np.pi * x0), np.zeros_like(xb)])}
+        ref = pinn.Burgers1D(nu=BURGERS_NU)
+        x_test, t_test = ref.test_points()
+        arrays.update(x_test=x_test, t_test=t_test, u_test=ref.reference(x_test, t_test))
+        layers, model_kw = BURGERS_LAYERS, {"input_bounds": BURGERS_BOUNDS}
+    else:
+        raise ValueError(f"unknown problem {problem!r}; choose from {PROBLEMS}")
+    params = pinn.MLP(layers, seed=seed, dtype="float64", **model_kw).params
+    for i, layer in enumerate(params):
+        arrays[f"W{i}"], arrays[f"b{i}"] = layer["W"], layer["b"]
+    arrays = {k: np.asarray(v, dtype=dtype) for k, v in arrays.items()}
+    arrays["layers"] = np.asarray(layers)
+    return arrays
+
+
+def load_case(path: str) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
+    """The arrays of a case file and its initial weights as [(W (in, out), b (out,)), ...]."""
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    n_layers = len(arrays["layers"]) - 1
+    return arrays, [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(n_layers)]
+
+
+def relative_l2(prediction, reference) -> float:
+    """||u - u_ref|| / ||u_ref||, in float64 (both workers use this line)."""
+    prediction = np.asarray(prediction, dtype=np.float64).reshape(-1)
+    reference = np.asarray(reference, dtype=np.float64).reshape(-1)
+    return float(np.linalg.norm(prediction - reference) / np.linalg.norm(reference))
+
+
+# -- the frame worker ------------------------------------------------------------------------------------
+def frame_worker(problem: str, arrays: dict, weights, args) -> dict:
+    """Train with pinn's problem and `pinn.train` on the case's points and weights."""
+    import frame
+    import pinn
+
+    t0 = time.perf_counter()
+    dtype = args.dtype
+    layers = [int(n) for n in arrays["layers"]]
+    if problem == "poisson1d":
+        prob = pinn.Poisson1D(collocation=arrays["x_f"], dtype=dtype)
+        data = (arrays["x_f"], prob.forcing_values, arrays["x_b"], arrays["u_b"])
+        model = pinn.MLP(layers, dtype=dtype)
+        test = (arrays["x_test"],)
+    else:
+        prob = pinn.Burgers1D(nu=BURGERS_NU, collocation=(arrays["x_f"], arrays["t_f"]), dtype=dtype)
+        data = tuple(arrays[k] for k in ("x_f", "t_f", "x_u", "t_u", "u_u"))
+        model = pinn.MLP(layers, dtype=dtype, input_bounds=BURGERS_BOUNDS)
+        test = (arrays["x_test"], arrays["t_test"])
+    # The case's points, not the problem's own draw (Poisson's are the same grid; Burgers' initial
+    # and boundary points are the parent's).
+    prob.training_data = lambda seed=0: data
+    model.params = [{"W": w.astype(dtype), "b": b.astype(dtype)} for w, b in weights]
+    result = pinn.train(prob, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=0, progress=False,
+                        eval_every=10 ** 9, lbfgs_tol=args.lbfgs_tol)
+    wall = time.perf_counter() - t0
+    error = relative_l2(result.predict(*test), arrays["u_test"])
+    return {"time": wall, "error": error, "loss": float(result.history[-1]), "lbfgs iters": result.lbfgs_iterations,
+            "adam s": result.adam_seconds, "lbfgs s": result.lbfgs_seconds, "version": f"frame {frame.__version__}",
+            "mode": result.derivative_mode.mode if result.derivative_mode else ""}
+
+
+# -- the DeepXDE worker (runs in DeepXDE's interpreter: numpy, torch, deepxde; no frame) -------------
+def deepxde_worker(problem: str, arrays: dict, weights, args) -> dict:
+    """Train with DeepXDE (PyTorch backend) on the case's points and weights."""
+    os.environ["DDE_BACKEND"] = "pytorch"
+    import torch
+
+    torch.set_num_threads(args.threads)
+    import deepxde as dde
+
+    t0 = time.perf_counter()
+    dde.config.set_default_float(args.dtype)
+    layers = [int(n) for n in arrays["layers"]]
+    if problem == "poisson1d":
+        def pde(x, y):
+            return -dde.grad.hessian(y, x) - np.pi ** 2 * torch.sin(np.pi * x)
+
+        geom = dde.geometry.Interval(-1.0, 1.0)
+        bc = dde.icbc.PointSetBC(arrays["x_b"], arrays["u_b"])
+        data = dde.data.PDE(geom, pde, [bc], num_domain=0, num_boundary=0, anchors=arrays["x_f"])
+        test = arrays["x_test"]
+    else:
+        def pde(x, y):
+            u_x = dde.grad.jacobian(y, x, i=0, j=0)
+            u_t = dde.grad.jacobian(y, x, i=0, j=1)
+            u_xx = dde.grad.hessian(y, x, i=0, j=0)
+            return u_t + y * u_x - BURGERS_NU * u_xx
+
+        geom = dde.geometry.GeometryXTime(dde.geometry.Interval(-1.0, 1.0), dde.geometry.TimeDomain(0.0, 1.0))
+        bc = dde.icbc.PointSetBC(np.hstack([arrays["x_u"], arrays["t_u"]]), arrays["u_u"])
+        data = dde.data.TimePDE(geom, pde, [bc], num_domain=0, num_boundary=0, num_initial=0,
+                                anchors=np.hstack([arrays["x_f"], arrays["t_f"]]))
+        test = np.hstack([arrays["x_test"], arrays["t_test"]])
+    net = dde.nn.FNN(layers, "tanh", "Glorot normal")
+    tdtype = getattr(torch, args.dtype)
+    with torch.no_grad():
+        for linear, (w, b) in zip(net.linears, weights):   # torch's Linear holds W transposed
+            linear.weight.copy_(torch.as_tensor(w.T.copy(), dtype=tdtype))
+            linear.bias.copy_(torch.as_tensor(b, dtype=tdtype))
+    if problem == "burgers1d":
+        lower, upper = (torch.as_tensor(v, dtype=tdtype) for v in BURGERS_BOUNDS)
+        net.apply_feature_transform(lambda x: 2.0 * (x - lower) / (upper - lower) - 1.0)
+    model = dde.Model(data, net)
+    quiet = {"display_every": max(args.adam, args.lbfgs, 1) + 1}
+    if args.adam:
+        model.compile("adam", lr=args.lr, loss_weights=[1.0, 1.0])
+        model.train(iterations=args.adam, **quiet)
+    iters = 0
+    if args.lbfgs:
+        dde.optimizers.config.set_LBFGS_options(maxcor=50, ftol=args.lbfgs_tol, gtol=args.lbfgs_tol,
+                                                maxiter=args.lbfgs, maxls=50)
+        model.compile("L-BFGS", loss_weights=[1.0, 1.0])
+        model.train(**quiet)
+        state = model.opt.state_dict()["state"]
+        iters = int(state[0]["n_iter"]) if state else 0
+    wall = time.perf_counter() - t0
+    error = relative_l2(model.predict(test), arrays["u_test"])
+    loss = float(np.sum(model.train_state.loss_train))
+    return {"time": wall, "error": error, "loss": loss, "lbfgs iters": iters,
+            "version": f"deepxde {dde.__version__}, torch {torch.__version__}", "mode": "reverse (torch)"}
+
+
+def worker(args) -> None:
+    arrays, weights = load_case(args.case)
+    run = {"frame": frame_worker, "deepxde": deepxde_worker}[args.worker]
+    record = run(args.problem, arrays, weights, args)
+    emit({"case": args.problem, **record, "dtype": args.dtype, "seed": args.seed})
+
+
+# -- the parent ------------------------------------------------------------------------------------------
+def deepxde_python(args) -> str | None:
+    """The interpreter for DeepXDE's worker: --deepxde-python, else $DEEPXDE_PYTHON, else none."""
+    python = args.deepxde_python or os.environ.get("DEEPXDE_PYTHON") or None
+    if python and not os.path.exists(python):
+        raise SystemExit(f"--deepxde-python / DEEPXDE_PYTHON: no interpreter at {python!r}")
+    return python
+
+
+def budget_line(problem: str, args) -> str:
+    points = (f"{args.poisson_points} collocation + 2 boundary points, MLP 1-50-50-50-1" if problem == "poisson1d"
+              else f"{args.burgers_points} LHS collocation + 100 initial + 100 boundary points, MLP 2-20x8-1")
+    return (f"{problem}: {points}, tanh, {args.dtype}; Adam {args.adam} steps (lr {args.lr:g}), then L-BFGS <= "
+            f"{args.lbfgs} iterations (tol {args.lbfgs_tol:g}); {args.threads} thread(s) each")
+
+
+def geometric_mean(values) -> float:
+    return float(math.exp(statistics.fmean(math.log(max(v, 1e-300)) for v in values)))
+
+
+def summarise(report: Report, problem: str) -> list[str]:
+    """Per framework: error over seeds (geometric mean, range), time, iterations; then the verdict."""
+    lines = []
+    by_label = {}
+    for r in report.records:
+        if r["case"] == problem and "time" in r:
+            by_label.setdefault(r["label"], []).append(r)
+    for label, recs in by_label.items():
+        errors = [r["error"] for r in recs]
+        iters = [r["lbfgs iters"] for r in recs]
+        lines.append(f"  {label:8s} relative L2 error {geometric_mean(errors):.3e} (geometric mean over "
+                     f"{len(errors)} seed(s); range {min(errors):.3e}-{max(errors):.3e}); wall time median "
+                     f"{statistics.median(r['time'] for r in recs):.1f} s (range {min(r['time'] for r in recs):.1f}-"
+                     f"{max(r['time'] for r in recs):.1f}); L-BFGS iterations {min(iters)}-{max(iters)}; "
+                     f"{recs[0]['version']}")
+    if "frame" in by_label and "deepxde" in by_label:
+        ratios = report.pair_ratios(problem, "frame", "deepxde")
+        ratio = statistics.median(ratios)
+        e_frame = geometric_mean(r["error"] for r in by_label["frame"])
+        e_dde = geometric_mean(r["error"] for r in by_label["deepxde"])
+        met = ratio <= TARGET_RATIO and e_frame <= ERROR_SLACK * e_dde
+        lines.append(f"  frame / DeepXDE wall time {ratio:.3f}x (median of per-seed ratios "
+                     f"{', '.join(f'{q:.2f}' for q in ratios)}); error {e_frame / e_dde:.2f}x DeepXDE's; "
+                     f"target <= {TARGET_RATIO}x at equal or better error: {'met' if met else 'not met'}")
+    return lines
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--problems", nargs="+", choices=PROBLEMS, default=list(PROBLEMS))
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one frame/DeepXDE pair per seed")
+    p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    p.add_argument("--poisson-points", type=int, default=128, help="Poisson interior collocation points")
+    p.add_argument("--burgers-points", type=int, default=10000, help="Burgers LHS collocation points")
+    p.add_argument("--adam", type=int, default=1000, help="Adam steps")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lbfgs", type=int, default=6000, help="L-BFGS iterations (maximum)")
+    p.add_argument("--lbfgs-tol", type=float, default=1e-15, help="L-BFGS tolerance on the loss change and gradient")
+    p.add_argument("--threads", type=int, default=1, help="BLAS / torch threads of each worker (default 1)")
+    p.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))
+    p.add_argument("--deepxde-python", default=None,
+                   help="interpreter with numpy, torch and deepxde (default $DEEPXDE_PYTHON; none: frame only)")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds one worker may take")
+    p.add_argument("--json", default=None, metavar="OUT", help="save every record and the summaries")
+    p.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
+    p.add_argument("--problem", choices=PROBLEMS, help=argparse.SUPPRESS)
+    p.add_argument("--case", help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    for name in ("adam", "lbfgs", "poisson_points", "burgers_points", "threads"):
+        if getattr(args, name) < (1 if name in ("poisson_points", "burgers_points", "threads") else 0):
+            p.error(f"--{name.replace('_', '-')} must be {'positive' if 'points' in name or name == 'threads' else '>= 0'}")
+    if args.worker:
+        worker(args)
+        return
+
+    notes = []
+    frameworks = list(args.frameworks)
+    python = deepxde_python(args) if "deepxde" in frameworks else None
+    if "deepxde" in frameworks and python is None:
+        frameworks.remove("deepxde")
+        notes.append("deepxde: left out (no interpreter with DeepXDE: pass --deepxde-python or set DEEPXDE_PYTHON)")
+    pythons = {"frame": sys.executable, "deepxde": python}
+    threads = str(args.threads)
+    env = {"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+           "FRAME_ROW_THREADS": threads, "DDE_BACKEND": "pytorch", "PYTHONPATH": ROOT}
+    common = ["--dtype", args.dtype, "--adam", str(args.adam), "--lr", repr(args.lr), "--lbfgs", str(args.lbfgs),
+              "--lbfgs-tol", repr(args.lbfgs_tol), "--threads", threads]
+    for note in notes:
+        print(note, flush=True)
+    records, reports = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for problem in args.problems:
+            for k, seed in enumerate(args.seeds):
+                case = os.path.join(tmp, f"{problem}-{seed}.npz")
+                np.savez(case, **make_case(problem, seed, args))
+                workers = [Worker(fw, [pythons[fw], os.path.abspath(__file__), "--worker", fw, "--problem", problem,
+                                       "--case", case, "--seed", str(seed), *common], cwd=ROOT)
+                           for fw in frameworks]
+                # One pair per seed: frame then DeepXDE, back to back (the per-seed ratio cancels drift).
+                one = run_pairs(workers, 1, baseline=frameworks[-1], timeout=args.timeout, peak=False, env=env)
+                for r in one.records:
+                    records.append({**r, "pair": k})
+            reports[problem] = Report(frameworks, "deepxde" if "deepxde" in frameworks else frameworks[-1],
+                                      len(args.seeds), [r for r in records if r["case"] == problem], {},
+                                      driver.machine_line())
+    print(driver.machine_line() + " (a shared machine: other engineers' jobs ran alongside)")
+    print("PINN training against DeepXDE (PyTorch backend): identical points, initial weights, loss, dtype and "
+          "optimiser budget; each framework alone in its own process, one pair per seed")
+    for problem, report in reports.items():
+        print(budget_line(problem, args))
+        print(report.table(fields=["error", "lbfgs iters", "loss"], unit="s"))
+        print("\n".join(summarise(report, problem)))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"machine": driver.machine_line(), "args": vars(args), "notes": notes,
+                       "budgets": {pr: budget_line(pr, args) for pr in reports},
+                       "reports": {pr: rep.to_json() for pr, rep in reports.items()}}, fh, indent=1,
+                      default=driver._jsonable)
+        print(f"saved: {args.json}")
+
+
+if __name__ == "__main__":
+    main()
