@@ -68,7 +68,8 @@ def parse_args(argv=None):
     p.add_argument("--torch-python", default=os.environ.get("FNO_TORCH_PYTHON"),
                    help="interpreter with torch and neuraloperator for the neuralop worker (default $FNO_TORCH_PYTHON, "
                         "else this one if it imports neuralop)")
-    p.add_argument("--frameworks", default=",".join(FRAMEWORKS), help="comma-separated subset of " + ",".join(FRAMEWORKS))
+    p.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                   help="comma-separated subset of " + ",".join(FRAMEWORKS))
     p.add_argument("--pairs", type=int, default=3, help="alternating process rounds")
     p.add_argument("--json", default=None, metavar="OUT", help="save every record and the summary")
     p.add_argument("--transform", choices=("auto", "dft", "fft"), default="auto",
@@ -348,11 +349,8 @@ def profile(args, repeats: int = 10) -> None:
 def _torch_python(args) -> str | None:
     if args.torch_python:
         return args.torch_python
-    try:
-        import neuralop  # noqa: F401
-        return sys.executable
-    except ImportError:
-        return None
+    import importlib.util
+    return sys.executable if importlib.util.find_spec("neuralop") else None
 
 
 def main(argv=None) -> None:

@@ -186,7 +186,8 @@ class FNO1d:
             return repr(self._nd).replace("FNO(", "FNO1d(structure='neuralop', ", 1)
         extra = "" if self.transform == "auto" else f", transform={self.transform!r}"
         return (f"FNO1d(modes={self.modes}, width={self.width}, layers={self.layers}, "
-                f"in_channels={self.in_channels}, out_channels={self.out_channels}, projection={self.projection}{extra})")
+                f"in_channels={self.in_channels}, out_channels={self.out_channels}, "
+                f"projection={self.projection}{extra})")
 
     def init(self, seed=0, dtype="float32") -> dict:
         """Parameter pytree `{"lift", "fourier": [{"spectral", "bypass"}...], "project", "output"}`
@@ -479,7 +480,8 @@ class FNO:
                 raise ValueError(f"{owner}: {name} must be one of {SKIPS}, got {value!r}")
         if padding_mode not in PADDING_MODES:
             raise ValueError(f"{owner}: padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
-        self.positional_embedding, self.fno_skip, self.channel_mlp_skip = positional_embedding, fno_skip, channel_mlp_skip
+        self.positional_embedding = positional_embedding
+        self.fno_skip, self.channel_mlp_skip = fno_skip, channel_mlp_skip
         self.use_channel_mlp, self.padding_mode, self.transform = bool(use_channel_mlp), padding_mode, transform
         self.domain_padding = self._padding_fractions(owner, domain_padding)
         self.spectral = SpectralConv(self.width, self.width, self.n_modes, transform)

@@ -50,12 +50,14 @@ def _operand(shape, dtype):
 def assert_rel_close(got, want, tol, what=""):
     """max |got - want| <= tol * max |want|, shapes and dtypes equal."""
     got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, f"{what}: {got.shape} {got.dtype} != {want.shape} {want.dtype}"
+    assert got.shape == want.shape and got.dtype == want.dtype, \
+        f"{what}: {got.shape} {got.dtype} != {want.shape} {want.dtype}"
     err = float(np.abs(got - want).max()) / max(float(np.abs(want).max()), 1e-300)
     assert err <= tol, f"{what}: max relative difference {err:.3g} > {tol:.3g}"
 
 
-@pytest.mark.parametrize("name, dtype", [(n, d) for n in NAMES for d in ("float32", "float64", "complex64", "complex128")
+@pytest.mark.parametrize("name, dtype", [(n, d) for n in NAMES
+                                         for d in ("float32", "float64", "complex64", "complex128")
                                          if not (n.startswith("rfft") and d.startswith("complex"))])  # real only
 def test_forward_matches_numpy(name, dtype):
     x = _operand((5, 7, 6), dtype)          # odd, odd and even lengths
@@ -151,7 +153,8 @@ def test_gradients_match_central_differences_and_jax_to_second_order(name, shape
     with jax.enable_x64(True):
         # jitted: eager JAX would compile every transform of the references separately
         jgrad = jax.grad(lambda v: _objective(jnp, name, v, w, w2, kw))
-        np.testing.assert_allclose(got, jax.jit(jgrad)(x), rtol=1e-10, atol=1e-12, err_msg=f"{name}: first order vs jax")
+        np.testing.assert_allclose(got, jax.jit(jgrad)(x), rtol=1e-10, atol=1e-12,
+                                   err_msg=f"{name}: first order vs jax")
         # second order: the gradient's gradient (the adjoints' adjoints, gradient closure)
         u = RNG.standard_normal(shape)
         second = frame.grad(lambda v: fnp.sum(fnp.real(grad(v)) * u))(x)
