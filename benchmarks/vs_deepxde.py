@@ -213,7 +213,15 @@ def deepxde_worker(problem: str, arrays: dict, weights, args) -> dict:
     iters = 0
     if args.lbfgs:
         dde.optimizers.config.set_LBFGS_options(maxcor=50, ftol=args.lbfgs_tol, gtol=args.lbfgs_tol,
-                                                maxiter=args.lbfgs, maxls=50)
+                                                maxiter=args.lbfgs, maxfun=max(15000, 4 * args.lbfgs), maxls=50)
+        # DeepXDE 1.15 derives the iterations of one torch LBFGS.step from maxiter once, at import
+        # (from its default 15000: 1000 a step), and set_LBFGS_options leaves them: a budget below
+        # 1000 would run 1000 iterations. Recomputed here with DeepXDE's own formula. The evaluation
+        # budget is frame's (max(15000, 4 maxiter)): DeepXDE's default, 1.25 maxiter, ends a torch
+        # step early and its loop then starts another, overshooting maxiter.
+        options = dde.optimizers.config.LBFGS_options
+        options["iter_per_step"] = min(1000, options["maxiter"])
+        options["fun_per_step"] = options["maxfun"] * options["iter_per_step"] // options["maxiter"]
         model.compile("L-BFGS", loss_weights=[1.0, 1.0])
         model.train(**quiet)
         state = model.opt.state_dict()["state"]
@@ -344,6 +352,7 @@ def main(argv=None) -> None:
     for problem, report in reports.items():
         print(budget_line(problem, args))
         print(report.table(fields=["error", "lbfgs iters", "loss"], unit="s"))
+        print("(time: one training run's wall time per process, one process per framework and seed)")
         print("\n".join(summarise(report, problem)))
     if args.json:
         with open(args.json, "w") as fh:
