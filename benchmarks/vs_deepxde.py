@@ -351,7 +351,7 @@ def main(argv=None) -> None:
           "optimiser budget; each framework alone in its own process, one pair per seed")
     for problem, report in reports.items():
         print(budget_line(problem, args))
-        print(report.table(fields=["error", "lbfgs iters", "loss"], unit="s"))
+        print(report.table(fields=["error", "lbfgs iters"], unit="s"))
         print("(time: one training run's wall time per process, one process per framework and seed)")
         print("\n".join(summarise(report, problem)))
     if args.json:
