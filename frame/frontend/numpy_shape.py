@@ -13,6 +13,7 @@ import operator
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
+from ..ir.types import Dim
 from ..tracing import Tracer, bind
 from .args import _axes, _axis, _int, _ints, _ndim, _shape
 
@@ -25,6 +26,9 @@ __all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'c
 def reshape(x, shape):
     shape = _ints(shape, "reshape", "the new shape")
     src = _shape(x)
+    if any(isinstance(d, Dim) for d in (*src, *shape)):
+        # symbolic sizes: the op's shape rule resolves a -1 and checks the element count for every size
+        return bind("reshape", x, shape=shape)
     size = int(_np.prod(src, dtype=_np.int64))
     if shape.count(-1) > 1 or any(d < -1 for d in shape):
         raise ShapeError(f"op 'reshape': {shape} is not a shape (one -1 at most, other sizes >= 0)")
@@ -445,6 +449,21 @@ def _expand(index, shape):
     return index + (slice(None),) * (rank - n_real)
 
 
+def _symbolic_slice(i: slice, dim, axis: int):
+    """(start, stop) of slice `i` of an axis of symbolic size `dim` (step 1 only; a negative bound counts
+    from the end). numpy clamps bounds past the end, which cannot be decided for every size: the slice
+    op's shape rule refuses a bound not known to lie in [0, dim]."""
+    if i.step is not None and _int(i.step, "getitem", "a slice step") != 1:
+        raise ShapeError(f"getitem: slice {i} of axis {axis}, whose size {dim} is symbolic, needs step 1")
+
+    def bound(v, default):
+        if v is None:
+            return default
+        v = _int(v, "getitem", "a slice bound")
+        return v if isinstance(v, Dim) or v >= 0 else dim + v
+    return bound(i.start, 0), bound(i.stop, dim)
+
+
 def _basic(x, index):
     """`x[index]` for ints, slices (any step) and None, as rev + slice + reshape."""
     shape = _shape(x)
@@ -454,7 +473,11 @@ def _basic(x, index):
             out_shape.append(1)
             continue
         dim = shape[axis]
-        if isinstance(i, slice):
+        if isinstance(i, slice) and isinstance(dim, Dim):
+            start, stop = _symbolic_slice(i, dim, axis)
+            starts.append(start), stops.append(stop), steps.append(1)
+            out_shape.append(stop - start)
+        elif isinstance(i, slice):
             try:
                 start, stop, step = slice(*(None if v is None else _int(v, "getitem", "a slice bound")
                                             for v in (i.start, i.stop, i.step))).indices(dim)

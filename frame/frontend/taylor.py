@@ -26,7 +26,9 @@ from ..compiler.taylor import build_taylor_graph
 from ..errors import GradientError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
+from ..ir.types import TensorType
 from ..tracing import Tracer, is_weak_scalar
+from ..tracing import full as full_array
 from . import numpy as fnp
 from .pytree import tree_flatten, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
@@ -149,7 +151,7 @@ def directional_derivatives(fun: Callable, direction=None, order: int = 4, argnu
             if t.rank and t.shape[-1] != 1:
                 raise GradientError(f"directional_derivatives: argument {a} has shape {t.shape}; pass direction= (a "
                                     "length-d vector) unless it is a scalar or its last axis has size 1")
-            v = np.ones(t.shape, t.dtype)
+            v = full_array(t, 1)   # a traced broadcast when t has symbolic sizes
         else:
             v = direction
             if isinstance(v, Tracer):   # a traced direction (e.g. one being differentiated)
@@ -225,9 +227,9 @@ def laplacian(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
         shape = types[0].shape[:-1] + (d,)
         directions = []
         for i in range(d):
-            e = np.zeros(shape, types[0].dtype)
-            e[..., i] = 1
-            directions.append(e)
+            e = np.zeros(d, types[0].dtype)
+            e[i] = 1
+            directions.append(full_array(TensorType(shape, types[0].dtype), e))
         call_args = (*point, *others) if len(nums) > 1 else args
         a = 0 if len(nums) > 1 else nums[0]
         res = trace_function(body, call_args, name=getattr(fun, "__name__", "fn"))

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import prim, traced_gradient
+from ..tracing import element_count, prim, traced_gradient
 from .batching_rules import traced_batch
 from ..ir.registry import NodeContext, arity, register_op, require_float, same_dtype
 
@@ -27,7 +27,8 @@ def _mse_kernel(pred, target):
 
 def _mse_grad(ctx, xs, ys, gys):
     # d/dpred = 2 (pred - target) / N * gy, written with general ops so that it differentiates again.
-    scale = 2.0 / max(int(np.prod(xs[0].shape, dtype=np.int64)), 1)
+    count = element_count(xs[0])   # a traced scalar for symbolic sizes
+    scale = 2.0 / max(count, 1) if isinstance(count, int) else 2.0 / count
     g = (xs[0] - xs[1]) * (gys[0] * scale)
     return [g, -g]
 

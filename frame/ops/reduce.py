@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir.types import TensorType
-from ..tracing import prim, traced_decomposition, traced_gradient
+from ..tracing import element_count, prim, traced_decomposition, traced_gradient
 from . import rows_rules
 from ..ir.registry import LINEAR, NodeContext, arity, normalize_axis, register_op, require_float
 
@@ -81,16 +81,17 @@ register_op(
 
 def _mean_grad(ctx, xs, ys, gys):
     axes = ctx.attrs["axes"]
-    count = int(np.prod([xs[0].shape[a] for a in axes], dtype=np.int64))
-    return [_expand(gys[0], xs[0].shape, axes) * (1.0 / max(count, 1))]
+    count = element_count(xs[0], axes)   # a traced scalar for symbolic sizes
+    return [_expand(gys[0], xs[0].shape, axes) * (1.0 / max(count, 1) if isinstance(count, int) else 1.0 / count)]
 
 
 def _mean_decomposition(ctx, x):
     # sum / count, as np.mean computes it, including 0/0 = nan over empty axes (count is not
     # clamped to 1 here).
     axes = ctx.attrs["axes"]
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    return prim.sum(x, axes=axes, keepdims=bool(ctx.attrs.get("keepdims", False))) / float(count)
+    count = element_count(x, axes)
+    return prim.sum(x, axes=axes, keepdims=bool(ctx.attrs.get("keepdims", False))) / (
+        float(count) if isinstance(count, int) else count)
 
 
 register_op(

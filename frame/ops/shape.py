@@ -226,7 +226,9 @@ def _pad_adjoint(ctx, xs, ys, gys):
 def _slice_adjoint(gy, shape, starts, stops, steps):
     """slice's gradient: gy padded back into zeros of the input's shape."""
     counts = gy.shape
-    hi = tuple(d - (a + max(n - 1, 0) * s + (1 if n else 0)) for d, a, n, s in zip(shape, starts, counts, steps))
+    # step 1: d - (a + n), the same for every n >= 0, and free of max() for symbolic sizes
+    hi = tuple(d - (a + n) if s == 1 else d - (a + max(n - 1, 0) * s + (1 if n else 0))
+               for d, a, n, s in zip(shape, starts, counts, steps))
     return prim.pad(gy, lo=tuple(starts), hi=hi, interior=tuple(s - 1 for s in steps))
 
 

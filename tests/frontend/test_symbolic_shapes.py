@@ -18,7 +18,7 @@ from frame.ir.parser import parse_graph
 from frame.ir.types import Dim, TensorType
 from frame.ir.verify import verify
 from frame.runtime.compile import cache_info, compile as compile_graph
-from frame.tracing import element_count, prim
+from frame.tracing import prim
 from frame.train import Adam
 
 N, M = Dim.symbol("n"), Dim.symbol("m")
@@ -105,13 +105,31 @@ def test_refusals_name_the_op_and_the_symbol(fn, examples, op, symbol):
     assert f"'{op}'" in str(info.value) and symbol in str(info.value)
 
 
-def test_rule_needing_a_concrete_size_refuses_by_name():
-    # mean's divisor is computed from a concrete count by its rules: refused, naming the op and the symbol
-    g = frame.trace(lambda x: fnp.mean(x), sym("n", 3))
-    with pytest.raises(ShapeError, match=r"op 'mean' cannot handle the symbolic dimension\(s\) n"):
-        compile_graph(g)
-    with pytest.raises(ShapeError, match=r"op 'mean' .*symbolic dimension\(s\) n \(operand 0: f64\[n,3\]\)"):
-        frame.trace(frame.grad(lambda x: fnp.mean(x * x)), sym("n", 3))
+def test_means_and_their_gradients_read_the_count_at_run_time():
+    """mean's and mse_loss's divisors are traced counts for symbolic sizes (frame.tracing.element_count)."""
+    f = frame.function(frame.value_and_grad(lambda x, y: fnp.mean(x * x) + fnp.mse_loss(x, y)),
+                       dynamic_axes={0: 0, 1: 0})
+    rng = np.random.default_rng(4)
+    for n in (3, 8):
+        x, y = rng.standard_normal((n, 3)), rng.standard_normal((n, 3))
+        value, grad = f(x, y)
+        np.testing.assert_allclose(value, np.mean(x * x) + np.mean((x - y) ** 2), rtol=1e-13)
+        np.testing.assert_allclose(grad, 2 * x / x.size + 2 * (x - y) / x.size, rtol=1e-12)
+    assert f.trace_count == 1
+
+
+def test_frontend_reshape_slices_and_taylor_seeds_on_symbolic_axes():
+    """fnp.reshape with -1, x[1:] and its gradient, and directional_derivatives' all-ones direction."""
+    f = frame.function(lambda x: (fnp.reshape(x, (-1,)), frame.grad(lambda z: fnp.sum(z[1:] ** 2))(x),
+                                  frame.directional_derivatives(lambda z: fnp.sin(z), order=1)(x)[1]),
+                       dynamic_axes={0: 0})
+    for n in (2, 5):
+        x = np.linspace(0.1, 0.9, n).reshape(n, 1)
+        flat, g, dx = f(x)
+        np.testing.assert_array_equal(flat, x.reshape(-1))
+        np.testing.assert_allclose(g, np.concatenate([[[0.0]], 2 * x[1:]]), rtol=1e-14)
+        np.testing.assert_allclose(dx, np.cos(x), rtol=1e-14)
+    assert f.trace_count == 1
 
 
 # -- one executable for every size -----------------------------------------------------------------------------
@@ -224,7 +242,7 @@ def _u_xx_taylor(p, x):
 def _pinn_loss(u_xx):
     def loss(p, x, f):
         r = -u_xx(p, x) - f
-        return fnp.sum(r * r) / element_count(r)   # a mean whose divisor is read at run time
+        return fnp.mean(r * r)   # its divisor is read at run time (element_count)
     return loss
 
 
