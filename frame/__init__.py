@@ -17,8 +17,10 @@ from .frontend.custom import custom_jvp, custom_vjp
 from .frontend.taylor import directional_derivatives, jet, laplacian
 from .frontend.control import cond, fori_loop, scan, switch, while_loop
 from .frontend.sequence import associative_scan, segment_max, segment_min, segment_sum
+from .frontend.remat import checkpoint, checkpoint_name, checkpoint_policies, remat
 from . import nn  # noqa: E402
 from . import compiler, runtime  # noqa: E402
+from .runtime.memory import memory_report
 from . import train  # noqa: E402  (scipy and tqdm load only when used)
 from . import interop  # noqa: E402  (JAX loads lazily, on first use of an interop name)
 from .frontend.numpy import debug_print
@@ -26,6 +28,7 @@ from .frontend.numpy import debug_print
 __version__ = "0.1.0"
 __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
            "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_max", "segment_min",
+           "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "memory_report",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
            "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",
            "ops", "numpy", "nn", "compiler", "runtime", "train", "interop"]

@@ -34,6 +34,8 @@ EXCLUDED = {
     **{op: "its attributes are the traced graphs of a user's function and rules, which fix the operand types; "
            "tests/transforms/test_custom.py runs it eagerly and compiled (the decompose stage expands it)"
        for op in ("custom_vjp_call", "custom_jvp_call")},
+    "checkpoint": "its attribute is a traced region (frame.checkpoint's body) that fixes the operand types; "
+                  "tests/transforms/test_remat.py runs it eagerly, compiled and lowered",
     **{op: "its attributes are traced regions (loop and branch bodies) that fix the operand types; "
            "tests/control/ runs it eagerly, compiled and lowered" for op in ("cond", "scan", "while")},
 }
@@ -337,6 +339,7 @@ EXAMPLES = {
     **{op: _unary() for op in _UNARY_OPS},
     **{op: _binary() for op in _BINARY_OPS},
     "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),
+    "checkpoint_name": _unary(st.just({"name": "h"})), "remat_barrier": _unary(st.just({"region": "r0"})),
     "sum": _reduction(), "mean": _reduction(),
     "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
     "reshape": _reshape(), "transpose": _transpose(), "broadcast_to": _broadcast_to(), "concat": _concat(),
