@@ -16,6 +16,7 @@ import math
 import os
 import sys
 
+from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
 from frame.errors import FrameError
 
 from .plots import save_plots
@@ -45,7 +46,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
                         help="how residual derivatives are computed (auto: the faster one, measured)")
+    add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
     args = parser.parse_args(argv)
+    problem = cli_problem(args)
+    if problem:
+        parser.error(problem)
     for flag in ("steps", "lbfgs"):
         if getattr(args, flag) is not None and getattr(args, flag) < 0:
             parser.error(f"--{flag} must be >= 0, got {getattr(args, flag)}")
@@ -94,16 +99,22 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"{problem!r}\n{model!r}\nAdam {steps} steps (lr {lr:g}), then L-BFGS {lbfgs_steps} iterations", flush=True)
+    client = None
     try:
+        client = client_from_args(args.workers, args.scheduler)
         callbacks = problem.default_callbacks() if hasattr(problem, "default_callbacks") else []
         result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
-                       progress=not args.no_progress, derivative_mode=args.derivatives, callbacks=callbacks)
+                       progress=not args.no_progress, derivative_mode=args.derivatives, callbacks=callbacks,
+                       client=client)
     except ProblemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except FrameError as e:  # training failed: NaN, divergence
         print(f"error: {e}", file=sys.stderr)
         return 1
+    finally:
+        if client is not None:
+            client.close()   # a --workers client also stops its local cluster
     print(result.summary())
     print(f"relative L2 error: {result.relative_l2_error:.3e}")
     print(f"wall time: {result.wall_time:.1f} s")

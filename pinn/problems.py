@@ -151,6 +151,9 @@ class Problem:
     dtype = "float64"
     input_bounds = None  # (lower, upper) per coordinate: the default model rescales inputs to [-1, 1]
     derivative_modes: tuple[str, ...] = ("reverse", "taylor")
+    # The training-data arguments split along axis 0 for data-parallel training (`pinn.train(client=)`):
+    # those whose rows the loss averages over; None: the problem cannot be sharded.
+    sharded_arguments: tuple[int, ...] | None = None
 
     def default_model(self, seed: int = 0, layers: Sequence[int] | None = None, activation: str = "tanh") -> MLP:
         """The MLP this problem is meant to be trained with."""
@@ -251,6 +254,8 @@ class Poisson1D(Problem):
     are evaluated once in numpy and fed to the loss as data.
     """
 
+    sharded_arguments = (0, 1)   # collocation x and f(x) together; the boundary terms go to every worker
+
     name = "poisson1d"
     coordinates = ("x",)
     default_layers = [1, 50, 50, 50, 1]
@@ -345,6 +350,8 @@ class Burgers1D(Problem):
     drawn uniformly in the domain (or given as `collocation=(x, t)`), `n_initial` points on t = 0
     and `n_boundary` on each of x = ±1. The test grid is Raissi's 256 x 100 (x, t) grid.
     """
+
+    sharded_arguments = (0, 1)   # the residual points x_f, t_f; initial/boundary data go to every worker
 
     name = "burgers1d"
     coordinates = ("x", "t")

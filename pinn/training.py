@@ -113,7 +113,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
-          loss_weights=None, callbacks=()) -> PINNResult:
+          loss_weights=None, callbacks=(), client=None) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -136,6 +136,10 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
       (`pinn.adaptive`), run every `period` Adam steps (not during L-BFGS, which then trains on
       the data, weights and points they left).
 
+    - `client`: a `dask.distributed.Client` for data-parallel training (`frame.distributed`): the
+      problem's `sharded_arguments` (its residual points) are split across the workers, the other
+      data go to every worker; results equal single-process training to rounding.
+
     Bad input (model/problem mismatch, non-finite data, bad counts) raises `ProblemError` before
     any training; a non-finite or diverging loss during training raises `frame.TrainingError`.
     """
@@ -156,6 +160,14 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
             raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler), "
                                f"got {cb!r}")
         cb.check(problem)
+    shard = None
+    if client is not None:
+        if problem.sharded_arguments is None:
+            raise ProblemError(f"{problem.name}: data-parallel training needs the problem's sharded_arguments "
+                               "(which training-data arguments the loss averages over)")
+        if callbacks:
+            raise ProblemError("callbacks change the training data between chunks; they are not supported with client=")
+        shard = problem.sharded_arguments
     data = tuple(problem.training_data(seed))
     if loss_weights is not None:
         if not hasattr(problem, "with_weights"):
@@ -174,7 +186,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
 
     start = time.perf_counter()
     trainer = Trainer(loss_fn, problem.initial_params(model), opt, progress=progress,
-                      desc=f"{problem.name} {type(opt).__name__}", divergence_factor=divergence_factor)
+                      desc=f"{problem.name} {type(opt).__name__}", divergence_factor=divergence_factor,
+                      client=client, shard=shard)
 
     def run_chunk(n, chunk_data):
         trainer.run(n, *chunk_data, callback=measure, every=eval_every, checkpoint=checkpoint,
@@ -193,7 +206,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     if lbfgs_steps:
         start = time.perf_counter()
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
-                       desc=f"{problem.name} L-BFGS")
+                       desc=f"{problem.name} L-BFGS", client=client, shard=shard)
         lbfgs_seconds = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message

@@ -59,5 +59,5 @@ def client_from_args(workers: int | None = None, scheduler: str | None = None, *
         raise FrameError(f"client_from_args: workers must be an int >= 1, got {workers!r}")
     # Keyword arguments make the client start (and own) its LocalCluster: closing the client ends
     # the worker processes too.
-    return Client(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    return Client(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
                   worker_dashboard_address=None, timeout=timeout)

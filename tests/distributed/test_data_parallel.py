@@ -33,7 +33,7 @@ RTOL = 1e-10
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        worker_dashboard_address=None)
     c = distributed.Client(cluster)
     yield c
@@ -341,3 +341,34 @@ def test_the_scaling_benchmark_runs_tiny_and_its_projection_is_consistent(tmp_pa
     assert rows["1 worker"]["grad_bytes"] == 4 * (64 + 64 * 64 * 2 + 64 * 3 + 64 + 1)  # float32 MLP 1-64-64-64-1
     assert 0.0 <= rows["1 worker"]["comm"] <= 1.0
     np.testing.assert_allclose(rows["1 worker"]["loss"], rows["1 process"]["loss"], rtol=1e-5)
+
+
+def test_pinn_train_with_a_client_equals_one_process(two_workers):
+    """pinn.train(client=) shards the problem's residual points (Burgers1D.sharded_arguments) for Adam
+    and L-BFGS; the result equals single-process training to rounding."""
+    import pinn
+    problem = pinn.Burgers1D(n_collocation=96)
+    kwargs = dict(steps=12, lr=3e-3, lbfgs_steps=8, seed=0, progress=False, derivative_mode="reverse", eval_every=6)
+    ref = pinn.train(problem, problem.default_model(seed=0, layers=[2, 8, 8, 1]), **kwargs)
+    got = pinn.train(problem, problem.default_model(seed=0, layers=[2, 8, 8, 1]), client=two_workers, **kwargs)
+    np.testing.assert_allclose(got.history, ref.history, rtol=1e-9)
+    for a, b in zip(frame.tree_leaves(got.params), frame.tree_leaves(ref.params)):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-12)
+    assert got.lbfgs_iterations == ref.lbfgs_iterations
+
+
+def test_pinn_train_refuses_a_client_for_a_problem_it_cannot_shard(two_workers):
+    import pinn
+    problem = pinn.Poisson1D(n_collocation=16)
+    problem.sharded_arguments = None
+    with pytest.raises(pinn.ProblemError, match="sharded_arguments"):
+        pinn.train(problem, steps=1, progress=False, client=two_workers)
+
+
+def test_the_pinn_cli_trains_on_local_workers(tmp_path, capsys):
+    """`python -m pinn --workers 2` starts a local cluster, trains on it and stops it."""
+    from pinn.__main__ import main
+    assert main(["--problem", "burgers1d", "--steps", "3", "--lbfgs", "0", "--collocation", "64", "--workers", "2",
+                 "--no-progress", "--derivatives", "reverse", "--out", str(tmp_path)]) == 0
+    assert "relative L2 error" in capsys.readouterr().out
+    assert json.loads((tmp_path / "metrics.json").read_text())["adam_steps"] == 3
