@@ -307,43 +307,13 @@ def neuralop_worker(args) -> dict:
 def profile(args, repeats: int = 10) -> None:
     """In this process: frame's step split into the training-graph executable (per op kind), the Adam
     update executable and the Trainer's own work."""
-    import statistics
-
-    import frame.runtime
-    from fno_step import graph_gemm_flops
-    from pinn_step import profile_executable
+    from fno_step import graph_gemm_flops, profile_trainer
 
     trainer, model, x, y = frame_trainer(args)
-    for _ in range(max(args.warmup, 4)):
-        trainer.step(x, y)
-    frame.runtime.wait_native_builds()
-    exe, data = trainer._loss_graph.compiled((x, y))
-    inputs = [*trainer._leaves, *data]
-    grads = exe(*inputs)[1:]
-    lr = trainer.optimizer.lr_input(trainer.step_count, trainer._lr_dtype)
-    update = [*trainer._leaves, *grads, *trainer.opt_state, *lr]
-
-    def median_ms(call):
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times) * 1e3
-
-    step_ms = median_ms(lambda: trainer.step(x, y))
-    graph_ms = median_ms(lambda: exe(*inputs))
-    update_ms = median_ms(lambda: trainer._update_exe(*update))
-    print(f"{model!r}, batch {args.batch}, {args.s}x{args.s}, float32; OPENBLAS_NUM_THREADS="
-          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; {len(exe.graph.nodes)} nodes; "
-          f"GEMM FLOPs {graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G")
-    print(f"step {step_ms:.1f} ms = training graph {graph_ms:.1f} ms + Adam update {update_ms:.1f} ms "
-          f"+ Trainer rest {step_ms - graph_ms - update_ms:.1f} ms (medians of {repeats})")
-    rows = profile_executable(exe, inputs, repeats=repeats)
-    print(f"training graph per op kind (median ms per step, each statement timed alone: "
-          f"{sum(r[1] for r in rows):.1f} ms in all against {graph_ms:.1f} ms for whole calls):")
-    for kind, ms, count in rows:
-        print(f"  {kind:28s} {ms:8.2f} ms  x{count}")
+    profile_trainer(trainer, x, y, args.warmup, repeats, lambda exe: (
+        f"{model!r}, batch {args.batch}, {args.s}x{args.s}, float32; OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; {len(exe.graph.nodes)} nodes; "
+        f"GEMM FLOPs {graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G"))
 
 
 def _torch_python(args) -> str | None:
@@ -356,10 +326,8 @@ def _torch_python(args) -> str | None:
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.profile:
-        if args.blas_threads > 0 and "OPENBLAS_NUM_THREADS" not in os.environ:
-            from threadpoolctl import threadpool_limits
-            threadpool_limits(args.blas_threads, user_api="blas")
-            os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)
+        from fno_step import limit_blas_for_profile
+        limit_blas_for_profile(args)
         profile(args)
         return
     if args.worker:

@@ -31,6 +31,7 @@ import argparse
 import math
 import os
 import sys
+from typing import TYPE_CHECKING, Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -42,6 +43,9 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls  # noqa: E402
+
+if TYPE_CHECKING:
+    from pino import FNO1d
 
 FRAMEWORKS = ("frame", "jax")
 TARGET = 0.8   # issue 16: FNO steps <= 0.8x jax.jit
@@ -221,16 +225,15 @@ def jax_worker(args) -> dict:
     return {**stats, "first s": first, "loss": first_loss, "flops": flops, "jax": jax.__version__}
 
 
-def profile(args, repeats: int = 10) -> None:
-    """In this process: frame's step split into the training-graph executable (per op kind and its
-    costliest statements), the Adam update executable and the Trainer's own checks."""
+def profile_trainer(trainer, x, y, warmup: int, repeats: int, header: Callable[[object], str]) -> None:
+    """In this process: a Trainer's step split into the training-graph executable (per op kind), the
+    Adam update executable and the Trainer's own checks. `header(exe)` is the first line printed."""
     import statistics
 
     import frame.runtime
     from pinn_step import profile_executable
 
-    trainer, model, x, y = frame_trainer(args)
-    for _ in range(max(args.warmup, 4)):
+    for _ in range(max(warmup, 4)):
         trainer.step(x, y)
     frame.runtime.wait_native_builds()
     exe, data = trainer._loss_graph.compiled((x, y))
@@ -250,10 +253,7 @@ def profile(args, repeats: int = 10) -> None:
     step_ms = median_ms(lambda: trainer.step(x, y))
     graph_ms = median_ms(lambda: exe(*inputs))
     update_ms = median_ms(lambda: trainer._update_exe(*update))
-    print(f"{model!r}, batch {args.batch}, s = {args.s}, float32; OPENBLAS_NUM_THREADS="
-          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; "
-          f"{len(exe.graph.nodes)} nodes, {len(exe.plan.instrs)} plan steps; GEMM FLOPs "
-          f"{graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G")
+    print(header(exe))
     print(f"step {step_ms:.1f} ms = training graph {graph_ms:.1f} ms + Adam update {update_ms:.1f} ms "
           f"+ Trainer checks/rest {step_ms - graph_ms - update_ms:.1f} ms (medians of {repeats})")
     rows = profile_executable(exe, inputs, repeats=repeats)
@@ -263,6 +263,24 @@ def profile(args, repeats: int = 10) -> None:
         print(f"  {kind:28s} {ms:8.2f} ms  x{count}")
 
 
+def limit_blas_for_profile(args) -> None:
+    """--profile runs in this process, where numpy (and its BLAS) is loaded already: set the pool as
+    the workers' environment does."""
+    if args.blas_threads > 0 and "OPENBLAS_NUM_THREADS" not in os.environ:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(args.blas_threads, user_api="blas")
+        os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)   # (for the printed setting)
+
+
+def profile(args, repeats: int = 10) -> None:
+    trainer, model, x, y = frame_trainer(args)
+    profile_trainer(trainer, x, y, args.warmup, repeats, lambda exe: (
+        f"{model!r}, batch {args.batch}, s = {args.s}, float32; OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; "
+        f"{len(exe.graph.nodes)} nodes, {len(exe.plan.instrs)} plan steps; GEMM FLOPs "
+        f"{graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G"))
+
+
 def case_name(args) -> str:
     return f"b{args.batch} s{args.s}"
 
@@ -270,11 +288,7 @@ def case_name(args) -> str:
 def main(argv=None) -> None:
     args = parse_args(argv)
     if args.profile:
-        if args.blas_threads > 0 and "OPENBLAS_NUM_THREADS" not in os.environ:
-            # numpy (and its BLAS) is loaded already: set the pool as the workers' environment does
-            from threadpoolctl import threadpool_limits
-            threadpool_limits(args.blas_threads, user_api="blas")
-            os.environ["OPENBLAS_NUM_THREADS"] = str(args.blas_threads)   # (for the printed setting)
+        limit_blas_for_profile(args)
         profile(args)
         return
     if args.worker:
