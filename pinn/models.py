@@ -134,6 +134,15 @@ def _check_sizes(cls: str, layer_sizes, activation: str, dtype) -> list[int]:
     return [int(n) for n in sizes]
 
 
+def dense_stack(params, h, act):
+    """Dense layers `h W + b`, the activation `act` after each but the last (MLP and the Fourier-feature MLP)."""
+    for i, layer in enumerate(params):
+        h = fnp.matmul(h, layer["W"]) + layer["b"]
+        if i < len(params) - 1:
+            h = act(h)
+    return h
+
+
 class MLP(Network):
     """A fully connected network `layer_sizes[0] -> ... -> layer_sizes[-1]` with Glorot/Xavier init.
 
@@ -173,12 +182,7 @@ class MLP(Network):
         return super().apply(params, x)
 
     def _forward(self, params, h):
-        act = ACTIVATIONS[self.activation]
-        for i, layer in enumerate(params):
-            h = fnp.matmul(h, layer["W"]) + layer["b"]
-            if i < len(params) - 1:
-                h = act(h)
-        return h
+        return dense_stack(params, h, ACTIVATIONS[self.activation])
 
     def __repr__(self):
         return (f"MLP({self.layer_sizes}, activation={self.activation!r}, seed={self.seed}, dtype={self.dtype!r}, "
@@ -217,13 +221,7 @@ class FourierFeatureMLP(Network):
 
     def _forward(self, params, h):
         z = fnp.matmul(h, self.B)
-        h = fnp.concatenate([fnp.cos(z), fnp.sin(z)], axis=1)
-        act = ACTIVATIONS[self.activation]
-        for i, layer in enumerate(params):
-            h = fnp.matmul(h, layer["W"]) + layer["b"]
-            if i < len(params) - 1:
-                h = act(h)
-        return h
+        return dense_stack(params, fnp.concatenate([fnp.cos(z), fnp.sin(z)], axis=1), ACTIVATIONS[self.activation])
 
     def __repr__(self):
         return (f"FourierFeatureMLP({self.layer_sizes}, sigma={self.sigma:g}, num_features={self.num_features}, "
