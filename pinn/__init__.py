@@ -2,7 +2,8 @@
 
 Pose a PDE problem (`Poisson1D`, `Burgers1D`), pick a model (`MLP`), `train` it (Adam through
 `frame.train.Trainer`, then L-BFGS through `frame.train.lbfgs`) and read the relative L2
-error against the reference solution. Residual derivatives come from nested `frame.grad`
+error against the reference solution. `save`/`load` keep a trained PINN in frame's safe
+checkpoint format and `train(..., resume=path)` continues it (`pinn.persistence`). Residual derivatives come from nested `frame.grad`
 (ARCH-067) or Taylor mode; `train` measures both and uses the cheaper correct one
 (`pinn.derivative_modes`). `python -m pinn` does it all from the command line.
 
@@ -15,6 +16,7 @@ callbacks (`RAR`, `GradientNormBalancing`, `PDEPointResampler`) adapt points and
 from .models import ACTIVATIONS, MLP, MODELS, FourierFeatureMLP, ModelError, ModifiedMLP, Network
 from .problems import PROBLEMS, Burgers1D, Poisson1D, Problem, ProblemError, pointwise_derivative
 from .training import PINNResult, train
+from .persistence import MODEL_CLASSES, SavedPINN, load, save, write_history
 from .sampling import METHODS as SAMPLERS, SamplingError, sample
 from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime, Hypercube, Interval, Polygon,
                        Rectangle, TimeDomain)
@@ -30,4 +32,5 @@ __all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTI
            "Cuboid", "Hypercube", "Disk", "Polygon", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
            "NeumannBC", "RobinBC", "PeriodicBC", "IC", "PointSetBC", "boundary", "initial", "PDE", "TimePDE",
            "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler", "OperatorBC", "ZOO",
-           "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse", "BurgersRaissi"]
+           "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse", "BurgersRaissi",
+           "save", "load", "SavedPINN", "MODEL_CLASSES", "write_history"]

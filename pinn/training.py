@@ -30,6 +30,13 @@ class PINNResult:
     ||u - u_ref|| / ||u_ref|| on the problem's test points; `errors` holds `(step, error)` pairs
     measured during Adam (every `eval_every` steps) and at the end; times are wall-clock seconds;
     `derivative_mode` says how the residual's derivatives were computed (and what was measured).
+
+    A resumed run (`train(resume=...)`) carries the saved run's record on: `history` and `errors`
+    start with the saved ones (`resumed_at` losses), `adam_steps` is where this run's Adam ends in
+    `history`; `phases` labels every history entry's optimiser as `[("adam", n), ("lbfgs", m), ...]`.
+    `opt_state`, `optimizer_config` and `step_count` are the first-order optimiser's state after
+    its last step (what `pinn.save` stores and a resumed run continues from), `metrics` the
+    `(step, dict)` records measured during training (Adam and L-BFGS), `seed` the data seed.
     """
 
     problem: Problem
@@ -46,6 +53,13 @@ class PINNResult:
     data: tuple = ()
     derivative_mode: ModeChoice | None = None
     callbacks: list = field(default_factory=list)
+    phases: list = field(default_factory=list)
+    opt_state: list = field(default_factory=list)
+    optimizer_config: dict = field(default_factory=dict)
+    step_count: int = 0
+    metrics: list = field(default_factory=list)
+    seed: Any = None
+    resumed_at: int = 0
 
     @property
     def variables(self) -> dict:
@@ -66,11 +80,24 @@ class PINNResult:
         """The trained network's solution at numpy points (one (N, 1) array per coordinate)."""
         return self.problem.predict(self.model.apply, self.network_params, *coords)
 
+    def save(self, path) -> str:
+        """Save this trained PINN to `path` (`pinn.save`); returns the path."""
+        from .persistence import save
+        return save(self, path)
+
+    def write_history(self, path) -> str:
+        """The loss and relative-L2 history as CSV or JSON, chosen by `path`'s suffix (`.csv`, `.json`):
+        one row per loss (step, phase, loss, relative_l2_error where measured); returns the path."""
+        from .persistence import write_history
+        return write_history(path, self.history, self.phases, self.errors, self.metrics)
+
     def summary(self) -> str:
         lines = [f"{self.problem!r} with {self.model!r}"]
+        if self.resumed_at:
+            lines.append(f"resumed from a saved run of {self.resumed_at} recorded losses")
         if self.derivative_mode is not None:
             lines.append(self.derivative_mode.describe())
-        lines.append(f"Adam: {self.adam_steps} steps in {self.adam_seconds:.1f} s")
+        lines.append(f"Adam: {self.adam_steps - self.resumed_at} steps in {self.adam_seconds:.1f} s")
         if self.lbfgs_iterations:
             lines.append(f"L-BFGS: {self.lbfgs_iterations} iterations in {self.lbfgs_seconds:.1f} s "
                          f"({self.lbfgs_message})")
@@ -113,7 +140,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
-          loss_weights=None, callbacks=(), client=None) -> PINNResult:
+          loss_weights=None, callbacks=(), client=None, resume=None) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -139,6 +166,17 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     - `client`: a `dask.distributed.Client` for data-parallel training (`frame.distributed`): the
       problem's `sharded_arguments` (its residual points) are split across the workers, the other
       data go to every worker; results equal single-process training to rounding.
+    - `resume`: a path saved by `pinn.save` (or a `pinn.load` result) to continue from. Its network
+      is the model (unless `model` is given: it must be the same class and config) and its
+      parameters the start. Adam continues from the saved moments and step count (also the step a
+      learning-rate schedule sees), so 100 steps, save, resume, 100 steps equals 200 steps in one go
+      to rounding, when the data (same problem and `seed`) are the same; the saved history and
+      errors are carried on. A different optimiser (SGD after Adam) starts its own state from the
+      saved parameters. L-BFGS restarts from the saved parameters: scipy's L-BFGS-B exposes no
+      resumable state (its curvature pairs), so a resumed L-BFGS rebuilds its memory. Data that
+      callbacks (`RAR`, resampling) changed are not saved: they are drawn afresh from `seed`.
+    - Errors are measured every `eval_every` Adam steps, and every `eval_every` L-BFGS iterations
+      when `frame.train.lbfgs` takes a `callback` (else only at the end of L-BFGS).
 
     Bad input (model/problem mismatch, non-finite data, bad counts) raises `ProblemError` before
     any training; a non-finite or diverging loss during training raises `frame.TrainingError`.
@@ -147,6 +185,9 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     eval_every = max(1, _check_count("eval_every", eval_every))
     if not isinstance(problem, Problem):
         raise ProblemError(f"train needs a pinn problem (Poisson1D, Burgers1D, ...), got {type(problem).__name__}")
+    saved = _load_resume(resume, problem, model)
+    if saved is not None:
+        model = saved.model
     model = problem.default_model(seed) if model is None else model
     if not isinstance(model, Network):
         raise ProblemError(f"train needs a pinn network (MLP, FourierFeatureMLP, ModifiedMLP), got "
@@ -177,17 +218,28 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     choice = derivative_modes.choose(problem, model.apply, model.params, problem.residual_points(data),
                                      derivative_mode)
     loss_fn = problem.loss(model.apply, mode=choice.mode)
-    errors: list[tuple[int, float]] = []
+    errors: list[tuple[int, float]] = list(saved.errors) if saved is not None else []
+    phases: list[tuple[str, int]] = list(saved.phases) if saved is not None else []
+    metrics: list[tuple[int, dict]] = []
+    start = time.perf_counter()
+    trainer = Trainer(loss_fn, problem.initial_params(model) if saved is None else saved.params, opt,
+                      progress=progress, desc=f"{problem.name} {type(opt).__name__}",
+                      divergence_factor=divergence_factor, client=client, shard=shard)
+    resumed_at = 0
+    if saved is not None:
+        resumed_at = len(saved.history)
+        if saved.optimizer_config.get("type") == type(opt).__name__ and len(saved.opt_state) == len(trainer.opt_state):
+            trainer.load(saved.path)   # params, Adam moments and step count, history, metrics
+        else:                          # another optimiser: its own fresh state, from the saved parameters
+            trainer.history = list(saved.history)
+            trainer.metrics = list(saved.metrics)
+    # errors are keyed by position in the (cumulative) history: step s = the s-th recorded loss
+    offset = len(trainer.history) - trainer.step_count
 
     def measure(step, params):
         error = problem.relative_l2_error(model.apply, problem.network_params(params))
-        errors.append((step, error))
+        errors.append((step + offset, error))
         return {"rel_l2": error}
-
-    start = time.perf_counter()
-    trainer = Trainer(loss_fn, problem.initial_params(model), opt, progress=progress,
-                      desc=f"{problem.name} {type(opt).__name__}", divergence_factor=divergence_factor,
-                      client=client, shard=shard)
 
     def run_chunk(n, chunk_data):
         trainer.run(n, *chunk_data, callback=measure, every=eval_every, checkpoint=checkpoint,
@@ -200,20 +252,73 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     else:
         run_chunk(steps, data)
     params, history = trainer.params, list(trainer.history)
+    metrics = list(trainer.metrics)
     adam_seconds = time.perf_counter() - start
+    _add_phase(phases, "adam", len(history) - resumed_at)
+    adam_end = len(history)
 
     nit, message, lbfgs_seconds = 0, "", 0.0
     if lbfgs_steps:
         start = time.perf_counter()
+        extra = {}
+        if _LBFGS_TAKES_CALLBACK:
+            # L-BFGS iteration i is history entry adam_end + i (its loss after the iteration)
+            def lbfgs_measure(iteration, params):
+                record = measure(iteration + adam_end - offset, params)
+                metrics.append((adam_end + iteration, record))
+                return record
+            extra = {"callback": lbfgs_measure, "every": eval_every}
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
-                       desc=f"{problem.name} L-BFGS", client=client, shard=shard)
+                       desc=f"{problem.name} L-BFGS", client=client, shard=shard, **extra)
         lbfgs_seconds = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message
         history += result.history[1:]
+        _add_phase(phases, "lbfgs", len(result.history) - 1)
     error = problem.relative_l2_error(model.apply, problem.network_params(params))
-    errors.append((steps + nit, error))
-    return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=steps,
+    errors.append((len(history), error))
+    return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=adam_end,
                       relative_l2_error=error, errors=errors, lbfgs_iterations=nit, lbfgs_message=message,
                       adam_seconds=adam_seconds, lbfgs_seconds=lbfgs_seconds, data=data, derivative_mode=choice,
-                      callbacks=callbacks)
+                      callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
+                      optimizer_config=opt.config(), step_count=trainer.step_count, metrics=metrics, seed=seed,
+                      resumed_at=resumed_at)
+
+
+def _add_phase(phases: list, name: str, n: int) -> None:
+    """Append `n` entries of optimiser `name` to the run-length phase list."""
+    if n <= 0:
+        return
+    if phases and phases[-1][0] == name:
+        phases[-1] = (name, phases[-1][1] + n)
+    else:
+        phases.append((name, n))
+
+
+def _lbfgs_takes_callback() -> bool:
+    import inspect
+    params = inspect.signature(lbfgs).parameters
+    return "callback" in params and "every" in params
+
+
+# frame.train.lbfgs has no per-iteration callback yet; once it takes `callback(iteration, params)`
+# and `every`, errors are measured during L-BFGS too.
+_LBFGS_TAKES_CALLBACK = _lbfgs_takes_callback()
+
+
+def _load_resume(resume, problem: Problem, model):
+    """The `SavedPINN` to resume from (None without `resume`); `ProblemError` if it does not fit."""
+    if resume is None:
+        return None
+    from .persistence import SavedPINN, load
+
+    saved = resume if isinstance(resume, SavedPINN) else load(resume, model=model)
+    if saved.problem_name is not None and saved.problem_name != problem.name:
+        raise ProblemError(f"resume: {saved.path!r} was trained on {saved.problem_name!r}, not on {problem.name!r}")
+    if model is not None and model is not saved.model:
+        from .persistence import model_config
+        if type(model) is not type(saved.model) or model_config(model) != model_config(saved.model):
+            raise ProblemError(f"resume: {saved.path!r} holds {saved.model!r}, but model= is {model!r}")
+        model.params = saved.network_params
+        saved.model = model
+    return saved
