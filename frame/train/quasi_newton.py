@@ -39,7 +39,8 @@ class LBFGSResult:
 
 def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
           desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
-          options: dict | None = None, client=None, shard: Sequence[int] | None = None) -> LBFGSResult:
+          options: dict | None = None, client=None, shard: Sequence[int] | None = None,
+          dynamic_axes=None) -> LBFGSResult:
     """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS-B.
 
     - `maxiter`: iteration budget; `tol`: scipy's `tol` (sets L-BFGS-B's `ftol` and `gtol`).
@@ -50,6 +51,10 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     - `client`, `shard`: evaluate every loss and gradient data-parallel on a Dask cluster, the data
       arguments numbered in `shard` split along axis 0 (`frame.distributed.DataParallel`; the sums
       over shards are weighted by size, in shard order); scipy runs here, on the client.
+    - `dynamic_axes`: as `Trainer`'s (key i is data argument i of `loss_fn(params, *data)`,
+      counted from 0 after `params`): the training graph has symbolic sizes on those axes, so
+      repeated `lbfgs` calls on data of different sizes (a resampled collocation set) trace once
+      each but compile once in all (the compile cache is keyed by the graph). Not with `client=`.
 
     NaN/Inf in `data` is an `InputError` naming the argument and index. The initial loss and
     gradient must be finite (else `TrainingError`). If scipy ends on a non-finite point, the best
@@ -69,7 +74,10 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
         data = tuple(_cast_floats(d, dtype) for d in data)
     names = [f"the gradient of parameter {p}" for p in leaf_paths(treedef)]
     types = [TensorType.of(a) for a in leaves]
-    loss_graph = LossGraph(loss_fn, treedef, types)
+    loss_graph = LossGraph(loss_fn, treedef, types, dynamic_axes, owner="lbfgs")
+    if loss_graph.dynamic_axes and (client is not None or shard is not None):
+        raise FrameError("lbfgs: dynamic_axes= is not supported with client=/shard= (data-parallel evaluation "
+                         "traces one concrete graph per shard shape); drop one of them")
     if client is None and shard is None:
         exe, data_arrays = loss_graph.compiled(data)
         evaluate = lambda leaves: exe(*leaves, *data_arrays)  # noqa: E731

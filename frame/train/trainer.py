@@ -45,7 +45,8 @@ class Trainer:
     """Train `params` (a pytree of float arrays) to minimise `loss_fn(params, *data)` with `optimizer`.
 
     `loss_fn` is written with `frame.numpy` and returns one scalar. The training graph is built
-    with `build_backward_graph` and compiled once per data signature; the optimiser's update graph
+    with `build_backward_graph` and compiled once per data signature (once for all sizes of the
+    `dynamic_axes`, below); the optimiser's update graph
     is compiled once. Attributes: `params` (current pytree), `history` (every loss, in step
     order; the loss of a step is evaluated before its update), `metrics` (list of `(step, dict)`
     from the `run` callback), `step_count` (updates done).
@@ -67,11 +68,24 @@ class Trainer:
     mean over the rows of the split arguments). The update runs once, here, so the optimiser state
     and checkpoints are the single-process ones; a shard lost with its worker is recomputed
     elsewhere before the update (`frame.distributed.DataParallel`).
+
+    Symbolic sizes (issue 17 item 2): `dynamic_axes={data argnum: axes}` makes those axes of the
+    data arguments symbolic, with `frame.function`'s meaning, so the training graph is traced and
+    compiled once for every size of them (a collocation set resampled with a new count every K
+    steps compiles once). Keys count the data arguments: key i is data argument i of
+    `loss_fn(params, *data)`, i.e. the i-th argument after `params` (key 0 is the first data
+    argument; `params` is not counted, and its shapes are always concrete). `axes` is an axis, a
+    tuple of axes or a dict `{axis: symbol name}`; axes given by number share the symbol `n<axis>`,
+    so `{0: 0, 1: 0}` says data arguments 0 and 1 have the same (any) number of rows. Every array
+    leaf of a dynamic argument has those axes symbolic. A step whose arguments disagree on a
+    symbol's size raises `InputError`; malformed `dynamic_axes` raise `TraceError`. Without
+    `dynamic_axes` nothing changes (one compile per data shape). Not supported with `client=`
+    (refused with a `FrameError`).
     """
 
     def __init__(self, loss_fn: Callable, params, optimizer: Optimizer, *, progress: bool = True,
                  desc: str | None = None, divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR,
-                 client=None, shard: Sequence[int] | None = None):
+                 client=None, shard: Sequence[int] | None = None, dynamic_axes=None):
         if not isinstance(optimizer, Optimizer):
             raise FrameError(f"Trainer: optimizer must be a frame.train optimiser (SGD, Adam), "
                              f"got {type(optimizer).__name__}")
@@ -83,12 +97,17 @@ class Trainer:
         self._names = [f"parameter {p}" for p in leaf_paths(self._treedef)]
         self._types = [TensorType.of(a) for a in self._leaves]
         self._state = optimizer.init_state(self._leaves)
-        self._loss_graph = LossGraph(loss_fn, self._treedef, self._types)
+        self._loss_graph = LossGraph(loss_fn, self._treedef, self._types, dynamic_axes, owner="Trainer")
+        self.dynamic_axes = dynamic_axes
         self._update_exe = compile_graph(optimizer.update_graph(self._types))
         self._parallel = None
         if client is not None or shard is not None:
             if client is None:
                 raise FrameError(f"Trainer: shard={shard!r} needs client= (a dask.distributed.Client)")
+            if self._loss_graph.dynamic_axes:
+                # Not built: data-parallel shards are traced per shard signature (frame.distributed).
+                raise FrameError("Trainer: dynamic_axes= is not supported with client= (data-parallel training "
+                                 "traces one concrete graph per shard shape); drop one of them")
             from ..distributed import DataParallel  # imported only when used: Dask is an optional extra
 
             self._parallel = DataParallel(client, shard)
@@ -121,6 +140,11 @@ class Trainer:
     def data_parallel(self):
         """The `frame.distributed.DataParallel` evaluating the steps (None in a single process)."""
         return self._parallel
+
+    @property
+    def loss_graph(self) -> LossGraph:
+        """The `LossGraph` running the training graph (its `trace_count`, `compile_count`)."""
+        return self._loss_graph
 
     @property
     def training_graph(self):
@@ -266,7 +290,7 @@ class Trainer:
     def restore(cls, path: str | os.PathLike, loss_fn: Callable, optimizer: Optimizer | None = None, *,
                 allowed_types: Sequence[type] = (), progress: bool = True, desc: str | None = None,
                 divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None,
-                shard: Sequence[int] | None = None) -> "Trainer":
+                shard: Sequence[int] | None = None, dynamic_axes=None) -> "Trainer":
         """A new trainer continuing from a checkpoint; the optimiser is rebuilt from it unless given.
 
         The parameter structure is rebuilt from the file's plain containers (dict, list, tuple,
@@ -283,7 +307,7 @@ class Trainer:
         params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
         optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"], path)
         trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor,
-                      client=client, shard=shard)
+                      client=client, shard=shard, dynamic_axes=dynamic_axes)
         return trainer._apply_checkpoint(arrays, meta, path)
 
     def __repr__(self):
