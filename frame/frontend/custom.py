@@ -81,6 +81,22 @@ def _strong(leaf, arrays: list[str]):
     return leaf if dtype == leaf.type.dtype else bind("convert", leaf, dtype=dtype)
 
 
+
+def positional_arguments(fun, args: tuple, kwargs: dict, label: str) -> tuple:
+    """A call's arguments made positional by `fun`'s signature (defaults applied), as JAX binds the
+    keywords of custom-rule and checkpointed functions; keyword-only parameters are refused."""
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TraceError(f"{label}: cannot bind the keyword arguments: {e}") from None
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TraceError(f"{label}: keyword-only arguments {sorted(bound.kwargs)} are not supported; "
+                         "pass them positionally")
+    return bound.args
+
 class _CustomFunction:
     """What custom_vjp and custom_jvp share: the wrapped function, its static arguments, the call."""
 
@@ -99,16 +115,7 @@ class _CustomFunction:
 
     def _arguments(self, args: tuple, kwargs: dict) -> tuple:
         """The call's arguments, positional (keywords bound by the signature, as JAX does)."""
-        if kwargs:
-            try:
-                bound = inspect.signature(self.fun).bind(*args, **kwargs)
-            except (TypeError, ValueError) as e:
-                raise TraceError(f"{self.kind} '{self.name}': cannot bind the keyword arguments: {e}") from None
-            bound.apply_defaults()
-            if bound.kwargs:
-                raise TraceError(f"{self.kind} '{self.name}': keyword-only arguments {sorted(bound.kwargs)} are not "
-                                 "supported; pass them positionally")
-            args = bound.args
+        args = positional_arguments(self.fun, args, kwargs, f"{self.kind} '{self.name}'")
         for i in self.nondiff_argnums:
             if not 0 <= i < len(args):
                 raise TraceError(f"{self.kind} '{self.name}': nondiff_argnums {self.nondiff_argnums} is out of range "

@@ -26,7 +26,6 @@ and `vmap` go through the region (it stays a checkpoint: a gradient taken afterw
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Callable
 
 import numpy as np
@@ -35,6 +34,7 @@ from ..errors import TraceError
 from ..ops.fused import FusedBody
 from ..ops.remat import POLICIES
 from ..tracing import Tracer, bind, is_tracing, is_weak_scalar
+from .custom import positional_arguments
 from .pytree import tree_flatten, tree_unflatten
 from .tracer import trace_function
 
@@ -133,16 +133,7 @@ class _Checkpointed:
         return f"<checkpoint of {self.name} ({self.policy!r})>"
 
     def __call__(self, *args, **kwargs):
-        if kwargs:   # keywords are bound to positions by the signature, as jax.checkpoint does
-            try:
-                bound = inspect.signature(self.fun).bind(*args, **kwargs)
-            except (TypeError, ValueError) as e:
-                raise TraceError(f"checkpoint '{self.name}': cannot bind the arguments: {e}") from None
-            bound.apply_defaults()
-            if bound.kwargs:
-                raise TraceError(f"checkpoint '{self.name}': keyword-only arguments {sorted(bound.kwargs)} are not "
-                                 "supported; pass them positionally")
-            args = bound.args
+        args = positional_arguments(self.fun, args, kwargs, f"checkpoint '{self.name}'")   # as jax.checkpoint binds
         n = len(args)
         for i in self.static_argnums:
             if not -n <= i < n:
