@@ -2,11 +2,15 @@
 
     python -m pinn --problem poisson1d --steps 1000 --lbfgs 500 --seed 0 --out out/poisson
     python -m pinn --problem burgers1d --out out/burgers
+    python -m pinn --problem poisson1d --save out/poisson/model.npz --log out/poisson/history.csv
+    python -m pinn --problem poisson1d --load out/poisson/model.npz --steps 0 --lbfgs 0   # evaluate only
 
 Prints the progress bars and the final relative L2 error, writes the numbers to `metrics.json`
 and then `solution.png` and `loss.png` into the output directory. Bad flags or an unusable output
 directory exit with status 2 before training; a training failure (NaN, divergence) exits with
-status 1; each prints one `error:` line.
+status 1; each prints one `error:` line. `--save PATH` keeps the trained model (`pinn.save`),
+`--load PATH` starts from a saved one (Adam resumes its moments; fine-tune, or just evaluate with
+`--steps 0 --lbfgs 0`), `--log PATH` writes the loss/error history as CSV or JSON (by suffix).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import sys
 from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
 from frame.errors import FrameError
 
+from .persistence import load
 from .plots import save_plots
 from .zoo import ZOO
 from .problems import PROBLEMS, ProblemError
@@ -46,6 +51,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
                         help="how residual derivatives are computed (auto: the faster one, measured)")
+    parser.add_argument("--save", metavar="PATH", default=None, help="save the trained model there (pinn.save)")
+    parser.add_argument("--load", metavar="PATH", default=None,
+                        help="start from a model saved by --save (resumes Adam; --steps 0 --lbfgs 0 only evaluates)")
+    parser.add_argument("--log", metavar="PATH", default=None, help="write the loss/error history (.csv or .json)")
     add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
     args = parser.parse_args(argv)
     problem = cli_problem(args)
@@ -59,7 +68,36 @@ def parse_args(argv=None) -> argparse.Namespace:
     problem = prepare_output_directory(args.out)
     if problem:
         parser.error(f"--out {args.out}: {problem}")
+    if args.log is not None and os.path.splitext(args.log)[1].lower() not in (".csv", ".json"):
+        parser.error(f"--log {args.log}: the history file must end in .csv or .json")
+    for flag in ("save", "log"):
+        problem = output_file_problem(getattr(args, flag))
+        if problem:
+            parser.error(f"--{flag} {getattr(args, flag)}: {problem}")
+    args.saved = None
+    if args.load is not None:
+        try:
+            args.saved = load(args.load)
+        except FrameError as e:
+            parser.error(f"--load: {e}")
+        if args.saved.problem_name not in (None, args.problem):
+            parser.error(f"--load {args.load}: the model was trained on --problem {args.saved.problem_name}, "
+                         f"not {args.problem}")
     return args
+
+
+def output_file_problem(path: str | None) -> str | None:
+    """What is wrong with `path` as a file to write (its directory missing or not writable, a directory), or None."""
+    if path is None:
+        return None
+    if os.path.isdir(path):
+        return "is a directory, expected a file path"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return f"the directory {directory} does not exist"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"the directory {directory} is not writable"
+    return None
 
 
 def prepare_output_directory(path: str) -> str | None:
@@ -94,7 +132,7 @@ def main(argv=None) -> int:
     try:
         kwargs = {} if args.collocation is None else {"n_collocation": args.collocation}
         problem = PROBLEMS[args.problem](**kwargs)
-        model = problem.default_model(seed=args.seed)
+        model = problem.default_model(seed=args.seed) if args.saved is None else args.saved.model
     except FrameError as e:  # a bad configuration: nothing has run
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -105,7 +143,7 @@ def main(argv=None) -> int:
         callbacks = problem.default_callbacks() if hasattr(problem, "default_callbacks") else []
         result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
                        progress=not args.no_progress, derivative_mode=args.derivatives, callbacks=callbacks,
-                       client=client)
+                       client=client, resume=args.saved)
     except ProblemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -122,6 +160,10 @@ def main(argv=None) -> int:
         metrics_path = os.path.join(args.out, "metrics.json")
         write_metrics(result, args, metrics_path)
         print(f"metrics: {metrics_path}", flush=True)
+        if args.save is not None:
+            print(f"model: {result.save(args.save)}", flush=True)
+        if args.log is not None:
+            print(f"history: {result.write_history(args.log)}", flush=True)
         paths = save_plots(result, args.out)
     except (OSError, FrameError) as e:
         print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
