@@ -34,7 +34,7 @@ from frame.train.checkpoint import CHECKPOINT_FORMAT, decode_treedef, encode_tre
 
 from .models import FourierFeatureMLP, MLP, ModifiedMLP, Network
 
-__all__ = ["PINN_FORMAT", "MODEL_CLASSES", "SavedPINN", "save", "load", "model_config", "build_model",
+__all__ = ["PINN_FORMAT", "MODEL_CLASSES", "SavedPINN", "save", "load", "model_config", "build_model", "same_network",
            "write_history", "history_rows"]
 
 #: the `pinn` entry of a saved PINN's metadata (bumped if its layout changes).
@@ -84,6 +84,17 @@ def build_model(name, config, path: str = "<checkpoint>") -> Network:
     except Exception as e:  # a bad config (wrong keys or values): the file is not a usable PINN
         raise CheckpointError(f"cannot read checkpoint {path!r}: its model config {config!r} does not build a "
                               f"{name} ({type(e).__name__}: {e})") from None
+
+
+def same_network(a: Network, b: Network) -> bool:
+    """Whether `a` and `b` are the same architecture: class and config; the seed only where it fixes more
+    than the initial parameters (a Fourier-feature model's frequencies B are drawn from it)."""
+    if type(a) is not type(b):
+        return False
+    ca, cb = model_config(a), model_config(b)
+    if not isinstance(a, FourierFeatureMLP):
+        ca.pop("seed"), cb.pop("seed")
+    return ca == cb
 
 
 def problem_settings(problem) -> dict:
@@ -197,7 +208,7 @@ def load(path, *, model: Network | None = None) -> SavedPINN:
 
     The model is rebuilt from the file's class name (one of `MODEL_CLASSES`) and config; pass
     `model=` for a network with feature/output transforms (which a file cannot hold), it must have
-    the stored class and config. Anything wrong with the file is a `CheckpointError` naming it.
+    the stored class and config (`same_network`). Anything wrong with the file is a `CheckpointError` naming it.
     """
     path = os.fspath(path)
 
@@ -225,7 +236,7 @@ def load(path, *, model: Network | None = None) -> SavedPINN:
             raise fail("its model had a feature/output transform (a Python function, not stored); pass model= "
                        "with the same network, transforms included")
         model = built
-    elif type(model) is not type(built) or model_config(model) != model_config(built):
+    elif not same_network(model, built):
         raise fail(f"it holds {built!r}, but model= is {model!r}")
     treedef = decode_treedef(meta["treedef"], _no_namedtuples(path), CheckpointError)
     params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])

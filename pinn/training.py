@@ -316,8 +316,8 @@ def _load_resume(resume, problem: Problem, model):
     if saved.problem_name is not None and saved.problem_name != problem.name:
         raise ProblemError(f"resume: {saved.path!r} was trained on {saved.problem_name!r}, not on {problem.name!r}")
     if model is not None and model is not saved.model:
-        from .persistence import model_config
-        if type(model) is not type(saved.model) or model_config(model) != model_config(saved.model):
+        from .persistence import same_network
+        if not same_network(model, saved.model):
             raise ProblemError(f"resume: {saved.path!r} holds {saved.model!r}, but model= is {model!r}")
         model.params = saved.network_params
         saved.model = model

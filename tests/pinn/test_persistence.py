@@ -181,3 +181,27 @@ def test_cli_bad_persistence_flags_exit_2_before_training(tmp_path, capsys):
         captured = capsys.readouterr()
         errors = [line for line in captured.err.splitlines() if "error:" in line]
         assert captured.out == "" and len(errors) == 1 and message in errors[0], captured.err
+
+
+def test_a_model_with_a_transform_needs_model_on_load(tmp_path):
+    def hard_zero_ends(x, u):
+        return (1 - x ** 2) * u
+
+    model = MLP([1, 8, 1], seed=4).apply_output_transform(hard_zero_ends)
+    path = save(None, tmp_path / "t.npz", model=model)
+    with pytest.raises(CheckpointError, match="feature/output transform .* pass model="):
+        load(path)
+    again = MLP([1, 8, 1], seed=0).apply_output_transform(hard_zero_ends)   # another init: params come from the file
+    x = np.linspace(-1, 1, 5).reshape(-1, 1)
+    np.testing.assert_array_equal(load(path, model=again).predict(x), np.asarray(model(x)))
+
+
+def test_inverse_problem_variables_are_kept_and_resumed(tmp_path):
+    from pinn import BurgersInverse
+    problem = BurgersInverse(n_collocation=32, n_observations=32)
+    whole = train(problem, steps=6, progress=False)
+    half = train(problem, steps=3, progress=False)
+    saved = load(half.save(tmp_path / "inv.npz"))
+    assert saved.variables == half.variables and set(saved.variables) == {"l1", "log_l2"}
+    resumed = train(problem, steps=3, progress=False, resume=saved)
+    assert resumed.variables == whole.variables
