@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..compiler.taylor import build_taylor_graph
-from ..errors import GradientError
+from ..errors import GradientError, ShapeError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
 from ..ir.types import TensorType
@@ -164,8 +164,9 @@ def directional_derivatives(fun: Callable, direction=None, order: int = 4, argnu
             else:
                 arr = np.asarray(v, dtype=t.dtype)
                 try:
-                    v = np.ascontiguousarray(np.broadcast_to(arr, t.shape))
-                except ValueError:
+                    # a symbolic shape is known per call only: broadcast inside the trace
+                    v = full_array(t, arr) if t.is_symbolic else np.ascontiguousarray(np.broadcast_to(arr, t.shape))
+                except (ValueError, ShapeError):
                     raise GradientError(f"directional_derivatives: direction of shape {arr.shape} does not broadcast "
                                         f"to argument {a}'s shape {t.shape}") from None
         res = trace_function(fun, args, name=getattr(fun, "__name__", "fn"))

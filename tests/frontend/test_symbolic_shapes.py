@@ -121,11 +121,13 @@ def test_means_and_their_gradients_read_the_count_at_run_time():
 def test_frontend_reshape_slices_and_taylor_seeds_on_symbolic_axes():
     """fnp.reshape with -1, x[1:] and its gradient, and directional_derivatives' all-ones direction."""
     f = frame.function(lambda x: (fnp.reshape(x, (-1,)), frame.grad(lambda z: fnp.sum(z[1:] ** 2))(x),
-                                  frame.directional_derivatives(lambda z: fnp.sin(z), order=1)(x)[1]),
+                                  frame.directional_derivatives(lambda z: fnp.sin(z), order=1)(x)[1],
+                                  frame.directional_derivatives(fnp.sin, direction=np.full(1, 2.0), order=1)(x)[1]),
                        dynamic_axes={0: 0})
     for n in (2, 5):
         x = np.linspace(0.1, 0.9, n).reshape(n, 1)
-        flat, g, dx = f(x)
+        flat, g, dx, dx2 = f(x)
+        np.testing.assert_allclose(dx2, 2 * np.cos(x), rtol=1e-14)   # a numpy direction, broadcast per call
         np.testing.assert_array_equal(flat, x.reshape(-1))
         np.testing.assert_allclose(g, np.concatenate([[[0.0]], 2 * x[1:]]), rtol=1e-14)
         np.testing.assert_allclose(dx, np.cos(x), rtol=1e-14)
