@@ -209,6 +209,9 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
         if callbacks:
             raise ProblemError("callbacks change the training data between chunks; they are not supported with client=")
         shard = problem.sharded_arguments
+    # RAR and resampling change the residual points' count: symbolic on that axis, one compile for
+    # every count (a symbolic step costs ~1.3x a concrete one, so plain runs stay concrete)
+    dynamic = {i: 0 for i in (problem.sharded_arguments or (0,))} if callbacks else None
     data = tuple(problem.training_data(seed))
     if loss_weights is not None:
         if not hasattr(problem, "with_weights"):
@@ -224,7 +227,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     start = time.perf_counter()
     trainer = Trainer(loss_fn, problem.initial_params(model) if saved is None else saved.params, opt,
                       progress=progress, desc=f"{problem.name} {type(opt).__name__}",
-                      divergence_factor=divergence_factor, client=client, shard=shard)
+                      divergence_factor=divergence_factor, client=client, shard=shard, dynamic_axes=dynamic)
     resumed_at = 0
     if saved is not None:
         resumed_at = len(saved.history)
@@ -260,16 +263,15 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     nit, message, lbfgs_seconds = 0, "", 0.0
     if lbfgs_steps:
         start = time.perf_counter()
-        extra = {}
-        if _LBFGS_TAKES_CALLBACK:
-            # L-BFGS iteration i is history entry adam_end + i (its loss after the iteration)
-            def lbfgs_measure(iteration, params):
-                record = measure(iteration + adam_end - offset, params)
-                metrics.append((adam_end + iteration, record))
-                return record
-            extra = {"callback": lbfgs_measure, "every": eval_every}
+        # errors measured during L-BFGS too: iteration i is history entry adam_end + i (its loss after it)
+        def lbfgs_measure(iteration, params):
+            record = measure(iteration + adam_end - offset, params)
+            metrics.append((adam_end + iteration, record))
+            return record
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
-                       desc=f"{problem.name} L-BFGS", client=client, shard=shard, **extra)
+                       desc=f"{problem.name} L-BFGS", client=client, shard=shard, dynamic_axes=dynamic,
+                       callback=lbfgs_measure,
+                       every=eval_every)
         lbfgs_seconds = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message
@@ -295,15 +297,6 @@ def _add_phase(phases: list, name: str, n: int) -> None:
         phases.append((name, n))
 
 
-def _lbfgs_takes_callback() -> bool:
-    import inspect
-    params = inspect.signature(lbfgs).parameters
-    return "callback" in params and "every" in params
-
-
-# frame.train.lbfgs has no per-iteration callback yet; once it takes `callback(iteration, params)`
-# and `every`, errors are measured during L-BFGS too.
-_LBFGS_TAKES_CALLBACK = _lbfgs_takes_callback()
 
 
 def _load_resume(resume, problem: Problem, model):

@@ -26,7 +26,8 @@ __all__ = ["lbfgs", "LBFGSResult"]
 class LBFGSResult:
     """What `lbfgs` returns: final `params` (same structure and dtypes as given), final `loss`,
     `history` (loss after each iteration, starting with the initial loss), `nit` (iterations),
-    `nfev` (loss/gradient evaluations), `success` and scipy's `message`."""
+    `nfev` (loss/gradient evaluations), `success`, scipy's `message`, and `metrics`: the
+    `(iteration, record)` pairs the `callback` returned (non-None ones)."""
 
     params: Any
     loss: float
@@ -35,12 +36,13 @@ class LBFGSResult:
     nfev: int = 0
     success: bool = False
     message: str = ""
+    metrics: list = field(default_factory=list)
 
 
 def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
           desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
           options: dict | None = None, client=None, shard: Sequence[int] | None = None,
-          dynamic_axes=None) -> LBFGSResult:
+          dynamic_axes=None, callback: Callable | None = None, every: int = 1) -> LBFGSResult:
     """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS-B.
 
     - `maxiter`: iteration budget; `tol`: scipy's `tol` (sets L-BFGS-B's `ftol` and `gtol`).
@@ -56,6 +58,10 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
       repeated `lbfgs` calls on data of different sizes (a resampled collocation set) trace once
       each but compile once in all (the compile cache is keyed by the graph). Not with `client=`.
 
+    - `callback(iteration, params)`, every `every` iterations (counted from 1; iteration i's
+      loss is `history[i]`): e.g. a metric on the current parameters (same structure and dtypes
+      as given); a non-None return is kept in the result's `metrics`.
+
     NaN/Inf in `data` is an `InputError` naming the argument and index. The initial loss and
     gradient must be finite (else `TrainingError`). If scipy ends on a non-finite point, the best
     finite iterate is returned. No divergence guard is needed: L-BFGS-B's line search accepts only
@@ -66,6 +72,10 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
 
     if not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
         raise FrameError(f"lbfgs: maxiter must be a non-negative int, got {maxiter!r}")
+    if callback is not None and not callable(callback):
+        raise FrameError(f"lbfgs: callback must be callable(iteration, params), got {type(callback).__name__}")
+    if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+        raise FrameError(f"lbfgs: every must be an int >= 1, got {every!r}")
     check_finite_data(loss_fn, data)
     leaves, treedef = as_param_leaves(params)
     original_dtypes = [a.dtype for a in leaves]
@@ -121,14 +131,22 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     history = [loss0]
     opts = {"maxiter": int(maxiter), "maxcor": maxcor, "maxls": maxls, "maxfun": max(15000, 4 * int(maxiter)),
             **(options or {})}
+    metrics: list = []
     with tqdm(total=int(maxiter), desc=desc, disable=not progress) as bar:
-        def callback(intermediate_result):
+        def after_iteration(intermediate_result):
             history.append(float(intermediate_result.fun))
+            iteration = len(history) - 1
+            if callback is not None and iteration % every == 0:
+                current = [a.astype(dt) for a, dt in zip(unflatten(intermediate_result.x), original_dtypes)]
+                record = callback(iteration, tree_unflatten(treedef, current))
+                if record is not None:
+                    metrics.append((iteration, record))
             if not bar.disable:
                 bar.set_postfix(loss=f"{history[-1]:.4e}", refresh=False)
                 bar.update(1)
 
-        result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=callback, options=opts)
+        result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=after_iteration,
+                          options=opts)
     x = result.x
     final_loss = float(result.fun)
     if not math.isfinite(final_loss) and best["x"] is not None:
@@ -136,7 +154,7 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     out_leaves = [a.astype(dt) for a, dt in zip(unflatten(x), original_dtypes)]
     return LBFGSResult(params=tree_unflatten(treedef, out_leaves), loss=final_loss, history=history,
                        nit=int(result.nit), nfev=int(result.nfev), success=bool(result.success),
-                       message=str(result.message))
+                       message=str(result.message), metrics=metrics)
 
 
 def _cast_floats(tree, dtype: str):

@@ -207,20 +207,11 @@ def test_inverse_problem_variables_are_kept_and_resumed(tmp_path):
     assert resumed.variables == whole.variables
 
 
-def test_errors_are_measured_during_lbfgs_when_lbfgs_takes_a_callback(poisson, monkeypatch):
-    """pinn's side of L-BFGS metrics: frame.train.lbfgs has no per-iteration callback yet, so this drives
-    pinn.train with an lbfgs that has one (`callback(iteration, params)` every `every` iterations)."""
+def test_errors_are_measured_during_lbfgs(poisson):
+    """frame.train.lbfgs calls `callback(iteration, params)` every `every` iterations; pinn.train
+    measures the error there, so the history has errors from both phases."""
     import pinn.training as training
-    from frame.train import lbfgs as real_lbfgs
 
-    def lbfgs_with_callback(loss_fn, params, *data, callback, every, maxiter, **kwargs):
-        result = real_lbfgs(loss_fn, params, *data, maxiter=maxiter, **kwargs)
-        for it in range(every, result.nit + 1, every):   # stand-in: the final params at every report
-            callback(it, result.params)
-        return result
-
-    monkeypatch.setattr(training, "lbfgs", lbfgs_with_callback)
-    monkeypatch.setattr(training, "_LBFGS_TAKES_CALLBACK", True)
     result = train(poisson, MLP([1, 8, 1], seed=1), steps=4, lbfgs_steps=6, lr=1e-2, progress=False, eval_every=2)
     assert isinstance(result, training.PINNResult) and result.lbfgs_iterations == 6
     steps = [s for s, _ in result.errors]

@@ -150,3 +150,22 @@ def test_bad_callbacks():
         train(Poisson1D(), steps=1, progress=False, callbacks=[RAR()])
     with pytest.raises(ProblemError, match="callbacks must be pinn callbacks"):
         train(layer_problem(), steps=1, progress=False, callbacks=[print])
+
+
+def test_rar_rounds_reuse_one_compiled_training_step(monkeypatch):
+    """The residual points grow every round; the Trainer's graph is symbolic on their count, so every
+    round runs on the step compiled first (before: one compile per count)."""
+    import pinn.training as training
+    made = []
+
+    class Recording(training.Trainer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(training, "Trainer", Recording)
+    rar = RAR(period=10, num_candidates=100, top_k=2, rounds=3)
+    train(layer_problem(), steps=40, lr=1e-3, progress=False, callbacks=[rar], derivative_mode="reverse")
+    assert [n for _, _, n in rar.history] == [14, 16, 18]
+    (trainer,) = made
+    assert trainer.loss_graph.trace_count == 1 and trainer.loss_graph.compile_count == 1

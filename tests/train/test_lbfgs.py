@@ -82,3 +82,23 @@ def test_nonfinite_start_raises():
         lbfgs(lambda p: fnp.sum(fnp.log(p - 1.0)), np.zeros(3), progress=False)
     with pytest.raises(TrainingError, match=r"gradient of parameter <root> float64\[2\] contains inf"):
         lbfgs(lambda p: fnp.sum(fnp.sqrt(p)), np.array([0.0, 1.0]), progress=False)
+
+
+def test_callback_sees_each_reported_iterate_and_its_records_are_kept():
+    """callback(iteration, params) every `every` iterations, params in the given dtypes; the loss at
+    those params is the history's entry for that iteration; non-None returns land in `metrics`."""
+    params, x, y = _problem(np.float32)
+    seen = []
+
+    def callback(iteration, p):
+        assert all(a.dtype == np.float32 for a in frame.tree_leaves(p))
+        seen.append(iteration)
+        return {"loss": float(mlp_loss(p, x, y))} if iteration % 6 == 0 else None
+
+    result = lbfgs(mlp_loss, params, x, y, maxiter=12, dtype="float64", progress=False, callback=callback, every=3)
+    assert seen == list(range(3, result.nit + 1, 3)) and result.nit == 12
+    assert [i for i, _ in result.metrics] == [6, 12]
+    for i, record in result.metrics:
+        np.testing.assert_allclose(record["loss"], result.history[i], rtol=1e-5)   # float32 params vs float64 loss
+    with pytest.raises(frame.FrameError, match="every"):
+        lbfgs(mlp_loss, params, x, y, maxiter=2, progress=False, callback=callback, every=0)
