@@ -19,6 +19,8 @@ import math
 import os
 import sys
 
+from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
+
 DEFAULTS = {
     "poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, batch=32, lr=3e-3),
     "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, batch=20, lr=1e-3),
@@ -76,7 +78,11 @@ def parse_args(argv=None):
     parser.add_argument("--no-plot", action="store_true", help="skip the plots")
     parser.add_argument("--no-cache", action="store_true", help="2-D problems: neither read nor write the data cache")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
     args = parser.parse_args(argv)
+    problem = cli_problem(args)
+    if problem:
+        parser.error(problem)
     for key, value in DEFAULTS[args.problem].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -165,7 +171,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     from frame.errors import FrameError
 
+    args.client = None
     try:
+        args.client = client_from_args(args.workers, args.scheduler)
         if args.blas_threads:
             from threadpoolctl import threadpool_limits   # before frame reads the count (frame.runtime.blas)
             with threadpool_limits(limits=args.blas_threads, user_api="blas"):
@@ -175,6 +183,9 @@ def main(argv=None) -> int:
     except FrameError as e:  # training failed: NaN, divergence
         print(f"error: {e}", file=sys.stderr)
         return 1
+    finally:
+        if args.client is not None:
+            args.client.close()   # a --workers client also stops its local cluster
     result = outcome["result"]
     if result.history:
         print(f"final training loss {result.history[-1]:.4e}")
@@ -238,7 +249,7 @@ def run(args) -> dict:
         problem = PeriodicPoisson1D(n=args.n)
         result = train_poisson_physics(model, problem, num_train=args.train, num_test=args.test, steps=args.steps,
                                        batch_size=args.batch, lr=args.lr, dtype=args.dtype, seed=args.seed,
-                                       progress=not args.no_progress)
+                                       progress=not args.no_progress, client=getattr(args, "client", None))
         test = result.extra["test"]
         title, input_label = "-u'' + u = f, trained from the physics residual only", "forcing f"
     else:
@@ -248,7 +259,7 @@ def run(args) -> dict:
         test = problem.sample(args.test, args.n, seed=args.seed + 1)
         result = train_operator(model, train, test, steps=args.steps, batch_size=args.batch, lr=args.lr,
                                 dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
-                                desc="FNO burgers1d")
+                                desc="FNO burgers1d", client=getattr(args, "client", None))
         title, input_label = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})", "u0"
     return {"result": result, "test": test, "title": title, "input_label": input_label}
 
@@ -354,7 +365,7 @@ def run_2d(args) -> dict:
     result = train_operator(model, train, test, steps=steps, batch_size=args.batch, lr=args.lr,
                             dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
                             physics=physics if args.physics_weight > 0 else None,
-                            physics_weight=args.physics_weight, desc=f"FNO2d {args.problem}")
+                            physics_weight=args.physics_weight, desc=f"FNO2d {args.problem}", client=getattr(args, "client", None))
     per_sample = [relative_l2(result.predictions[i:i + 1], test.outputs[i:i + 1]) for i in range(len(test))]
     outcome = {"result": result, "test": test, "spread": float(np.std(per_sample))}
     prediction = result.predictions

@@ -134,13 +134,14 @@ def predict(model, params, inputs: np.ndarray, batch_size: int = 100) -> np.ndar
 def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, num_train: int = 256,
                           num_test: int = 64, steps: int = 1000, batch_size: int = 32, lr: float = 3e-3,
                           dtype: str = "float32", seed: int = 0, progress: bool = True,
-                          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> TrainResult:
+                          divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None) -> TrainResult:
     """Train `model` (in/out channels 1) on `f -> u` for `-u'' + u = f` from the spectral residual alone.
 
     The loss never sees a solution: it is `mean((-u'' + u - f)^2) / mean(f^2)` with `u = model(f)`
     and `u''` by rfft / `-k^2` / irfft (ARCH-067). The test error compares with the exact solution.
     A loss above the first by `divergence_factor` x |first| stops training with `frame.TrainingError`
-    (None: no divergence guard), as does a NaN/Inf loss.
+    (None: no divergence guard), as does a NaN/Inf loss. `client`: a `dask.distributed.Client` for
+    data-parallel training, each batch split across the workers (at least one row per worker).
     """
     problem = problem or PeriodicPoisson1D()
     train_f = problem.forcing(num_train, seed=seed)[:, None, :].astype(dtype)
@@ -153,7 +154,7 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
 
     start = time.perf_counter()
     trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False,
-                      divergence_factor=divergence_factor)
+                      divergence_factor=divergence_factor, client=client, shard=(0,) if client is not None else None)
     batches = ((train_f[idx],) for idx in minibatch_indices(num_train, batch_size, steps, seed))
     fit(trainer, batches, steps, progress=progress, desc="PINO poisson1d (physics only)")
     seconds = time.perf_counter() - start
@@ -166,7 +167,7 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                    lr: float = 1e-3, dtype: str = "float32", seed: int = 0, progress: bool = True,
                    physics: Callable | None = None, physics_weight: float = 0.0,
                    desc: str = "FNO (data loss)",
-                   divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR) -> TrainResult:
+                   divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None) -> TrainResult:
     """Train `model` on pairs `train.inputs -> train.outputs` with the relative-L2 data loss.
 
     `train`, `test`: `OperatorData` (1-D, no channel axis) or `pino.datasets.FieldData` (channel-first,
@@ -175,6 +176,9 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
     `physics(u_pred, a) -> scalar`, when given with `physics_weight > 0`, is added to the loss
     (its gradient comes from the same backward transform). Adam with a cosine learning-rate decay.
     `divergence_factor` is the divergence guard of `frame.train.Trainer` (None turns it off).
+    `client`: a `dask.distributed.Client` for data-parallel training, each batch's inputs and outputs
+    split across the workers (the data loss is a batch mean, so this equals one process to rounding;
+    a physics term must be a batch mean too).
     """
     x_train, y_train = train.channels(dtype)
     x_test, _ = test.channels(dtype)
@@ -188,7 +192,7 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
 
     start = time.perf_counter()
     trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False,
-                      divergence_factor=divergence_factor)
+                      divergence_factor=divergence_factor, client=client, shard=(0, 1) if client is not None else None)
     batches = ((x_train[idx], y_train[idx]) for idx in minibatch_indices(len(train), batch_size, steps, seed))
     fit(trainer, batches, steps, progress=progress, desc=desc)
     seconds = time.perf_counter() - start

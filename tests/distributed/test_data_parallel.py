@@ -372,3 +372,24 @@ def test_the_pinn_cli_trains_on_local_workers(tmp_path, capsys):
                  "--no-progress", "--derivatives", "reverse", "--out", str(tmp_path)]) == 0
     assert "relative L2 error" in capsys.readouterr().out
     assert json.loads((tmp_path / "metrics.json").read_text())["adam_steps"] == 3
+
+
+def test_pino_train_operator_with_a_client_equals_one_process(two_workers):
+    """pino.train_operator(client=) splits each batch's inputs and outputs across the workers."""
+    import pino
+    problem = pino.Burgers1D()
+    train, test = problem.sample(8, 32, seed=0), problem.sample(4, 32, seed=1)
+    model = pino.FNO1d(modes=4, width=6, layers=1)
+    kwargs = dict(steps=4, batch_size=4, lr=1e-3, seed=0, progress=False, dtype="float64")
+    ref = pino.train_operator(model, train, test, **kwargs)
+    got = pino.train_operator(model, train, test, client=two_workers, **kwargs)
+    np.testing.assert_allclose(got.history, ref.history, rtol=1e-10)
+    np.testing.assert_allclose(got.test_error, ref.test_error, rtol=1e-9)
+
+
+def test_the_pino_cli_trains_on_local_workers(tmp_path, capsys):
+    from pino.__main__ import main
+    assert main(["--problem", "burgers1d", "--n", "32", "--train", "8", "--test", "4", "--steps", "2", "--batch", "4",
+                 "--modes", "4", "--width", "6", "--layers", "1", "--workers", "2", "--no-progress", "--no-plot",
+                 "--out", str(tmp_path)]) == 0
+    assert "test relative L2 error" in capsys.readouterr().out
