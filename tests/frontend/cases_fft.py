@@ -11,6 +11,8 @@ from tests.frontend.numpy_cases import NumpyCase, uniform
 
 KWARGS = [({}, "default"), ({"n": 5}, "crop"), ({"n": 11}, "pad"), ({"axis": 0}, "axis0"), ({"axis": -2}, "axis-2"),
           ({"norm": "ortho"}, "ortho"), ({"norm": "forward", "n": 9, "axis": 0}, "forward")]
+ND_KWARGS = [({}, "default"), ({"axes": (0, 2)}, "axes02"), ({"s": (4, 7), "axes": (1, 2)}, "s"),
+             ({"norm": "ortho"}, "ortho")]
 OPERANDS = [((3, 8), "float64"), ((4, 7), "float32"), ((3, 6), "complex128"), ((2, 5), "complex64"), ((3, 4), "int64"), ((2, 6), "float16"), ((2, 3), "bool")]
 
 
@@ -48,4 +50,11 @@ CASES = [
       for s, n in [((5, 2), ()), ((3, 4, 2), (7,)), ((1, 2), (1,))] for dt in ("float64", "float32")],
     *[NumpyCase(f"fft.{name}", lambda rng, n=n: (n,), kw, label=f"{n}-{kw}") for name in ("fftfreq", "rfftfreq")
       for n, kw in [(1, {}), (8, {}), (7, {"d": 0.1}), (6, {"d": 2})]],
+    # the n-d transforms (tests/frontend/test_numpy_fftn.py checks their rules and gradients in depth)
+    *[NumpyCase(f"fft.{name}", lambda rng, dt=dt: (uniform(rng, (2, 5, 6), dt),), kw, label=f"{lb}-{dt}", **_tol(dt))
+      for name in ("fft2", "ifft2", "fftn", "ifftn") for kw, lb in ND_KWARGS for dt in ("float64", "complex128")],
+    *[NumpyCase(f"fft.{name}", lambda rng: (uniform(rng, (2, 5, 6)),), kw, label=lb, rtol=1e-10, atol=1e-12)
+      for name in ("rfft2", "rfftn") for kw, lb in ND_KWARGS],
+    *[NumpyCase(f"fft.{name}", lambda rng: (uniform(rng, (2, 5, 4), "complex128"),), kw, label=lb, rtol=1e-10,
+                atol=1e-12) for name in ("irfft2", "irfftn") for kw, lb in ND_KWARGS],
 ]
