@@ -127,21 +127,36 @@ def _parity_figure(result: PINNResult, x: np.ndarray):
 
 
 def loss_figure(result: PINNResult):
-    """The loss per step (Adam, then L-BFGS iterations) on a log axis, with the test error measured along the way."""
+    """The loss per step on a log axis (left) and the test error measured along the way on its own log
+    axis (right); each optimiser phase (`result.phases`: Adam, then L-BFGS iterations, also across a
+    resumed run) is drawn in its own colour and the L-BFGS phases are shaded."""
     fig = _figure(figsize=(7, 4))
     ax = fig.subplots()
     history = np.asarray(result.history)
     steps = np.arange(1, len(history) + 1)
-    n = result.adam_steps
-    ax.semilogy(steps[:n], history[:n], "C0-", lw=1, label="loss (Adam)")
-    if len(history) > n:
-        ax.semilogy(steps[n:], history[n:], "C1-", lw=1, label="loss (L-BFGS)")
-        ax.axvline(n + 0.5, color="gray", ls=":", lw=0.8)
+    phases = list(result.phases) or [("adam", min(result.adam_steps, len(history))),
+                                     ("lbfgs", max(len(history) - result.adam_steps, 0))]
+    colours, start, labelled = {"adam": "C0", "sgd": "C0", "lbfgs": "C1"}, 0, set()
+    for name, count in phases:
+        if count <= 0:
+            continue
+        part = slice(start, start + count)
+        label = None if name in labelled else f"loss ({'L-BFGS' if name == 'lbfgs' else name.capitalize()})"
+        labelled.add(name)
+        ax.semilogy(steps[part], history[part], "-", color=colours.get(name, "C2"), lw=1, label=label)
+        if name == "lbfgs":
+            ax.axvspan(start + 0.5, start + count + 0.5, color="C1", alpha=0.08, lw=0)
+        start += count
+    ax.set(xlabel="step (Adam) / iteration (L-BFGS)", ylabel="training loss", title=f"{result.problem.name} training")
+    handles, labels = ax.get_legend_handles_labels()
     if result.errors:
+        err_ax = ax.twinx()
         at, errs = zip(*result.errors)
-        ax.semilogy(at, errs, "ko", ms=4, label="relative L2 error")
-    ax.set(xlabel="step / iteration", ylabel="value", title=f"{result.problem.name} training")
-    ax.legend()
+        err_ax.semilogy(at, errs, "ko", ms=4, label="relative L2 error")
+        err_ax.set_ylabel("relative L2 error (test points)")
+        more_handles, more_labels = err_ax.get_legend_handles_labels()
+        handles, labels = handles + more_handles, labels + more_labels
+    ax.legend(handles, labels, loc="upper right")
     fig.tight_layout()
     return fig
 
