@@ -1,6 +1,7 @@
-"""`python -m pino --problem poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot fields.
+"""`python -m pino --problem periodic-poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot fields.
 
-poisson1d trains from the spectral physics residual alone (no solution data); burgers1d trains on
+periodic-poisson1d (-u'' + u = f on a periodic grid; pinn's poisson1d is another problem) trains from
+the spectral physics residual alone (no solution data); burgers1d trains on
 (u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train
 `pino.FNO2d` on data from `pino.datasets` (generated once and cached under $FRAME_CACHE_DIR/pino or
 ~/.cache/frame/pino): darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in
@@ -22,7 +23,7 @@ import sys
 from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
 
 DEFAULTS = {
-    "poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, batch=32, lr=3e-3),
+    "periodic-poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, batch=32, lr=3e-3),
     "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, batch=20, lr=1e-3),
     # 2-D: --modes counts as neuraloperator's n_modes (24 keeps frequencies -12..11 x rfft bins 0..12, the
     # FNO paper's "12 modes"); --n is the grid of the data; --solver-n the grid the solver runs on.
@@ -41,7 +42,7 @@ PHYSICS_PROBLEMS = ("darcy", "burgers-pino")
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="python -m pino", description=__doc__.splitlines()[0])
-    parser.add_argument("--problem", choices=sorted(DEFAULTS), default="poisson1d")
+    parser.add_argument("--problem", choices=sorted(DEFAULTS), default="periodic-poisson1d")
     parser.add_argument("--n", type=int, help="grid points (per axis; burgers-pino: points in x)")
     parser.add_argument("--modes", type=int, help="Fourier modes kept per layer (2-D: neuraloperator's n_modes)")
     parser.add_argument("--width", type=int, help="channels of the Fourier layers")
@@ -245,7 +246,7 @@ def run(args) -> dict:
     model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
     print(f"{args.problem}: {model}, {model.num_parameters()} parameters, n={args.n}, "
           f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}")
-    if args.problem == "poisson1d":
+    if args.problem == "periodic-poisson1d":
         problem = PeriodicPoisson1D(n=args.n)
         result = train_poisson_physics(model, problem, num_train=args.train, num_test=args.test, steps=args.steps,
                                        batch_size=args.batch, lr=args.lr, dtype=args.dtype, seed=args.seed,

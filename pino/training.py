@@ -156,7 +156,7 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
     trainer = Trainer(loss_fn, model.init(seed, dtype), Adam(cosine_schedule(lr, steps)), progress=False,
                       divergence_factor=divergence_factor, client=client, shard=(0,) if client is not None else None)
     batches = ((train_f[idx],) for idx in minibatch_indices(num_train, batch_size, steps, seed))
-    fit(trainer, batches, steps, progress=progress, desc="PINO poisson1d (physics only)")
+    fit(trainer, batches, steps, progress=progress, desc="PINO periodic-poisson1d (physics only)")
     seconds = time.perf_counter() - start
     pred = predict(model, trainer.params, test.inputs[:, None, :].astype(dtype))[:, 0, :]
     return TrainResult(trainer.params, trainer.history, relative_l2(pred, test.outputs), seconds, pred,

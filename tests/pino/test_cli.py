@@ -21,7 +21,7 @@ def _test_error(output: str) -> float:
 
 def test_module_entry_point_trains_poisson_from_physics_and_writes_the_plot(tmp_path):
     plot = tmp_path / "poisson.png"
-    proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "poisson1d", "--steps", "200", *TINY,
+    proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "periodic-poisson1d", "--steps", "200", *TINY,
                            "--plot", str(plot)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert _test_error(proc.stdout) < 0.1        # 200 steps: a few percent; the 2 % target is test_training's
@@ -53,7 +53,7 @@ def test_defaults_fill_unset_options_and_bad_problems_are_refused():
 ])
 def test_bad_flags_exit_2_with_one_error_line_before_training(flags, message, capsys):
     with pytest.raises(SystemExit) as info:
-        main(["--problem", "poisson1d", *flags, "--no-progress"])
+        main(["--problem", "periodic-poisson1d", *flags, "--no-progress"])
     assert info.value.code == 2
     captured = capsys.readouterr()
     assert captured.out == ""  # nothing ran
@@ -62,7 +62,7 @@ def test_bad_flags_exit_2_with_one_error_line_before_training(flags, message, ca
 
 
 def test_divergence_exits_1_with_one_error_line_and_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "poisson1d", "--steps", "50", *TINY,
+    proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "periodic-poisson1d", "--steps", "50", *TINY,
                            "--lr", "1e9", "--no-plot"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -71,6 +71,6 @@ def test_divergence_exits_1_with_one_error_line_and_no_traceback(tmp_path):
 
 
 def test_zero_steps_reports_the_untrained_error(capsys):
-    assert main(["--problem", "poisson1d", "--steps", "0", *TINY, "--no-plot"]) == 0
+    assert main(["--problem", "periodic-poisson1d", "--steps", "0", *TINY, "--no-plot"]) == 0
     out = capsys.readouterr().out
     assert "no training steps taken" in out and _test_error(out) > 0

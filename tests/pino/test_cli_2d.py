@@ -79,7 +79,7 @@ def test_2d_defaults_and_output_directory():
     assert args.out.replace("\\", "/") == "out/pino/darcy"
     assert args.budget_minutes == 9.0 and args.blas_threads == 1
     assert parse_args(["--problem", "navier-stokes"]).budget_minutes is None
-    assert parse_args(["--problem", "poisson1d"]).out.replace("\\", "/") == "out/pino/poisson1d"
+    assert parse_args(["--problem", "periodic-poisson1d"]).out.replace("\\", "/") == "out/pino/periodic-poisson1d"
     assert parse_args(["--problem", "burgers-pino"]).solver_n == 512
 
 
