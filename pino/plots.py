@@ -10,7 +10,7 @@ def _pyplot():
 
 
 def plot_fields(x, inputs, truth, prediction, *, count: int = 3, title: str = "", input_label: str = "input",
-                path: str | None = None):
+                output_label: str = "output u", path: str | None = None):
     """One panel per sample: the true output and the model's prediction on grid `x`, the input field on a right axis.
 
     Returns the matplotlib figure; saves it to `path` when given.
@@ -30,6 +30,8 @@ def plot_fields(x, inputs, truth, prediction, *, count: int = 3, title: str = ""
         err = np.linalg.norm(prediction[i] - truth[i]) / np.linalg.norm(truth[i])
         ax.set_title(f"sample {i}: rel. L2 {err:.2%}", fontsize=10)
         ax.set_xlabel("x")
+        ax.set_ylabel(output_label)
+        side.set_ylabel(f"{input_label} (grey)", color="0.5", fontsize=8)
         if i == 0:
             lines = ax.get_lines() + side.get_lines()
             ax.legend(lines, [line.get_label() for line in lines], fontsize=8)
