@@ -17,6 +17,7 @@ def test_every_axis_of_the_field_plots_is_labelled():
     two_d = plot_fields_2d(*fields, coords, input_label="a", output_label="u")
     for fig in (one_d, two_d):
         def x_labelled(ax):   # a twin axis shares its x axis (and label) with the panel it overlays
-            return ax.get_label() == "<colorbar>" or any(a.get_xlabel() for a in ax.get_shared_x_axes().get_siblings(ax))
+            siblings = ax.get_shared_x_axes().get_siblings(ax)
+            return ax.get_label() == "<colorbar>" or any(a.get_xlabel() for a in siblings)
         unlabelled = [ax for ax in fig.axes if not ax.get_ylabel() or not x_labelled(ax)]
         assert not unlabelled, [(ax.get_xlabel(), ax.get_ylabel(), ax.get_label()) for ax in unlabelled]
