@@ -38,6 +38,18 @@ def _evict_oldest(table: dict, keep: int) -> None:
             return
 
 
+
+def input_array(graph_name: str, i: int, a, t):
+    """Input `i` of `@graph_name` as a numpy array: Python and numpy scalars take the input's dtype;
+    anything else is refused (shared by the concrete and symbolic checks, and by row-parallel
+    executables, which borrow `Executable._check`)."""
+    if isinstance(a, np.ndarray):
+        return a
+    if isinstance(a, (bool, int, float, np.generic)):
+        return np.asarray(a, dtype=t.dtype)
+    raise InputError(f"input {i} of @{graph_name}: expected a numpy array of type {t}, got {type(a).__name__}",
+                     i, t, type(a).__name__)
+
 class Executable:
     """A compiled graph. Call it with numpy arrays; it returns a list of numpy arrays.
 
@@ -125,7 +137,7 @@ class Executable:
             return args  # the common case, checked without building messages
         arrays = []
         for i, (a, t) in enumerate(zip(args, self.input_types)):
-            a = self._as_array(i, a, t)
+            a = input_array(self.graph.name, i, a, t)
             if a.shape != t.shape or a.dtype.name != t.dtype:
                 actual = f"{a.dtype.name}{list(a.shape)}"
                 raise InputError(f"input {i} of @{self.graph.name}: expected {t.dtype}{list(t.shape)}, got {actual}",
@@ -168,22 +180,13 @@ class Executable:
                     return None
         return tuple(env[s] for s in self._symbol_names)
 
-    def _as_array(self, i, a, t):
-        """Input `i` as a numpy array: Python and numpy scalars take the input's dtype; anything else is refused."""
-        if isinstance(a, np.ndarray):
-            return a
-        if isinstance(a, (bool, int, float, np.generic)):
-            return np.asarray(a, dtype=t.dtype)
-        raise InputError(f"input {i} of @{self.graph.name}: expected a numpy array of type {t}, got "
-                         f"{type(a).__name__}", i, t, type(a).__name__)
-
     def _check_symbolic_slowly(self, args):
         if len(args) != self._n:
             raise InputError(f"@{self.graph.name} takes {self._n} input(s), got {len(args)}",
                              expected=self._n, actual=len(args))
         arrays = []
         for i, (a, t) in enumerate(zip(args, self.input_types)):
-            a = self._as_array(i, a, t)
+            a = input_array(self.graph.name, i, a, t)
             if a.dtype.name != t.dtype or a.ndim != t.rank:
                 actual = f"{a.dtype.name}{list(a.shape)}"
                 raise InputError(f"input {i} of @{self.graph.name}: expected {t}, got {actual}", i, t, actual)
