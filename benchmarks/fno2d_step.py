@@ -190,24 +190,8 @@ def jax_apply(model, params, x):
 
 def jax_step_fn(model, lr: float = 1e-3, b1=0.9, b2=0.999, eps=1e-8):
     """The jitted JAX training step: relative-L2 loss, its gradient and frame's Adam formulas."""
-    import jax
-    import jax.numpy as jnp
-
-    def loss_fn(params, x, y):
-        diff = jax_apply(model, params, x) - y
-        return jnp.mean(jnp.sqrt(jnp.sum(diff * diff, axis=(1, 2, 3)) / jnp.sum(y * y, axis=(1, 2, 3))))
-
-    @jax.jit
-    def step(params, m, v, t, x, y):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        t = t + 1
-        m = jax.tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, m, grads)
-        v = jax.tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, v, grads)
-        scale = lr * jnp.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        params = jax.tree_util.tree_map(lambda p, m, v: p - scale * m / (jnp.sqrt(v) + eps), params, m, v)
-        return params, m, v, t, loss
-
-    return step
+    from fno_step import jax_adam_step
+    return jax_adam_step(lambda params, x: jax_apply(model, params, x), lr, b1, b2, eps)
 
 
 def jax_worker(args) -> dict:

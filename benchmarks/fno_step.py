@@ -124,9 +124,20 @@ def jax_fno_step(model: FNO1d, lr: float, b1=0.9, b2=0.999, eps=1e-8, transform:
         h = jax.nn.gelu(pointwise(params["project"], h), approximate=True)
         return pointwise(params["output"], h)
 
+    return jax_adam_step(apply, lr, b1, b2, eps)
+
+
+def jax_adam_step(apply, lr: float, b1=0.9, b2=0.999, eps=1e-8):
+    """A jitted JAX step of `apply(params, x)`: the relative-L2 loss over each sample (all axes but
+    the batch), its gradient and frame's Adam formulas; `step(params, m, v, t, x, y) -> (params, m,
+    v, t, loss)`."""
+    import jax
+    import jax.numpy as jnp
+
     def loss_fn(params, x, y):
         diff = apply(params, x) - y
-        return jnp.mean(jnp.sqrt(jnp.sum(diff * diff, axis=(1, 2)) / jnp.sum(y * y, axis=(1, 2))))
+        axes = tuple(range(1, y.ndim))
+        return jnp.mean(jnp.sqrt(jnp.sum(diff * diff, axis=axes) / jnp.sum(y * y, axis=axes)))
 
     @jax.jit
     def step(params, m, v, t, x, y):
