@@ -61,6 +61,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from driver import time_calls  # noqa: E402  (this directory is on sys.path when the script runs)
+
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import Burgers1D, FNO1d, OperatorData, relative_l2_loss, train_operator  # noqa: E402
 
@@ -92,13 +94,8 @@ def step_seconds(model: FNO1d, s: int, batch: int, steps: int = 3) -> float:
     x = rng.standard_normal((batch, 1, s)).astype(np.float32)
     trainer = Trainer(lambda p, a, u: relative_l2_loss(model.apply(p, a), u), model.init(0), Adam(1e-3),
                       progress=False)
-    trainer.step(x, x)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        trainer.step(x, x)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    # the first (compiling) step untimed, then the median of `steps` (benchmarks/driver.py)
+    return time_calls(lambda: trainer.step(x, x), warmup=1, repeats=steps)["time"]
 
 
 def main(args) -> None:

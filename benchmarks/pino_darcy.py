@@ -62,9 +62,9 @@ if ARGS is not None and ARGS.blas_threads > 0:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(ARGS.blas_threads))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import time  # noqa: E402
-
 import numpy as np  # noqa: E402
+
+from driver import time_calls  # noqa: E402  (this directory is on sys.path when the script runs)
 
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import FNO2d  # noqa: E402
@@ -91,13 +91,8 @@ def step_seconds(model, train, args, with_physics: bool, steps: int = 2) -> floa
         return loss + args.physics_weight * physics(pred, a) if with_physics else loss
 
     trainer = Trainer(loss_fn, model.init(0), Adam(1e-4), progress=False)
-    trainer.step(x, y)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        trainer.step(x, y)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    # the first (compiling) step untimed, then the median of `steps` (benchmarks/driver.py)
+    return time_calls(lambda: trainer.step(x, y), warmup=1, repeats=steps)["time"]
 
 
 def run_variant(variant: str, seed: int, args) -> dict:
