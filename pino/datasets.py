@@ -37,6 +37,8 @@ from typing import Callable
 
 import numpy as np
 
+from frame.backends.native import cache_root
+
 from .data import gaussian_random_field, solve_burgers
 
 CACHE_FORMAT = 1   # part of every cache file name: bump it when a generator's output changes
@@ -71,11 +73,7 @@ class FieldData:
 # -- cache ---------------------------------------------------------------------------------------------------------
 def cache_dir() -> Path:
     """Where datasets are kept: `$FRAME_CACHE_DIR/pino`, else `$XDG_CACHE_HOME/frame/pino`, else ~/.cache/frame/pino."""
-    root = os.environ.get("FRAME_CACHE_DIR")
-    if not root:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-                            "frame")
-    return Path(root) / "pino"
+    return cache_root() / "pino"
 
 
 def _format_value(value) -> str:

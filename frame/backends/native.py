@@ -279,13 +279,19 @@ def _toolchain_id(compiler: str) -> str:
     return f"{compiler}\n{version}\n{cpu}"
 
 
-def cache_dir() -> Path:
-    """Where built libraries are kept: `$FRAME_CACHE_DIR`, else `$XDG_CACHE_HOME/frame`, else ~/.cache/frame."""
+def cache_root() -> Path:
+    """frame's cache directory: `$FRAME_CACHE_DIR`, else `$XDG_CACHE_HOME/frame`, else ~/.cache/frame
+    (built libraries go under `native/`, pino's datasets under `pino/`)."""
     root = os.environ.get("FRAME_CACHE_DIR")
     if not root:
         root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                             "frame")
-    return Path(root) / "native"
+    return Path(root)
+
+
+def cache_dir() -> Path:
+    """Where built libraries are kept: `cache_root() / "native"`."""
+    return cache_root() / "native"
 
 
 class BuildError(RuntimeError):
