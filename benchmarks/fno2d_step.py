@@ -195,28 +195,11 @@ def jax_step_fn(model, lr: float = 1e-3, b1=0.9, b2=0.999, eps=1e-8):
 
 
 def jax_worker(args) -> dict:
-    import jax
-    import jax.numpy as jnp
-    from fno_step import jaxpr_gemm_flops
+    from fno_step import time_jax_adam_step
 
     problem = make_problem(args)
     step = jax_step_fn(problem["model"])
-    state = [jax.tree_util.tree_map(jnp.asarray, problem["params"])]
-    zeros = jax.tree_util.tree_map(jnp.zeros_like, state[0])
-    state += [zeros, zeros, jnp.zeros((), jnp.float32)]
-    xj, yj = jnp.asarray(problem["x"]), jnp.asarray(problem["y"])
-    flops = jaxpr_gemm_flops(jax.make_jaxpr(step)(*state, xj, yj).jaxpr)
-
-    def jax_step():
-        *new_state, loss = step(*state, xj, yj)
-        state[:] = new_state
-        return loss.block_until_ready()
-
-    start = time.perf_counter()
-    first_loss = float(jax_step())
-    first = time.perf_counter() - start
-    stats = time_calls(jax_step, warmup=args.warmup, repeats=args.steps, min_seconds=args.min_seconds)
-    return {**stats, "first s": first, "loss": first_loss, "flops": flops, "jax": jax.__version__}
+    return time_jax_adam_step(step, problem["params"], problem["x"], problem["y"], args)
 
 
 # -- neuraloperator (PyTorch) -------------------------------------------------------------------------

@@ -213,11 +213,17 @@ def frame_worker(args) -> dict:
 
 
 def jax_worker(args) -> dict:
+    model, params, x, y = make_model_and_data(args)
+    step = jax_fno_step(model, 1e-3, transform=args.jax_transform)
+    return time_jax_adam_step(step, params, x, y, args)
+
+
+def time_jax_adam_step(step, params, x, y, args) -> dict:
+    """Time a `jax_adam_step` from `params` and fresh Adam state on (x, y): the first call (compiling)
+    alone, then `time_calls`; with the step's GEMM FLOPs and the first loss."""
     import jax
     import jax.numpy as jnp
 
-    model, params, x, y = make_model_and_data(args)
-    step = jax_fno_step(model, 1e-3, transform=args.jax_transform)
     state = [jax.tree_util.tree_map(jnp.asarray, params)]
     zeros = jax.tree_util.tree_map(jnp.zeros_like, state[0])
     state += [zeros, zeros, jnp.zeros((), jnp.float32)]
