@@ -14,6 +14,17 @@ def mlp(params, x):
     return x @ w + b
 
 
+def flat_mlp_params(seed=0, width=12):
+    """[W1 (1, width), b1, W2 (width, 1), b2] of a one-hidden-layer tanh MLP on one input (`flat_mlp`)."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((1, width)) * 0.7, rng.standard_normal(width) * 0.1,
+            rng.standard_normal((width, 1)) * 0.7, np.zeros(1)]
+
+
+def flat_mlp(p, x):
+    return fnp.matmul(fnp.tanh(fnp.matmul(x, p[0]) + p[1]), p[2]) + p[3]
+
+
 def pinn_step_fn(lr: float):
     """The reference PINN training step (SPEC §12): u_xx by frame.grad applied twice, residual and
     boundary loss, parameter gradients and an SGD update; returns (loss, new params)."""

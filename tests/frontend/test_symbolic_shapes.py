@@ -20,6 +20,7 @@ from frame.ir.verify import verify
 from frame.runtime.compile import cache_info, compile as compile_graph
 from frame.tracing import prim
 from frame.train import Adam
+from tests.workloads import flat_mlp, flat_mlp_params
 
 N, M = Dim.symbol("n"), Dim.symbol("m")
 
@@ -218,25 +219,15 @@ def test_function_dynamic_axes_named_symbols_and_bad_arguments():
 
 
 # -- gradients ------------------------------------------------------------------------------------------
-def _mlp_params(seed=0, width=12):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal((1, width)) * 0.7, rng.standard_normal(width) * 0.1,
-            rng.standard_normal((width, 1)) * 0.7, np.zeros(1)]
-
-
-def _mlp(p, x):
-    return fnp.matmul(fnp.tanh(fnp.matmul(x, p[0]) + p[1]), p[2]) + p[3]
-
-
 def _u_xx_reverse(p, x):
-    u_x = frame.grad(lambda x: fnp.sum(_mlp(p, x)))
+    u_x = frame.grad(lambda x: fnp.sum(flat_mlp(p, x)))
     return frame.grad(lambda x: fnp.sum(u_x(x)))(x)
 
 
 def _u_xx_taylor(p, x):
     """u'' of the MLP at points x from one order-2 Taylor propagation along x, the direction all ones
     (made from x, so it has x's symbolic size)."""
-    res = trace_function(lambda x: _mlp(p, x), (x,))
+    res = trace_function(lambda x: flat_mlp(p, x), (x,))
     outs = inline_into_current(taylor_graph(res.graph, [0], 2, [(1,)]), [x, *res.captures, x * 0.0 + 1.0])
     return outs[2]
 
@@ -251,7 +242,7 @@ def _pinn_loss(u_xx):
 @pytest.mark.parametrize("u_xx", [_u_xx_reverse, _u_xx_taylor], ids=["reverse", "taylor"])
 def test_pinn_gradients_agree_with_concrete_shapes(u_xx):
     loss = _pinn_loss(u_xx)
-    params = _mlp_params()
+    params = flat_mlp_params()
     symbolic = frame.function(frame.value_and_grad(loss), dynamic_axes={1: 0, 2: 0})
     rng = np.random.default_rng(2)
     for n in (9, 4):
@@ -267,7 +258,7 @@ def test_pinn_gradients_agree_with_concrete_shapes(u_xx):
 
 
 def test_symbolic_taylor_matches_reverse_mode():
-    params = _mlp_params(3)
+    params = flat_mlp_params(3)
     f = frame.function(lambda p, x: (_u_xx_taylor(p, x), _u_xx_reverse(p, x)), dynamic_axes={1: 0})
     x = np.linspace(-0.9, 0.9, 11).reshape(-1, 1)
     taylor, reverse = f(params, x)
@@ -279,7 +270,7 @@ def test_pinn_resampled_every_100_steps_compiles_once():
     """Taylor-mode u'' residual, reverse-mode parameter gradients and frame.train's Adam update graph
     (concrete: it sees only parameters) inlined into one training step over symbolic collocation points."""
     loss = _pinn_loss(_u_xx_taylor)
-    params = _mlp_params(5, width=10)
+    params = flat_mlp_params(5, width=10)
     adam = Adam(5e-3)
     update = adam.update_graph([TensorType.of(p) for p in params])
 

@@ -14,21 +14,12 @@ from frame.errors import FrameError, InputError, TraceError
 from frame.ir.types import TensorType
 from frame.runtime.compile import cache_info
 from frame.train import Adam, LossGraph, Trainer, as_param_leaves, lbfgs
-
-
-def _params(seed=0, width=16):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal((1, width)) * 0.7, rng.standard_normal(width) * 0.1,
-            rng.standard_normal((width, 1)) * 0.7, np.zeros(1)]
-
-
-def _mlp(p, x):
-    return fnp.matmul(fnp.tanh(fnp.matmul(x, p[0]) + p[1]), p[2]) + p[3]
+from tests.workloads import flat_mlp, flat_mlp_params
 
 
 def poisson_loss(p, x, f):
     """-u'' = f on the points x, u'' by nested reverse mode; the mean's divisor is the run-time count."""
-    u_x = frame.grad(lambda x: fnp.sum(_mlp(p, x)))
+    u_x = frame.grad(lambda x: fnp.sum(flat_mlp(p, x)))
     u_xx = frame.grad(lambda x: fnp.sum(u_x(x)))(x)
     r = -u_xx - f
     return fnp.mean(r * r)
@@ -40,7 +31,7 @@ def _collocation(rng, count):
 
 
 def test_pinn_resampled_every_100_steps_traces_and_compiles_once():
-    params = _params()
+    params = flat_mlp_params(width=16)
     symbolic = Trainer(poisson_loss, params, Adam(5e-3), progress=False, dynamic_axes={0: 0, 1: 0})
     rng = np.random.default_rng(7)
     before = cache_info().misses
@@ -67,14 +58,14 @@ def test_pinn_resampled_every_100_steps_traces_and_compiles_once():
 
 
 def test_mismatched_sizes_of_two_dynamic_arguments_are_refused():
-    trainer = Trainer(poisson_loss, _params(1), Adam(1e-3), progress=False, dynamic_axes={0: 0, 1: 0})
+    trainer = Trainer(poisson_loss, flat_mlp_params(1, width=16), Adam(1e-3), progress=False, dynamic_axes={0: 0, 1: 0})
     x, f = _collocation(np.random.default_rng(0), 12)
     trainer.step(x, f)
     with pytest.raises(InputError, match="symbolic size n0"):
         trainer.step(x, f[:7])
     assert trainer.step_count == 1   # the refused step changed nothing
     # named apart, the two arguments may differ in size
-    split = Trainer(lambda p, x, y: fnp.mean(_mlp(p, x)) + fnp.mean(_mlp(p, y) ** 2), _params(1), Adam(1e-3),
+    split = Trainer(lambda p, x, y: fnp.mean(flat_mlp(p, x)) + fnp.mean(flat_mlp(p, y) ** 2), flat_mlp_params(1, width=16), Adam(1e-3),
                     progress=False, dynamic_axes={0: {0: "a"}, 1: {0: "b"}})
     split.step(x, f[:7])
     split.step(x[:5], f)
@@ -92,16 +83,16 @@ def test_mismatched_sizes_of_two_dynamic_arguments_are_refused():
 ])
 def test_bad_dynamic_axes_are_refused_at_construction(dynamic_axes, match):
     with pytest.raises(TraceError, match=match):
-        Trainer(poisson_loss, _params(), Adam(1e-3), progress=False, dynamic_axes=dynamic_axes)
+        Trainer(poisson_loss, flat_mlp_params(width=16), Adam(1e-3), progress=False, dynamic_axes=dynamic_axes)
 
 
 def test_dynamic_axes_out_of_range_are_refused_at_the_first_step():
     x, f = _collocation(np.random.default_rng(0), 6)
     # {1: 0, 2: 0} counts params as argument 0: there is no data argument 2
-    trainer = Trainer(poisson_loss, _params(), Adam(1e-3), progress=False, dynamic_axes={1: 0, 2: 0})
+    trainer = Trainer(poisson_loss, flat_mlp_params(width=16), Adam(1e-3), progress=False, dynamic_axes={1: 0, 2: 0})
     with pytest.raises(TraceError, match="data argument 2.*2 data argument"):
         trainer.step(x, f)
-    trainer = Trainer(poisson_loss, _params(), Adam(1e-3), progress=False, dynamic_axes={0: 2})
+    trainer = Trainer(poisson_loss, flat_mlp_params(width=16), Adam(1e-3), progress=False, dynamic_axes={0: 2})
     with pytest.raises(TraceError, match=r"axis 2 of data argument 0.*\(6, 1\)"):
         trainer.step(x, f)
     assert isinstance(TraceError("x"), FrameError)
@@ -109,17 +100,17 @@ def test_dynamic_axes_out_of_range_are_refused_at_the_first_step():
 
 def test_dynamic_axes_with_a_client_are_refused():
     with pytest.raises(FrameError, match="dynamic_axes= is not supported with client="):
-        Trainer(poisson_loss, _params(), Adam(1e-3), progress=False, client=object(), shard=(0, 1),
+        Trainer(poisson_loss, flat_mlp_params(width=16), Adam(1e-3), progress=False, client=object(), shard=(0, 1),
                 dynamic_axes={0: 0, 1: 0})
     x, f = _collocation(np.random.default_rng(0), 6)
     with pytest.raises(FrameError, match="dynamic_axes= is not supported with client="):
-        lbfgs(poisson_loss, _params(), x, f, maxiter=1, progress=False, client=object(), shard=(0, 1),
+        lbfgs(poisson_loss, flat_mlp_params(width=16), x, f, maxiter=1, progress=False, client=object(), shard=(0, 1),
               dynamic_axes={0: 0, 1: 0})
 
 
 def test_lbfgs_on_resampled_data_compiles_once():
     rng = np.random.default_rng(3)
-    params, before = _params(2, width=8), cache_info().misses
+    params, before = flat_mlp_params(2, width=8), cache_info().misses
     for count in (40, 23):
         x, f = _collocation(rng, count)
         result = lbfgs(poisson_loss, params, x, f, maxiter=5, progress=False, dynamic_axes={0: 0, 1: 0})
