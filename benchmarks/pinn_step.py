@@ -183,9 +183,13 @@ def profile_executable(exe, args, repeats: int = 30) -> list[tuple[str, float, i
     """Time each line of the executable's generated source, summed per numpy function or kernel.
 
     Returns (kind, median ms per call, lines) sorted by time; the generated code is run with a
-    timer around every statement, so the totals include the per-line Python dispatch.
+    timer around every statement, so the totals include the per-line Python dispatch. A
+    row-parallel executable is profiled by its first chunk, run alone on the calling thread.
     """
     import re
+    if hasattr(exe, "chunks"):   # row-parallel: profile the first chunk alone, on its rows, one thread
+        args = exe._chunk_args(exe._check(args), 0)
+        exe = exe.chunks[0]
     tier = exe._tier
     lines = tier.source.splitlines()
     kinds, body = [], []
