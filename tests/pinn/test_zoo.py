@@ -119,15 +119,38 @@ def test_burgers_inverse_moves_its_coefficients_toward_the_truth():
 def test_burgers_in_raissis_setting():
     problem = BurgersRaissi()
     x_f, weights, x_u, u_u = problem.training_data(0)
-    assert x_f.shape == (10000, 2) and x_f.dtype == np.float32 and x_u.shape == (100, 2)
+    # 10 000 Latin-hypercube points on Raissi's domain [-1, 1] x [0, 0.99], then the 100 data points
+    assert x_f.shape == (10100, 2) and x_f.dtype == np.float32 and x_u.shape == (100, 2)
+    np.testing.assert_array_equal(x_f[10000:], x_u)
     # Latin hypercube: one collocation point per stratum of each coordinate
-    for j, (lo, hi) in enumerate([(-1, 1), (0, 1)]):
-        strata = np.floor((x_f[:, j].astype(np.float64) - lo) / (hi - lo) * 10000).astype(int)
+    for j, (lo, hi) in enumerate([(-1, 1), (0, 0.99)]):
+        strata = np.floor((x_f[:10000, j].astype(np.float64) - lo) / (hi - lo) * 10000).astype(int)
         assert len(np.unique(np.clip(strata, 0, 9999))) > 9990   # float32 rounding moves a few across edges
     initial = x_u[:, 1] == 0
     np.testing.assert_allclose(u_u[initial, 0], -np.sin(np.pi * x_u[initial, 0]), atol=1e-6)
     assert np.all(np.abs(x_u[~initial, 0]) == 1) and np.all(u_u[~initial] == 0)
+    # inputs rescaled from Raissi's lb = (-1, 0), ub = (1, 0.99)
+    np.testing.assert_allclose(np.concatenate(problem.input_bounds), [-1, 0, 1, 0.99])
     model = problem.default_model(seed=0)
     assert model.layer_sizes == [2] + [20] * 8 + [1] and model.dtype == "float32"
     assert np.isfinite(float(problem.loss(model.apply)(model.params, x_f, weights, x_u, u_u)))
     assert DEFAULT_BUDGETS["burgers_raissi"][:2] == (0, 50000)
+    # the older sampling: [-1, 1] x [0, 1], no data points among the collocation points
+    old = BurgersRaissi(raissi_domain=False, n_collocation=500)
+    assert old.training_data(0)[0].shape == (500, 2) and old.input_bounds[1][1] == 1.0
+
+
+def test_burgers_raissi_initial_weights_are_truncated_xavier():
+    problem = BurgersRaissi(n_collocation=100)
+    model = problem.default_model(seed=3)
+    assert problem.default_model(seed=3).params[2]["W"].tobytes() == model.params[2]["W"].tobytes()
+    for (n_in, n_out), layer in zip(zip(model.layer_sizes[:-1], model.layer_sizes[1:]), model.params):
+        std = np.sqrt(2.0 / (n_in + n_out))
+        assert layer["W"].shape == (n_in, n_out) and layer["W"].dtype == np.float32
+        assert np.max(np.abs(layer["W"])) <= 2 * std * (1 + 1e-6)    # truncated at two standard deviations
+        assert np.all(layer["b"] == 0)
+    w = np.concatenate([layer["W"].ravel() / np.sqrt(2.0 / sum(layer["W"].shape)) for layer in model.params[1:-1]])
+    # a unit normal truncated at +-2 has standard deviation 0.880; 2800 draws: +-0.02 at ~3 sigma
+    assert abs(w.std() - 0.880) < 0.03
+    plain = BurgersRaissi(n_collocation=100, truncated_init=False).default_model(seed=3)
+    assert max(np.max(np.abs(layer["W"])) / np.sqrt(2.0 / sum(layer["W"].shape)) for layer in plain.params) > 2

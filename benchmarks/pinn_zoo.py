@@ -1,0 +1,229 @@
+"""The PINN problem zoo at its full budget: relative L2 error (mean ± std over seeds) and wall time per problem.
+
+Issue 20 item 4. Each (problem, seed) trains in its own process (`benchmarks/driver.py`: the
+OpenBLAS tuning variables removed, one BLAS thread), through the public API only (`pinn.ZOO`,
+`pinn.train`, the problem's `default_model` and `default_callbacks`), and prints one result line;
+the parent collects them, appends each to `--json` as it arrives (a long run that is stopped keeps
+what it finished), and prints a table: per problem the budget, the number of seeds, the relative L2
+error's mean ± standard deviation (and its range), the mean wall time, and a published figure where
+one exists for the same setting.
+
+    .venv/bin/python benchmarks/pinn_zoo.py --problems heat wave --seeds 0 1 2 --budget full
+    .venv/bin/python benchmarks/pinn_zoo.py --problems all --budget short          # cheapest first
+    .venv/bin/python benchmarks/pinn_zoo.py --problems burgers_raissi --seeds 0 --set n_collocation=2000
+    .venv/bin/python benchmarks/pinn_zoo.py --table out/pinn_zoo/results.json      # the table of a saved run
+
+`--budget full` is each problem's Adam steps / L-BFGS iterations / learning rate of
+`python -m pinn` (`pinn.__main__.DEFAULT_BUDGETS`); `--budget short` is `SHORT_BUDGETS` below
+(a few minutes for the whole zoo); `--adam`, `--lbfgs`, `--lr` override either. `--set KEY=VALUE`
+passes keyword arguments to the problem's constructor (numbers and JSON parse as such: e.g.
+`--set causal_chunks=32` for Allen–Cahn).
+
+Published figures (`PUBLISHED`), compared like with like only where the setting matches:
+
+- `burgers_raissi`: 6.7e-4, Raissi, Perdikaris & Karniadakis, "Physics-informed neural networks",
+  J. Comput. Phys. 378 (2019) 686-707, Fig. 1 (100 initial/boundary points, 10 000 Latin-hypercube
+  collocation points, 9 x 20 tanh network, L-BFGS): the same setting.
+- `allen_cahn`: Wang, Sankaran, Wang & Perdikaris, "An expert's guide to training physics-informed
+  neural networks" (arXiv:2308.08468, 2023), ablation table of their reference code
+  (PredictiveIntelligenceLab/jaxpi, examples/allen_cahn/README.md): 5.17e-1 for a plain network
+  without Fourier features, weight factorisation, gradient-norm weights and causal weighting (our
+  default: a plain 4 x 64 tanh MLP), 1.59e-3 with all but causal weighting, 5.84e-4 with all four;
+  their budget is 300 000 Adam steps on 8192-point batches of a 4 x 256 modified MLP, far above
+  ours, so only the plain row is the same method.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # thin matmuls: see benchmarks/pinn_burgers.py
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+from driver import Worker, child_environment, emit, machine_line, run_worker  # noqa: E402
+
+#: cheapest first (measured s per Adam step on the shared machine: poisson2d 0.015, heat 0.017, wave
+#: 0.025, helmholtz2d 0.08 with its weight updates, burgers_inverse, burgers_raissi, kdv, allen_cahn).
+ORDER = ["poisson2d", "heat", "wave", "helmholtz2d", "burgers_inverse", "kdv", "allen_cahn", "burgers_raissi"]
+
+#: (Adam steps, L-BFGS iterations, learning rate) of `--budget short`: about a tenth of the full one.
+SHORT_BUDGETS = {"poisson2d": (500, 300, 1e-3), "heat": (500, 300, 1e-3), "wave": (1000, 500, 1e-3),
+                 "helmholtz2d": (1000, 0, 1e-3), "burgers_inverse": (500, 1000, 1e-3),
+                 "kdv": (1000, 1000, 1e-3), "allen_cahn": (1000, 1000, 1e-3), "burgers_raissi": (0, 5000, 1e-3)}
+
+#: problem -> [(label, relative L2 error, citation)] (see the module docstring for what matches).
+PUBLISHED = {
+    "burgers_raissi": [("Raissi et al. 2019, same setting", 6.7e-4, "J. Comput. Phys. 378, Fig. 1")],
+    "allen_cahn": [("Wang et al. 2023, plain network", 5.17e-1, "arXiv:2308.08468, jaxpi ablation"),
+                   ("Wang et al. 2023, all but causal", 1.59e-3, "arXiv:2308.08468, jaxpi ablation"),
+                   ("Wang et al. 2023, all four", 5.84e-4, "arXiv:2308.08468, jaxpi ablation")],
+}
+
+
+def full_budgets() -> dict:
+    from pinn.__main__ import DEFAULT_BUDGETS
+    return DEFAULT_BUDGETS
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_sets(items) -> dict:
+    out = {}
+    for item in items or ():
+        if "=" not in item:
+            raise SystemExit(f"error: --set needs KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key] = _value(value)
+    return out
+
+
+# -- worker ---------------------------------------------------------------------------------------
+def worker(args) -> None:
+    import numpy as np
+
+    import pinn
+
+    kwargs = parse_sets(args.set)
+    load0 = os.getloadavg()[0]
+    problem = pinn.ZOO[args.worker](**kwargs)
+    model = problem.default_model(seed=args.seed)
+    callbacks = problem.default_callbacks()
+    start = time.perf_counter()
+    result = pinn.train(problem, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=args.seed,
+                        progress=args.progress, eval_every=args.eval_every, callbacks=callbacks)
+    wall = time.perf_counter() - start
+    record = {"case": args.worker, "problem": args.worker, "seed": args.seed, "time": wall, "wall": wall,
+              "rel_l2": result.relative_l2_error, "adam_steps": args.adam, "lbfgs_max": args.lbfgs,
+              "lbfgs_iterations": result.lbfgs_iterations, "lbfgs_message": result.lbfgs_message,
+              "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds, "lr": args.lr,
+              "final_loss": result.history[-1] if result.history else math.nan,
+              "derivative_mode": result.derivative_mode.mode if result.derivative_mode else None,
+              "variables": result.variables, "settings": kwargs, "dtype": problem.dtype,
+              "errors": result.errors, "load_start": load0, "load_end": os.getloadavg()[0],
+              "callbacks": [type(c).__name__ for c in callbacks]}
+    if hasattr(problem, "coefficients"):
+        l1, l2 = problem.coefficients(result.params)
+        record["coefficients"] = {"l1": l1, "l2": l2,
+                                  "l1_error": abs(l1 - problem.true_l1) / problem.true_l1,
+                                  "l2_error": abs(l2 - problem.true_l2) / problem.true_l2}
+    assert np.isfinite(record["rel_l2"]), record
+    emit(record)
+
+
+# -- parent ---------------------------------------------------------------------------------------
+def _fmt(x: float) -> str:
+    return "nan" if x is None or not math.isfinite(x) else f"{x:.2e}"
+
+
+def table(records: list[dict]) -> str:
+    """Per (problem, budget, settings): seeds, rel. L2 mean ± std [min, max], mean wall time, published."""
+    groups: dict = {}
+    for r in records:
+        key = (r["problem"], r["adam_steps"], r["lbfgs_max"], json.dumps(r.get("settings", {}), sort_keys=True))
+        groups.setdefault(key, []).append(r)
+    lines = [f"{'problem':<16} {'Adam + L-BFGS (max)':<20} {'settings':<22} {'seeds':>5}  "
+             f"{'rel. L2 mean ± std':<20} {'[min, max]':<20} {'L-BFGS its':>10} {'wall s':>8} {'load':>5}"]
+    for (name, adam, lbfgs_max, settings), rs in sorted(groups.items(), key=lambda kv: ORDER.index(kv[0][0])
+                                                        if kv[0][0] in ORDER else 99):
+        errs = [r["rel_l2"] for r in rs]
+        mean = statistics.fmean(errs)
+        std = statistics.stdev(errs) if len(errs) > 1 else float("nan")
+        its = statistics.median(r["lbfgs_iterations"] for r in rs)
+        wall = statistics.fmean(r["wall"] for r in rs)
+        load = statistics.fmean((r["load_start"] + r["load_end"]) / 2 for r in rs)
+        s = "" if settings == "{}" else settings
+        lines.append(f"{name:<16} {f'{adam} + {lbfgs_max}':<20} {s:<22} {len(rs):>5}  "
+                     f"{_fmt(mean) + ' ± ' + _fmt(std):<20} {'[' + _fmt(min(errs)) + ', ' + _fmt(max(errs)) + ']':<20} "
+                     f"{its:>10.0f} {wall:>8.1f} {load:>5.1f}")
+        coeff = [r["coefficients"] for r in rs if "coefficients" in r]
+        if coeff:
+            lines.append(f"{'':<16} coefficient errors: l1 {statistics.fmean(c['l1_error'] for c in coeff):.2%}, "
+                         f"l2 {statistics.fmean(c['l2_error'] for c in coeff):.2%} (mean over seeds)")
+        for label, value, cite in PUBLISHED.get(name, ()):
+            lines.append(f"{'':<16} published: {label}: {value:.2e} ({cite})")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problems", nargs="+", default=["all"], help="zoo problems, or 'all' (cheapest first)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--budget", choices=["full", "short"], default="full")
+    parser.add_argument("--adam", type=int, default=None, help="override the budget's Adam steps")
+    parser.add_argument("--lbfgs", type=int, default=None, help="override the budget's L-BFGS iterations")
+    parser.add_argument("--lr", type=float, default=None, help="override the budget's learning rate")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a keyword argument of the problem's constructor (repeatable)")
+    parser.add_argument("--eval-every", type=int, default=1000, help="error measured every N steps/iterations")
+    parser.add_argument("--json", default="out/pinn_zoo/results.json", help="results file (appended to)")
+    parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per run")
+    parser.add_argument("--table", metavar="JSON", help="print the table of a saved results file and exit")
+    parser.add_argument("--progress", action="store_true",
+                        help="progress bars on stderr (a worker run by hand: `--worker NAME --seed S`)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.table:
+        with open(args.table) as fh:
+            print(table(json.load(fh)))
+        return 0
+    if args.worker:
+        worker(args)
+        return 0
+
+    import pinn
+
+    names = ORDER if args.problems == ["all"] else args.problems
+    unknown = [n for n in names if n not in pinn.ZOO]
+    if unknown:
+        parser.error(f"unknown problem(s) {', '.join(unknown)}; the zoo has {', '.join(sorted(pinn.ZOO))}")
+    budgets = full_budgets() if args.budget == "full" else SHORT_BUDGETS
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    records = []
+    if os.path.exists(args.json):
+        with open(args.json) as fh:
+            records = json.load(fh)
+    print(machine_line(), flush=True)
+    env = child_environment({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
+    for name in names:
+        adam, lbfgs_steps, lr = budgets[name]
+        adam = adam if args.adam is None else args.adam
+        lbfgs_steps = lbfgs_steps if args.lbfgs is None else args.lbfgs
+        lr = lr if args.lr is None else args.lr
+        for seed in args.seeds:
+            argv = [sys.executable, os.path.abspath(__file__), "--worker", name, "--seed", str(seed),
+                    "--adam", str(adam), "--lbfgs", str(lbfgs_steps), "--lr", repr(lr),
+                    "--eval-every", str(args.eval_every)] + [f"--set={s}" for s in args.set]
+            try:
+                (record,), _ = run_worker(Worker(f"{name}/{seed}", argv, cwd=os.path.dirname(HERE)), env,
+                                          args.timeout)
+            except RuntimeError as e:
+                print(f"{name} seed {seed}: FAILED: {e}", flush=True)
+                continue
+            records.append(record)
+            with open(args.json, "w") as fh:
+                json.dump(records, fh, indent=1)
+            print(f"{name} seed {seed}: rel. L2 {record['rel_l2']:.3e} in {record['wall']:.1f} s "
+                  f"(Adam {adam}, L-BFGS {record['lbfgs_iterations']}/{lbfgs_steps}: {record['lbfgs_message']}; "
+                  f"load {record['load_start']:.1f}-{record['load_end']:.1f})", flush=True)
+    print(table(records))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
