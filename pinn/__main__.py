@@ -1,12 +1,15 @@
 """`python -m pinn`: train a PINN from the command line, print its error, write its plots.
 
-    python -m pinn --problem poisson1d --steps 1000 --lbfgs 500 --seed 0 --out out/poisson
-    python -m pinn --problem burgers1d --out out/burgers
+    python -m pinn --problem poisson1d --steps 1000 --lbfgs 500 --seed 0       # into out/poisson1d
+    python -m pinn --problem burgers1d --steps 300 --lbfgs 300 --collocation 2000   # a short run; the default is long
     python -m pinn --problem poisson1d --save out/poisson/model.npz --log out/poisson/history.csv
     python -m pinn --problem poisson1d --load out/poisson/model.npz --steps 0 --lbfgs 0   # evaluate only
 
-Prints the progress bars and the final relative L2 error, writes the numbers to `metrics.json`
-and then `solution.png` and `loss.png` into the output directory. Bad flags or an unusable output
+The flags are the ones every problem of pinn and pino takes (`workbench.cli.base_parser`; `--out`
+defaults to out/<problem>, `--dtype` to the problem's precision) plus `--collocation` and
+`--derivatives`. Prints the progress bars and the final relative L2 error (`test rel. L2 0.123%
+(1.23e-03)`, the unit pino prints too), writes the numbers to `metrics.json` and then
+`solution.png` and `loss.png` into the output directory. Bad flags or an unusable output
 directory exit with status 2 before training; a training failure (NaN, divergence) exits with
 status 1; each prints one `error:` line. `--save PATH` keeps the trained model (`pinn.save`),
 `--load PATH` starts from a saved one (Adam resumes its moments; fine-tune, or just evaluate with
@@ -14,14 +17,12 @@ status 1; each prints one `error:` line. `--save PATH` keeps the trained model (
 """
 from __future__ import annotations
 
-import argparse
-import json
-import math
 import os
 import sys
 
-from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
+from frame.distributed.cli import client_from_args
 from frame.errors import FrameError
+from workbench.cli import base_parser, check_args, print_errors, write_metrics
 
 from .persistence import load
 from .plots import save_plots
@@ -37,90 +38,30 @@ DEFAULT_BUDGETS = {"poisson1d": (1000, 500, 1e-3), "burgers1d": (2000, 3000, 1e-
                    "burgers_inverse": (2000, 5000, 1e-3), "burgers_raissi": (0, 50000, 1e-3)}
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m pinn", description=__doc__.split("\n\n")[0])
+def parse_args(argv=None):
+    """The common flags (`workbench.cli.base_parser`: --problem, --out, --steps, --lbfgs, --lr, --seed,
+    --dtype, --no-progress, --save, --load, --log, --workers/--scheduler) and pinn's own
+    (--collocation, --derivatives), validated before any work (status 2 and one `error:` line)."""
     # PROBLEMS holds poisson1d and burgers1d and, once pinn.zoo is imported, the zoo's problems
-    parser.add_argument("--problem", choices=sorted({**PROBLEMS, **ZOO}), default="poisson1d")
-    parser.add_argument("--steps", type=int, default=None, help="Adam steps (default: the problem's budget)")
-    parser.add_argument("--lbfgs", type=int, default=None, help="L-BFGS iterations after Adam")
-    parser.add_argument("--lr", type=float, default=None, help="Adam learning rate")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the model init and the collocation sample")
-    parser.add_argument("--collocation", type=int, default=None,
-                        help="number of residual (collocation) points (default: the problem's)")
-    parser.add_argument("--out", default="out/pinn", help="directory for solution.png and loss.png")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    parser.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
-                        help="how residual derivatives are computed (auto: the faster one, measured)")
-    parser.add_argument("--save", metavar="PATH", default=None, help="save the trained model there (pinn.save)")
-    parser.add_argument("--load", metavar="PATH", default=None,
-                        help="start from a model saved by --save (resumes Adam; --steps 0 --lbfgs 0 only evaluates)")
-    parser.add_argument("--log", metavar="PATH", default=None, help="write the loss/error history (.csv or .json)")
-    add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
+    parser = base_parser("python -m pinn", __doc__.split("\n\n")[0], {**PROBLEMS, **ZOO}, "poisson1d")
+    own = parser.add_argument_group("pinn options")
+    own.add_argument("--collocation", type=int, default=None,
+                     help="number of residual (collocation) points (default: the problem's)")
+    own.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
+                     help="how residual derivatives are computed (auto: the faster one, measured)")
     args = parser.parse_args(argv)
-    problem = cli_problem(args)
-    if problem:
-        parser.error(problem)
-    for flag in ("steps", "lbfgs"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 0:
-            parser.error(f"--{flag} must be >= 0, got {getattr(args, flag)}")
-    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
-        parser.error(f"--lr must be a positive finite number, got {args.lr:g}")
-    problem = prepare_output_directory(args.out)
-    if problem:
-        parser.error(f"--out {args.out}: {problem}")
-    if args.log is not None and os.path.splitext(args.log)[1].lower() not in (".csv", ".json"):
-        parser.error(f"--log {args.log}: the history file must end in .csv or .json")
-    for flag in ("save", "log"):
-        problem = output_file_problem(getattr(args, flag))
-        if problem:
-            parser.error(f"--{flag} {getattr(args, flag)}: {problem}")
-    args.saved = None
-    if args.load is not None:
-        try:
-            args.saved = load(args.load)
-        except FrameError as e:
-            parser.error(f"--load: {e}")
-        if args.saved.problem_name not in (None, args.problem):
-            parser.error(f"--load {args.load}: the model was trained on --problem {args.saved.problem_name}, "
-                         f"not {args.problem}")
-    return args
+    return check_args(parser, args, load=load)
 
 
-def output_file_problem(path: str | None) -> str | None:
-    """What is wrong with `path` as a file to write (its directory missing or not writable, a directory), or None."""
-    if path is None:
-        return None
-    if os.path.isdir(path):
-        return "is a directory, expected a file path"
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        return f"the directory {directory} does not exist"
-    if not os.access(directory, os.W_OK | os.X_OK):
-        return f"the directory {directory} is not writable"
-    return None
-
-
-def prepare_output_directory(path: str) -> str | None:
-    """Create `path` if needed; what is wrong with it as an output directory, or None if it is usable."""
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        return f"cannot create the output directory ({e.strerror or e})"
-    if not os.access(path, os.W_OK | os.X_OK):
-        return "the output directory is not writable"
-    return None
-
-
-def write_metrics(result, args, path: str) -> None:
-    """The run's numbers as JSON, written before the plots so a plotting failure never loses them."""
-    metrics = {"problem": args.problem, "seed": args.seed, "adam_steps": result.adam_steps,
-               "lbfgs_iterations": result.lbfgs_iterations, "relative_l2_error": result.relative_l2_error,
-               "final_loss": result.history[-1] if result.history else None,
-               "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds,
-               "residual_derivatives": result.derivative_mode.as_dict() if result.derivative_mode else None,
-               "variables": result.variables}
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=2)
+def run_metrics(result, args) -> dict:
+    """The run's numbers for `metrics.json` (the same first keys as pino's)."""
+    return {"package": "pinn", "problem": args.problem, "seed": args.seed, "dtype": result.problem.dtype,
+            "relative_l2_error": result.relative_l2_error,
+            "final_loss": result.history[-1] if result.history else None,
+            "adam_steps": result.adam_steps, "lbfgs_iterations": result.lbfgs_iterations,
+            "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds,
+            "residual_derivatives": result.derivative_mode.as_dict() if result.derivative_mode else None,
+            "variables": result.variables}
 
 
 def main(argv=None) -> int:
@@ -131,6 +72,10 @@ def main(argv=None) -> int:
     lr = lr if args.lr is None else args.lr
     try:
         kwargs = {} if args.collocation is None else {"n_collocation": args.collocation}
+        if args.dtype is not None:
+            kwargs["dtype"] = args.dtype
+        elif args.saved is not None:   # a loaded network keeps its precision; the problem's data follow it
+            kwargs["dtype"] = args.saved.model.dtype
         problem = PROBLEMS[args.problem](**kwargs)
         model = problem.default_model(seed=args.seed) if args.saved is None else args.saved.model
     except FrameError as e:  # a bad configuration: nothing has run
@@ -154,11 +99,9 @@ def main(argv=None) -> int:
         if client is not None:
             client.close()   # a --workers client also stops its local cluster
     print(result.summary())
-    print(f"relative L2 error: {result.relative_l2_error:.3e}")
-    print(f"wall time: {result.wall_time:.1f} s")
+    print_errors(result, detail=f"{result.wall_time:.1f} s training")
     try:
-        metrics_path = os.path.join(args.out, "metrics.json")
-        write_metrics(result, args, metrics_path)
+        metrics_path = write_metrics(os.path.join(args.out, "metrics.json"), run_metrics(result, args))
         print(f"metrics: {metrics_path}", flush=True)
         if args.save is not None:
             print(f"model: {result.save(args.save)}", flush=True)

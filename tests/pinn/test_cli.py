@@ -1,6 +1,7 @@
 """`python -m pinn`: trains, prints the error and the plot paths, writes solution.png and loss.png."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ def test_module_entry_point_trains_and_writes_plots(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pinn", "--problem", "poisson1d", "--steps", "30", "--lbfgs", "10",
                            "--out", str(out), "--no-progress"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert "relative L2 error: " in proc.stdout
+    assert re.search(r"^test rel\. L2 [0-9.]+% \([0-9.]+e-\d\d\); [0-9.]+ s training$", proc.stdout, re.M), proc.stdout
     assert f"solution plot: {out / 'solution.png'}" in proc.stdout
     assert f"loss plot: {out / 'loss.png'}" in proc.stdout
     assert os.path.getsize(out / "solution.png") > 10_000 and os.path.getsize(out / "loss.png") > 10_000
@@ -26,7 +27,7 @@ def test_burgers_from_the_command_line(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert code == 0
     assert "Burgers1D(nu=0.0031831, 64 collocation points)" in printed
-    assert "relative L2 error: " in printed
+    assert "test rel. L2 " in printed
     assert (tmp_path / "solution.png").exists() and (tmp_path / "loss.png").exists()
 
 
@@ -69,7 +70,7 @@ def test_results_are_written_before_the_plots(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli, "save_plots", failing_plots)
     code = main(["--steps", "20", "--lbfgs", "0", "--out", str(tmp_path), "--no-progress"])
     captured = capsys.readouterr()
-    assert code == 1 and "relative L2 error: " in captured.out
+    assert code == 1 and "test rel. L2 " in captured.out
     assert "error: writing the results" in captured.err and "No space left" in captured.err
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["adam_steps"] == 20 and 0 < metrics["relative_l2_error"] < 10

@@ -1,0 +1,197 @@
+"""The command-line skeleton every problem of `python -m pinn` and `python -m pino` shares.
+
+`base_parser(prog, description, problems, default)` builds an `argparse` parser with the common
+flags, the same names, defaults and help in both packages:
+
+    --problem NAME      one of `problems` (default `default`)
+    --out DIR           where metrics.json and the plots go (default: out/<problem>)
+    --steps N           first-order (Adam) steps          (default: the problem's budget)
+    --lbfgs N           L-BFGS iterations after Adam      (default: the problem's budget)
+    --lr LR             Adam learning rate                (default: the problem's)
+    --seed N            seed of the model init and of the sampled data (default 0)
+    --dtype {float32,float64}   training precision         (default: the problem's)
+    --no-progress       no progress bars
+    --save PATH         keep the trained model (the package's `save`)
+    --load PATH         start from a saved model (resumes Adam; --steps 0 --lbfgs 0 only evaluates)
+    --log PATH          the loss/error history as .csv or .json
+    --workers N / --scheduler ADDRESS   data-parallel training (frame.distributed)
+
+A package adds its problem-specific flags to the returned parser, then calls
+`check_args(parser, args)`, which validates the common flags identically for every problem (the
+package checks its own flags after) and exits with status 2 and one `error:` line naming the flag
+before any work. `print_errors` prints errors in one unit for every problem: the relative L2 error
+as a percentage with three significant digits, then the fraction.
+
+Layering: frame -> workbench -> pinn, pino; this module imports neither package.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import Callable, Iterable
+
+from frame.distributed.cli import add_cli_arguments, cli_problem
+
+__all__ = ["base_parser", "check_args", "default_out", "format_error", "print_errors", "write_metrics",
+           "prepare_output_directory", "output_file_problem", "HISTORY_SUFFIXES", "DTYPES"]
+
+#: the suffixes `--log` accepts (the history writer picks the format from it).
+HISTORY_SUFFIXES = (".csv", ".json")
+#: the precisions `--dtype` accepts.
+DTYPES = ("float32", "float64")
+
+
+def default_out(problem: str) -> str:
+    """The default `--out` of `problem`: `out/<problem>` (relative to the working directory)."""
+    return os.path.join("out", problem)
+
+
+def base_parser(prog: str, description: str, problems: Iterable[str], default: str) -> argparse.ArgumentParser:
+    """An `argparse` parser with the flags every problem of pinn and pino takes (see the module docstring).
+
+    Budget flags (`--steps`, `--lbfgs`, `--lr`, `--dtype`) default to None, meaning "the problem's
+    own value"; the package fills them in. `--out` defaults to None and `check_args` makes it
+    `out/<problem>`.
+    """
+    problems = sorted(problems)
+    if default not in problems:
+        raise ValueError(f"base_parser: the default problem {default!r} is not one of {problems}")
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    common = parser.add_argument_group("common options (the same for every problem of pinn and pino)")
+    common.add_argument("--problem", choices=problems, default=default, help=f"the problem to train (default {default})")
+    common.add_argument("--out", metavar="DIR", default=None,
+                        help="directory for metrics.json and the plots (default: out/<problem>)")
+    common.add_argument("--steps", type=int, default=None, help="Adam steps (default: the problem's budget)")
+    common.add_argument("--lbfgs", type=int, default=None,
+                        help="L-BFGS iterations after Adam (default: the problem's budget)")
+    common.add_argument("--lr", type=float, default=None, help="Adam learning rate (default: the problem's)")
+    common.add_argument("--seed", type=int, default=0, help="seed of the model init and the sampled data (default 0)")
+    common.add_argument("--dtype", choices=DTYPES, default=None, help="training precision (default: the problem's)")
+    common.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    common.add_argument("--save", metavar="PATH", default=None, help="save the trained model there")
+    common.add_argument("--load", metavar="PATH", default=None,
+                        help="start from a model saved by --save (resumes Adam; --steps 0 --lbfgs 0 only evaluates)")
+    common.add_argument("--log", metavar="PATH", default=None,
+                        help="write the loss/error history there (.csv or .json, by suffix)")
+    add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
+    return parser
+
+
+def output_file_problem(path: str | None) -> str | None:
+    """What is wrong with `path` as a file to write (a directory, its directory missing or not writable), or None."""
+    if path is None:
+        return None
+    if os.path.isdir(path):
+        return "is a directory, expected a file path"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return f"the directory {directory} does not exist"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"the directory {directory} is not writable"
+    return None
+
+
+def prepare_output_directory(path: str) -> str | None:
+    """Create `path` if needed; what is wrong with it as an output directory, or None if it is usable."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "exists and is not a directory"
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        return f"cannot create the output directory ({e.strerror or e})"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "the output directory is not writable"
+    return None
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
+               load: Callable | None = None) -> argparse.Namespace:
+    """Validate the common flags of `base_parser` the same way for every problem; returns `args`.
+
+    Each problem is reported by `parser.error` (status 2, one `error:` line naming the flag, before
+    any work): `--steps`/`--lbfgs` below 0, `--lr` not a positive finite number, `--seed` below 0,
+    `--workers`/`--scheduler` unusable, `--out` not creatable or not writable (it is created
+    here; None becomes `out/<problem>`), `--save`/`--log` not writable files, `--log` without a
+    .csv/.json suffix, `--load` missing. With `load` (the package's `load(path)`), the model is
+    loaded into `args.saved` (None without `--load`); a damaged file (a `FrameError`) or a model
+    saved for another `--problem` is reported the same way.
+    """
+    from frame.errors import FrameError
+
+    problem = cli_problem(args)
+    if problem:
+        parser.error(problem)
+    for flag in ("steps", "lbfgs"):
+        value = getattr(args, flag)
+        if value is not None and value < 0:
+            parser.error(f"--{flag} must be >= 0, got {value}")
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        parser.error(f"--lr must be a positive finite number, got {args.lr:g}")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.out is None:
+        args.out = default_out(args.problem)
+    problem = prepare_output_directory(args.out)
+    if problem:
+        parser.error(f"--out {args.out}: {problem}")
+    if args.log is not None and os.path.splitext(args.log)[1].lower() not in HISTORY_SUFFIXES:
+        parser.error(f"--log {args.log}: the history file must end in .csv or .json")
+    for flag in ("save", "log"):
+        problem = output_file_problem(getattr(args, flag))
+        if problem:
+            parser.error(f"--{flag} {getattr(args, flag)}: {problem}")
+    args.saved = None
+    if args.load is not None:
+        if not os.path.isfile(args.load):
+            parser.error(f"--load {args.load}: no such file")
+        if load is not None:
+            try:
+                args.saved = load(args.load)
+            except FrameError as e:
+                parser.error(f"--load {args.load}: {e}")
+            trained_on = getattr(args.saved, "problem_name", None)
+            if trained_on not in (None, args.problem):
+                parser.error(f"--load {args.load}: the model was trained on --problem {trained_on}, "
+                             f"not {args.problem}")
+    return args
+
+
+def format_error(fraction: float) -> str:
+    """A relative error in the one unit of both CLIs: `0.123% (1.23e-03)` (3 significant digits each)."""
+    fraction = float(fraction)
+    if not math.isfinite(fraction):
+        return f"{fraction} ({fraction})"
+    return f"{100 * fraction:#.3g}% ({fraction:.2e})"
+
+
+def print_errors(result, *, label: str = "test", spread: float | None = None, detail: str = "",
+                 file=None) -> str:
+    """Print the result's relative L2 error (`result.relative_l2_error`, a fraction) in the common unit.
+
+    `test rel. L2 0.123% (1.23e-03)`, then `; std over samples 0.0456% (4.56e-04)` with `spread`
+    (an operator's spread over test samples) and `; <detail>` with `detail`. Returns the line.
+    """
+    line = f"{label} rel. L2 {format_error(result.relative_l2_error)}"
+    if spread is not None:
+        line += f"; std over samples {format_error(spread)}"
+    if detail:
+        line += f"; {detail}"
+    print(line, file=file or sys.stdout, flush=True)
+    return line
+
+
+def write_metrics(path: str, metrics: dict) -> str:
+    """The run's numbers as JSON at `path` (written before the plots, so a plotting failure never loses them)."""
+    with open(path, "w") as f:
+        json.dump(metrics, f, indent=2, default=_plain)
+    return path
+
+
+def _plain(value):
+    """numpy scalars and arrays as JSON numbers and lists (the only non-JSON values a metrics dict holds)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"write_metrics: {type(value).__name__} is not JSON data")
