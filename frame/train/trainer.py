@@ -18,10 +18,12 @@ Example::
         return fnp.mean((pred - y) ** 2)
 
     trainer = Trainer(loss_fn, {"w": w0, "b": b0}, Adam(1e-2))
-    losses = trainer.run(1000, x, y)
+    losses = trainer.run(1000, x, y)                      # full batch: the same data every step
+    losses = trainer.run(((x[i], y[i]) for i in index_batches), 1000, callbacks=[cb])   # minibatches
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from typing import Callable, Sequence
@@ -38,7 +40,14 @@ from .guards import DEFAULT_DIVERGENCE_FACTOR, check_divergence_factor, check_fi
 from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
 from .optimizers import Optimizer, optimizer_from_config
 
-__all__ = ["Trainer"]
+__all__ = ["Trainer", "StopTraining"]
+
+
+class StopTraining(Exception):
+    """Raised (or returned, class or instance) by a `Trainer.run` callback to end the run after the current step.
+
+    Not an error: the step's update is kept and `run` returns the losses so far. (A control-flow
+    signal, so not a `FrameError`.)"""
 
 
 class Trainer:
@@ -209,31 +218,99 @@ class Trainer:
         err.step = step_no
         return err
 
-    def run(self, steps: int, *data, callback: Callable | None = None, every: int = 100,
+    def run(self, batches, steps=None, *data, callbacks=(), progress: bool | None = None, desc: str | None = None,
+            start_step: int = 0, callback: Callable | None = None, every: int = 100,
             checkpoint: str | os.PathLike | None = None, checkpoint_every: int | None = None) -> list[float]:
-        """Take `steps` steps on `data`; return this run's losses (also appended to `history`).
+        """Take `steps` steps, one per batch of the iterable `batches`; return this run's losses (also
+        appended to `history`).
 
-        `callback(step, params) -> dict | None` runs after every `every`-th step (counted by
-        `step_count`); returned dicts are recorded in `metrics` as `(step, dict)` and shown in the
-        progress bar. With `checkpoint`, the trainer saves there every `checkpoint_every` steps
-        (if given) and at the end of the run.
+        Two forms:
+
+        - `run(batches, steps)`: `batches` yields one tuple of data arrays per step
+          (`self.step(*batch)`, minibatches); the run ends after `steps` batches or when `batches`
+          is exhausted, whichever is first (`steps=None`: until it is exhausted). The iterable is
+          consumed lazily, one batch before each step, so a generator may read state that a callback
+          changed after the step before (`pinn`'s adaptive refinement does).
+        - `run(steps, *data)`: full-batch shorthand, the same `data` every step (`steps` an int).
+
+        `callbacks`: each `cb(step, loss, trainer)` runs after every step (`step` = `step_count`, the
+        updates done so far, resumed ones included); a callback with a `period` attribute only when
+        `step % period == 0`. A callback that returns a dict has it recorded in `metrics` as
+        `(step, dict)` and shown in the progress bar; one that returns `StopTraining` (the class or
+        an instance) or raises `StopTraining` ends the run after that step (the step's update is
+        kept). `callback(step, params) -> dict | None` with `every` is the older single-callback
+        form (the same as a callback with `period = every`).
+
+        `progress`, `desc`: the progress bar (tqdm, the loss in its postfix); None takes the
+        trainer's. `start_step`: batches an earlier run already consumed from the same stream: the
+        first `start_step` items of `batches` are skipped without stepping and the bar counts from
+        there (a resumed run passes the saved `step_count` to continue the same minibatch order).
+        With `checkpoint`, the trainer saves there every `checkpoint_every` steps (if given) and at
+        the end of the run.
         """
-        if not isinstance(steps, (int, np.integer)) or steps < 0:
-            raise FrameError(f"Trainer.run: steps must be a non-negative int, got {steps!r}")
+        if isinstance(batches, (int, np.integer)) and not isinstance(batches, bool):
+            # run(steps, *data): every step on the same data
+            count, full = batches, (() if steps is None else (steps,)) + data
+            steps, batches = count, itertools.repeat(full)
+            if not isinstance(steps, (int, np.integer)) or steps < 0:
+                raise FrameError(f"Trainer.run: steps must be a non-negative int, got {steps!r}")
+        else:
+            if data:
+                raise FrameError(f"Trainer.run(batches, steps): got {len(data)} extra positional argument(s); data "
+                                 "come from `batches` (for full-batch training call run(steps, *data))")
+            if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
+                                      or steps < 0):
+                raise FrameError(f"Trainer.run: steps must be a non-negative int or None, got {steps!r}")
+            try:
+                batches = iter(batches)
+            except TypeError:
+                raise FrameError(f"Trainer.run: batches must be an iterable of data tuples (or an int step count), "
+                                 f"got {type(batches).__name__}") from None
+        if isinstance(start_step, bool) or not isinstance(start_step, (int, np.integer)) or start_step < 0:
+            raise FrameError(f"Trainer.run: start_step must be a non-negative int, got {start_step!r}")
         if every < 1 or (checkpoint_every is not None and checkpoint_every < 1):
             raise FrameError(f"Trainer.run: every and checkpoint_every must be >= 1, got {every}, {checkpoint_every}")
+        callbacks = list(callbacks or ())
+        for cb in callbacks:
+            if not callable(cb):
+                raise FrameError(f"Trainer.run: callbacks must be callables cb(step, loss, trainer), got {cb!r}")
+            period = getattr(cb, "period", None)
+            if period is not None and (isinstance(period, bool) or not isinstance(period, (int, np.integer))
+                                       or period < 1):
+                raise FrameError(f"Trainer.run: callback {cb!r} has period {period!r}; a period is a positive int")
+        if callback is not None:
+            callbacks.append(_ParamsCallback(callback, every))
+        if start_step:
+            # skip what an earlier run consumed: the same stream continues where it stopped
+            for _ in itertools.islice(batches, start_step):
+                pass
         from tqdm.auto import tqdm
 
+        progress = self.progress if progress is None else progress
         losses: list[float] = []
         postfix: dict[str, str] = {}
         saved_at = None
-        with tqdm(total=steps, desc=self.desc, disable=not self.progress, leave=True) as bar:
-            for _ in range(steps):
-                loss = self.step(*data)
+        total = None if steps is None else start_step + steps
+        with tqdm(total=total, initial=start_step, desc=self.desc if desc is None else desc,
+                  disable=not progress, leave=True) as bar:
+            for batch in (batches if steps is None else itertools.islice(batches, steps)):
+                if not isinstance(batch, tuple):
+                    batch = tuple(batch) if isinstance(batch, list) else (batch,)
+                loss = self.step(*batch)
                 losses.append(loss)
-                if callback is not None and self.step_count % every == 0:
-                    record = callback(self.step_count, self.params)
-                    if record is not None:
+                stop = False
+                for cb in callbacks:
+                    period = getattr(cb, "period", None)
+                    if period is not None and self.step_count % period:
+                        continue
+                    try:
+                        record = cb(self.step_count, loss, self)
+                    except StopTraining:
+                        stop = True
+                        continue
+                    if record is StopTraining or isinstance(record, StopTraining):
+                        stop = True
+                    elif record is not None:
                         record = dict(record)
                         self.metrics.append((self.step_count, record))
                         postfix.update({k: _short(v) for k, v in record.items()})
@@ -244,6 +321,8 @@ class Trainer:
                     postfix["loss"] = f"{loss:.4e}"
                     bar.set_postfix(postfix, refresh=False)
                     bar.update(1)
+                if stop:
+                    break
         if checkpoint is not None and saved_at != self.step_count:
             self.save(checkpoint)
         return losses
@@ -313,6 +392,19 @@ class Trainer:
     def __repr__(self):
         last = f", loss {self.history[-1]:.4e}" if self.history else ""
         return f"<Trainer {self.optimizer!r}: {len(self._leaves)} param arrays, step {self.step_count}{last}>"
+
+
+class _ParamsCallback:
+    """The older `run(callback=fn, every=k)` form, `fn(step, params) -> dict | None`, as a periodic callback."""
+
+    def __init__(self, fn: Callable, every: int):
+        self.fn, self.period = fn, int(every)
+
+    def __call__(self, step, loss, trainer):
+        return self.fn(step, trainer.params)
+
+    def __repr__(self):
+        return f"<callback {self.fn!r} every {self.period} steps>"
 
 
 def _short(v) -> str:
