@@ -22,7 +22,7 @@ import sys
 
 from frame.distributed.cli import client_from_args
 from frame.errors import FrameError
-from workbench.cli import base_parser, check_args, print_errors, write_metrics
+from workbench.cli import base_parser, check_args, prepare_output_file, print_errors, write_metrics
 
 from .persistence import load
 from .plots import save_plots
@@ -104,9 +104,9 @@ def main(argv=None) -> int:
         metrics_path = write_metrics(os.path.join(args.out, "metrics.json"), run_metrics(result, args))
         print(f"metrics: {metrics_path}", flush=True)
         if args.save is not None:
-            print(f"model: {result.save(args.save)}", flush=True)
+            print(f"model: {result.save(prepare_output_file(args.save))}", flush=True)
         if args.log is not None:
-            print(f"history: {result.write_history(args.log)}", flush=True)
+            print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
         paths = save_plots(result, args.out)
     except (OSError, FrameError) as e:
         print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)

@@ -36,7 +36,7 @@ from typing import Callable, Iterable
 from frame.distributed.cli import add_cli_arguments, cli_problem
 
 __all__ = ["base_parser", "check_args", "default_out", "format_error", "print_errors", "write_metrics",
-           "prepare_output_directory", "output_file_problem", "HISTORY_SUFFIXES", "DTYPES"]
+           "prepare_output_directory", "prepare_output_file", "output_directory_problem", "output_file_problem", "HISTORY_SUFFIXES", "DTYPES"]
 
 #: the suffixes `--log` accepts (the history writer picks the format from it).
 HISTORY_SUFFIXES = (".csv", ".json")
@@ -81,30 +81,49 @@ def base_parser(prog: str, description: str, problems: Iterable[str], default: s
 
 
 def output_file_problem(path: str | None) -> str | None:
-    """What is wrong with `path` as a file to write (a directory, its directory missing or not writable), or None."""
+    """What is wrong with `path` as a file to write (a directory; its directory not creatable or not
+    writable), or None. Its directory may be missing: `prepare_output_file` creates it."""
     if path is None:
         return None
     if os.path.isdir(path):
         return "is a directory, expected a file path"
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        return f"the directory {directory} does not exist"
-    if not os.access(directory, os.W_OK | os.X_OK):
-        return f"the directory {directory} is not writable"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "the file is not writable"
+    return output_directory_problem(os.path.dirname(os.path.abspath(path)))
+
+
+def prepare_output_file(path: str) -> str:
+    """Create the directory of the file `path` if needed (when it is written); returns `path`."""
+    prepare_output_directory(os.path.dirname(os.path.abspath(path)))
+    return path
+
+
+def output_directory_problem(path: str) -> str | None:
+    """What is wrong with `path` as an output directory (to be created if missing), or None if usable.
+
+    Nothing is created (parsing flags has no side effects; `prepare_output_directory` creates it
+    when the results are written): a missing directory is checked through its nearest existing
+    ancestor, which must be a writable directory.
+    """
+    path = os.path.abspath(path)
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            return "exists and is not a directory"
+        return None if os.access(path, os.W_OK | os.X_OK) else "the output directory is not writable"
+    existing = os.path.dirname(path)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        return f"cannot create the output directory: {existing} is not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot create the output directory: {existing} is not writable"
     return None
 
 
-def prepare_output_directory(path: str) -> str | None:
-    """Create `path` if needed; what is wrong with it as an output directory, or None if it is usable."""
-    if os.path.exists(path) and not os.path.isdir(path):
-        return "exists and is not a directory"
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        return f"cannot create the output directory ({e.strerror or e})"
-    if not os.access(path, os.W_OK | os.X_OK):
-        return "the output directory is not writable"
-    return None
+def prepare_output_directory(path: str) -> str:
+    """Create the output directory `path` if needed (when the results are written); returns it."""
+    os.makedirs(path, exist_ok=True)
+    return path
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
@@ -113,8 +132,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
 
     Each problem is reported by `parser.error` (status 2, one `error:` line naming the flag, before
     any work): `--steps`/`--lbfgs` below 0, `--lr` not a positive finite number, `--seed` below 0,
-    `--workers`/`--scheduler` unusable, `--out` not creatable or not writable (it is created
-    here; None becomes `out/<problem>`), `--save`/`--log` not writable files, `--log` without a
+    `--workers`/`--scheduler` unusable, `--out` not creatable or not writable (None becomes
+    `out/<problem>`; nothing is created here), `--save`/`--log` not writable files, `--log` without a
     .csv/.json suffix, `--load` missing. With `load` (the package's `load(path)`), the model is
     loaded into `args.saved` (None without `--load`); a damaged file (a `FrameError`) or a model
     saved for another `--problem` is reported the same way.
@@ -134,7 +153,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.out is None:
         args.out = default_out(args.problem)
-    problem = prepare_output_directory(args.out)
+    problem = output_directory_problem(args.out)
     if problem:
         parser.error(f"--out {args.out}: {problem}")
     if args.log is not None and os.path.splitext(args.log)[1].lower() not in HISTORY_SUFFIXES:
@@ -184,7 +203,9 @@ def print_errors(result, *, label: str = "test", spread: float | None = None, de
 
 
 def write_metrics(path: str, metrics: dict) -> str:
-    """The run's numbers as JSON at `path` (written before the plots, so a plotting failure never loses them)."""
+    """The run's numbers as JSON at `path`, its directory created if missing (written before the plots,
+    so a plotting failure never loses them); returns the path."""
+    prepare_output_directory(os.path.dirname(os.path.abspath(path)))
     with open(path, "w") as f:
         json.dump(metrics, f, indent=2, default=_plain)
     return path
