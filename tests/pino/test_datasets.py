@@ -87,6 +87,28 @@ def test_cache_round_trip_names_every_parameter_and_regenerates_corrupt_files(tm
     assert len(list((tmp_path / "pino").glob("*.npz"))) == 2
 
 
+def test_darcy_coarser_or_fewer_samples_come_from_a_cached_finer_run_without_solving(tmp_path, monkeypatch):
+    fine = ds.darcy_data(4, 21, solver_resolution=41, seed=5, progress=False, cache_directory=tmp_path)
+    solved = ds.darcy_data(3, 11, solver_resolution=41, seed=5, progress=False, cache=False)
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved again: the cached finer run should have been subsampled")
+
+    monkeypatch.setattr(ds, "solve_darcy_batch", no_solve)
+    coarse = ds.darcy_data(3, 11, solver_resolution=41, seed=5, progress=False, cache_directory=tmp_path)
+    np.testing.assert_array_equal(coarse.inputs, fine.inputs[:3, :, ::2, ::2])
+    np.testing.assert_array_equal(coarse.outputs, fine.outputs[:3, :, ::2, ::2])
+    # the same fields as solving at 11 directly: a exactly, u to the CG tolerance (another batch grouping)
+    np.testing.assert_array_equal(coarse.inputs, solved.inputs)
+    np.testing.assert_allclose(coarse.outputs, solved.outputs, rtol=1e-9, atol=1e-14)
+    assert (tmp_path / ds.cache_path("darcy", coarse.meta).name).exists()   # kept for next time
+    # other parameters, more samples than cached, or a resolution the cached one does not subsample: solved
+    for kwargs in (dict(num=3, resolution=11, seed=6), dict(num=5, resolution=11, seed=5),
+                   dict(num=3, resolution=9, seed=5)):
+        with pytest.raises(AssertionError, match="solved again"):
+            ds.darcy_data(solver_resolution=41, progress=False, cache_directory=tmp_path, **kwargs)
+
+
 def test_cache_path_distinguishes_close_floats():
     assert ds.cache_path("x", {"nu": 0.1}) != ds.cache_path("x", {"nu": 0.1000001})
 
