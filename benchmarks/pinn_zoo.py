@@ -103,6 +103,19 @@ def worker(args) -> None:
     model = problem.default_model(seed=args.seed)
     callbacks = problem.default_callbacks()
     start = time.perf_counter()
+    if args.progress:
+        # a long run by hand: each error pinn.train measures (every --eval-every steps/iterations) is
+        # also printed as it is measured, so a run stopped early still tells its trajectory
+        measure, calls = problem.relative_l2_error, [0]
+
+        def logged(apply, params):
+            error = measure(apply, params)
+            calls[0] += 1
+            print(f"EVAL {calls[0]} rel_l2 {error:.4e} after {time.perf_counter() - start:.1f} s", file=sys.stderr,
+                  flush=True)
+            return error
+
+        problem.relative_l2_error = logged
     result = pinn.train(problem, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=args.seed,
                         progress=args.progress, eval_every=args.eval_every, callbacks=callbacks)
     wall = time.perf_counter() - start

@@ -52,6 +52,7 @@ import frame
 import frame.numpy as fnp
 
 from . import derivative_modes
+from .causal import CausalWeighting
 from .conditions import Condition
 from .geometry import Geometry, GeometryXTime
 from .models import MODELS, Network
@@ -301,7 +302,9 @@ class PDE(Problem):
     - `loss_weights`: one per term (residuals first, then conditions), default all 1;
     - `variables`: `Variable`s trained with the network (inverse problems);
     - `output_dim`, `layers` (the default model's hidden widths, or a full layer list), `name`,
-      `dtype`.
+      `dtype`;
+    - `causal`: a `pinn.causal.CausalWeighting` (a time-dependent problem): each residual term is
+      the causally weighted mean over time slices instead of the plain mean square.
     """
 
     derivative_modes = ("reverse", "taylor")
@@ -311,7 +314,7 @@ class PDE(Problem):
                  anchors=None, solution: Callable | None = None, num_test: int | None = None, *,
                  num_initial: int = 0, test_x=None, loss_weights=None, variables: Sequence[Variable] = (),
                  output_dim: int = 1, layers: Sequence[int] = (32, 32, 32), name: str = "pde",
-                 dtype: str = "float64", input_bounds="auto"):
+                 dtype: str = "float64", input_bounds="auto", causal=None):
         if not isinstance(geometry, Geometry):
             raise ProblemError(f"PDE: geometry must be a pinn geometry (Interval, Rectangle, ...), got {geometry!r}")
         if not callable(residual_fn):
@@ -368,6 +371,9 @@ class PDE(Problem):
         self._test_reference = None
         self.n_residuals = len(self._requested_derivatives()[1])
         self.loss_weights = self.check_weights(loss_weights)
+        if causal is not None and not isinstance(causal, CausalWeighting):
+            raise ProblemError(f"PDE: causal must be a pinn.causal.CausalWeighting, got {causal!r}")
+        self.causal = None if causal is None else causal.bind(geometry)
 
     # -- checks
     @staticmethod
@@ -580,7 +586,10 @@ class PDE(Problem):
         values = params["variables"] if self.variables else {}
         with bound(self.variables, values):
             res = self.residuals(apply, net, x, mode)
-            terms = [fnp.mean(fnp.square(r)) for r in res]
+            if self.causal is None:
+                terms = [fnp.mean(fnp.square(r)) for r in res]
+            else:
+                terms = [self.causal.term(r, x) for r in res]
             u_fn = lambda y: apply(net, y)  # noqa: E731
             for c, arrays in zip(self.conditions, self._split(condition_arrays)):
                 terms.append(fnp.mean(fnp.square(c.error(u_fn, *arrays))))
@@ -598,6 +607,15 @@ class PDE(Problem):
             return total
 
         return pde_loss
+
+    def causal_weights(self, apply: Callable, params, data: tuple, mode: str = "reverse") -> np.ndarray:
+        """The causal weights (n_residuals, chunks) at `params` (full parameters) on `data` (eager)."""
+        if self.causal is None:
+            raise ProblemError(f"{self.name}: no causal weighting (pass causal=CausalWeighting(...))")
+        x = data[0]
+        with bound(self.variables, params["variables"] if self.variables else {}):
+            res = self.residuals(apply, self.network_params(params), x, mode)
+        return np.stack([self.causal.weights(np.asarray(r), x) for r in res])
 
     def term_losses(self, apply: Callable, params, data: tuple, mode: str = "reverse") -> list[float]:
         """The unweighted loss terms at `params` on `data`, as floats (eager)."""

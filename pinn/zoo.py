@@ -35,6 +35,7 @@ import numpy as np
 import frame.numpy as fnp
 
 from .adaptive import GradientNormBalancing
+from .causal import CausalWeighting
 from .conditions import IC, DirichletBC, OperatorBC, PeriodicBC, PointSetBC, boundary, initial
 from .geometry import GeometryXTime, Interval, Rectangle, TimeDomain
 from .pde import PDE, TimePDE, Variable
@@ -144,11 +145,16 @@ def _periodic_conditions(geom, derivative_orders=(0, 1)):
 
 
 class AllenCahn(_SpectralReference, TimePDE):
-    """u_t - 1e-4 u_xx + 5 u^3 - 5 u = 0, u(x, 0) = x^2 cos(pi x), periodic on [-1, 1], t in [0, 1]."""
+    """u_t - 1e-4 u_xx + 5 u^3 - 5 u = 0, u(x, 0) = x^2 cos(pi x), periodic on [-1, 1], t in [0, 1].
+
+    `causal_chunks` > 0 weights the residual causally over that many time slices with tolerance
+    `causal_tol` (`pinn.causal.CausalWeighting`; Wang et al. use 32 and 1)."""
 
     def __init__(self, n_collocation: int = 8000, n_boundary: int = 200, n_initial: int = 512, dtype: str = "float64",
-                 **kwargs):
+                 causal_chunks: int = 0, causal_tol: float = 1.0, **kwargs):
         geom = GeometryXTime(Interval(-1, 1), TimeDomain(0, 1))
+        if causal_chunks:   # Wang et al.'s causal weighting (pinn.causal): 32 slices, tol 1 in their code
+            kwargs.setdefault("causal", CausalWeighting(causal_chunks, causal_tol))
         x, t, U = allen_cahn_spectral()
         test_x = self._set_grid(x, t, U, stride=4)
         conditions = [IC(geom, lambda X: X[:, :1] ** 2 * np.cos(np.pi * X[:, :1]), initial),
