@@ -38,10 +38,10 @@ DEFAULT_BUDGETS = {"poisson1d": (1000, 500, 1e-3), "burgers1d": (2000, 3000, 1e-
                    "burgers_inverse": (2000, 5000, 1e-3), "burgers_raissi": (0, 50000, 1e-3)}
 
 
-def parse_args(argv=None):
-    """The common flags (`workbench.cli.base_parser`: --problem, --out, --steps, --lbfgs, --lr, --seed,
-    --dtype, --no-progress, --save, --load, --log, --workers/--scheduler) and pinn's own
-    (--collocation, --derivatives), validated before any work (status 2 and one `error:` line)."""
+def build_parser():
+    """The parser: the common flags (`workbench.cli.base_parser`: --problem, --out, --steps, --lbfgs, --lr,
+    --seed, --dtype, --no-progress, --save, --load, --log, --workers/--scheduler) and pinn's own
+    (--collocation, --derivatives)."""
     # PROBLEMS holds poisson1d and burgers1d and, once pinn.zoo is imported, the zoo's problems
     parser = base_parser("python -m pinn", __doc__.split("\n\n")[0], {**PROBLEMS, **ZOO}, "poisson1d")
     own = parser.add_argument_group("pinn options")
@@ -49,8 +49,13 @@ def parse_args(argv=None):
                      help="number of residual (collocation) points (default: the problem's)")
     own.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
                      help="how residual derivatives are computed (auto: the faster one, measured)")
-    args = parser.parse_args(argv)
-    return check_args(parser, args, load=load)
+    return parser
+
+
+def parse_args(argv=None):
+    """The flags of `build_parser`, validated before any work (status 2 and one `error:` line)."""
+    parser = build_parser()
+    return check_args(parser, parser.parse_args(argv), load=load)
 
 
 def run_metrics(result, args) -> dict:

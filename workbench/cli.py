@@ -56,9 +56,11 @@ def base_parser(prog: str, description: str, problems: Iterable[str], default: s
     own value"; the package fills them in. `--out` defaults to None and `check_args` makes it
     `out/<problem>`.
     """
+    from frame.errors import InputError
+
     problems = sorted(problems)
     if default not in problems:
-        raise ValueError(f"base_parser: the default problem {default!r} is not one of {problems}")
+        raise InputError(f"base_parser: the default problem {default!r} is not one of {problems}")
     parser = argparse.ArgumentParser(prog=prog, description=description)
     common = parser.add_argument_group("common options (the same for every problem of pinn and pino)")
     common.add_argument("--problem", choices=problems, default=default, help=f"the problem to train (default {default})")
@@ -89,7 +91,9 @@ def output_file_problem(path: str | None) -> str | None:
         return "is a directory, expected a file path"
     if os.path.exists(path) and not os.access(path, os.W_OK):
         return "the file is not writable"
-    return output_directory_problem(os.path.dirname(os.path.abspath(path)))
+    directory = os.path.dirname(os.path.abspath(path))
+    problem = output_directory_problem(directory)
+    return f"its directory {directory}: {problem}" if problem else None
 
 
 def prepare_output_file(path: str) -> str:
@@ -178,12 +182,23 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
     return args
 
 
+def _three_digits(value: float) -> str:
+    """`value` with three significant digits, fixed-point between 1e-4 and 1e3 (0.000460, 0.123, 50.0, 100),
+    in exponent form outside."""
+    if value == 0:
+        return "0.00"
+    if not 1e-4 <= abs(value) < 1e3:
+        return f"{value:.2e}"
+    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
+
+
 def format_error(fraction: float) -> str:
-    """A relative error in the one unit of both CLIs: `0.123% (1.23e-03)` (3 significant digits each)."""
+    """A relative error in the one unit of both CLIs: `0.123% (1.23e-03)`, the percentage with three
+    significant digits, then the fraction."""
     fraction = float(fraction)
     if not math.isfinite(fraction):
         return f"{fraction} ({fraction})"
-    return f"{100 * fraction:#.3g}% ({fraction:.2e})"
+    return f"{_three_digits(100 * fraction)}% ({fraction:.2e})"
 
 
 def print_errors(result, *, label: str = "test", spread: float | None = None, detail: str = "",

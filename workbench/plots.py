@@ -20,6 +20,8 @@ import os
 
 import numpy as np
 
+from frame.errors import InputError
+
 from .cli import format_error
 
 __all__ = ["figure", "loss_figure", "fields_1d", "fields_2d", "solution_1d", "solution_2d", "parity", "heat_map",
@@ -50,7 +52,7 @@ def _phases(history_length: int, phases) -> list[tuple[str, int]]:
     phases = [(str(name), int(count)) for name, count in phases]
     total = sum(count for _, count in phases)
     if total != history_length:
-        raise ValueError(f"loss_figure: the phases {phases} cover {total} steps, the history has {history_length}")
+        raise InputError(f"loss_figure: the phases {phases} cover {total} steps, the history has {history_length}")
     return phases
 
 
@@ -151,7 +153,7 @@ def _image_axes(coords: dict):
     """
     names = list(coords)
     if len(names) != 2:
-        raise ValueError(f"fields_2d: coords must name two grid axes, got {names}")
+        raise InputError(f"fields_2d: coords must name two grid axes, got {names}")
     across = "x" if "x" in names else names[0]
     up = names[1] if names[0] == across else names[0]
     return across, up, names[0] == across
