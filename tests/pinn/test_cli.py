@@ -80,3 +80,16 @@ def test_the_derivatives_flag_sets_the_residual_mode(tmp_path, capsys):
     code = main(["--steps", "3", "--lbfgs", "0", "--derivatives", "taylor", "--out", str(tmp_path), "--no-progress"])
     assert code == 0
     assert "residual derivatives: taylor (set by the caller)" in capsys.readouterr().out
+
+
+def test_dtype_sets_the_precision_and_a_loaded_model_keeps_its_own(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    assert main(["--steps", "5", "--lbfgs", "0", "--dtype", "float32", "--out", str(tmp_path / "a"), "--no-progress",
+                 "--save", str(model)]) == 0
+    assert json.loads((tmp_path / "a" / "metrics.json").read_text())["dtype"] == "float32"
+    # no --dtype: the problem follows the saved float32 network (the problem's own default is float64)
+    assert main(["--steps", "2", "--lbfgs", "0", "--load", str(model), "--out", str(tmp_path / "b"),
+                 "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "b" / "metrics.json").read_text())
+    assert metrics["dtype"] == "float32" and metrics["package"] == "pinn" and metrics["adam_steps"] == 7
+    capsys.readouterr()
