@@ -154,3 +154,15 @@ def test_burgers_raissi_initial_weights_are_truncated_xavier():
     assert abs(w.std() - 0.880) < 0.03
     plain = BurgersRaissi(n_collocation=100, truncated_init=False).default_model(seed=3)
     assert max(np.max(np.abs(layer["W"])) / np.sqrt(2.0 / sum(layer["W"].shape)) for layer in plain.params) > 2
+
+
+def test_allen_cahn_periodic_embedding_is_exactly_periodic():
+    problem = AllenCahn(n_collocation=128, n_boundary=32, n_initial=64, periodic_embedding=True)
+    model = problem.default_model(seed=0, layers=[16, 16])
+    assert model.in_dim == 2 and model.layer_sizes[0] == 3
+    t = np.linspace(0, 1, 7).reshape(-1, 1)
+    left, right = model(np.hstack([-np.ones_like(t), t])), model(np.hstack([np.ones_like(t), t]))
+    np.testing.assert_allclose(left, right, rtol=1e-12, atol=1e-14)
+    # so the periodic condition terms (value and u_x) vanish to rounding
+    terms = problem.term_losses(model.apply, model.params, problem.training_data(0))
+    assert problem.term_names[2:] == ["PeriodicBC 0", "PeriodicBC 1"] and max(terms[2:]) < 1e-25
