@@ -327,7 +327,11 @@ def load(path, *, model=None) -> Saved:
     except (KeyError, TypeError, IndexError):
         raise fail(f"its parameters (structure {treedef}) do not hold the model's") from None
     dtype = record["dtype"] or np.asarray(tree_flatten(network_params)[0][0]).dtype.name
-    template = entry.template(model, dtype) if entry.template is not None else model.init(0, dtype)
+    try:
+        template = entry.template(model, dtype) if entry.template is not None else model.init(0, dtype)
+    except Exception as e:  # a config that constructs but cannot initialise: not a usable model either
+        raise fail(f"its model {record['model']} with config {record['model_config']!r} cannot be initialised "
+                   f"({type(e).__name__}: {e})") from None
     got, expected = tree_flatten(network_params), tree_flatten(template)
     if got[1] != expected[1] or [(a.shape, a.dtype) for a in got[0]] != [(np.shape(a), np.asarray(a).dtype)
                                                                        for a in expected[0]]:

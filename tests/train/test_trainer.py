@@ -221,3 +221,93 @@ def test_bad_input():
         trainer.run(-1)
     with pytest.raises(FrameError, match="lr schedule|learning-rate schedule returned nan"):
         Trainer(mlp_loss, _init(), SGD(lambda s: float("nan")), progress=False).step(x, y)
+
+
+# -- run(batches, steps, callbacks=...): minibatch iterables and callbacks (issue 20 item 1)
+
+def _batches(x, y, size=12, seed=0):
+    rng = np.random.default_rng(seed)
+    while True:
+        idx = rng.permutation(len(x))[:size]
+        yield x[idx], y[idx]
+
+
+def test_run_over_batches_equals_stepping_by_hand():
+    x, y = _data()
+    by_hand = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    expected = [by_hand.step(*batch) for _, batch in zip(range(15), _batches(x, y))]
+    trainer = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    losses = trainer.run(_batches(x, y), 15)
+    assert losses == expected and trainer.step_count == 15 and trainer.history == expected
+    for a, b in zip(frame.tree_leaves(trainer.params), frame.tree_leaves(by_hand.params)):
+        np.testing.assert_array_equal(a, b)
+    # a finite iterable ends the run early; steps=None runs until it is exhausted
+    assert len(Trainer(mlp_loss, _init(), SGD(0.1), progress=False).run([(x, y)] * 4, 10)) == 4
+    assert len(Trainer(mlp_loss, _init(), SGD(0.1), progress=False).run([(x, y)] * 3)) == 3
+
+
+def test_callbacks_see_step_loss_trainer_and_respect_their_period():
+    x, y = _data()
+    seen, every_third = [], []
+
+    def each(step, loss, trainer):
+        seen.append((step, loss, trainer.step_count))
+
+    def third(step, loss, trainer):
+        every_third.append(step)
+        return {"double": 2 * loss}
+
+    third.period = 3
+    trainer = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    losses = trainer.run(itertools_repeat((x, y)), 7, callbacks=[each, third])
+    assert [s for s, _, _ in seen] == list(range(1, 8)) and [l for _, l, _ in seen] == losses
+    assert all(s == c for s, _, c in seen)            # called after the step's update
+    assert every_third == [3, 6]
+    assert trainer.metrics == [(3, {"double": 2 * losses[2]}), (6, {"double": 2 * losses[5]})]
+
+
+def test_stop_training_returned_or_raised_ends_the_run_after_that_step():
+    from frame.train import StopTraining
+
+    x, y = _data()
+
+    def returns(step, loss, trainer):
+        return StopTraining if step == 4 else None
+
+    def raises(step, loss, trainer):
+        if loss < 0.9 * trainer.history[0]:
+            raise StopTraining("good enough")
+
+    trainer = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    assert len(trainer.run(itertools_repeat((x, y)), 50, callbacks=[returns])) == 4 and trainer.step_count == 4
+    other = Trainer(mlp_loss, _init(), Adam(5e-2), progress=False)
+    losses = other.run(itertools_repeat((x, y)), 500, callbacks=[raises])
+    assert len(losses) < 500 and losses[-1] < 0.9 * losses[0] and all(v >= 0.9 * losses[0] for v in losses[:-1])
+
+
+def test_start_step_skips_the_batches_an_earlier_run_consumed():
+    x, y = _data()
+    whole = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    whole.run(_batches(x, y), 20)
+    first = Trainer(mlp_loss, _init(), Adam(1e-2), progress=False)
+    first.run(_batches(x, y), 8)
+    first.run(_batches(x, y), 12, start_step=8)    # a fresh stream of the same order, continued at batch 9
+    assert first.history == whole.history
+
+
+def test_bad_run_arguments_are_frame_errors():
+    x, y = _data()
+    trainer = Trainer(mlp_loss, _init(), SGD(0.1), progress=False)
+    for call, message in [(lambda: trainer.run(_batches(x, y), -2), "steps must be a non-negative int"),
+                          (lambda: trainer.run(object(), 2), "batches must be an iterable"),
+                          (lambda: trainer.run(_batches(x, y), 2, x), "extra positional argument"),
+                          (lambda: trainer.run(_batches(x, y), 2, start_step=-1), "start_step"),
+                          (lambda: trainer.run(_batches(x, y), 2, callbacks=[3]), "callbacks must be callables")]:
+        with pytest.raises(FrameError, match=message):
+            call()
+    assert trainer.step_count == 0
+
+
+def itertools_repeat(batch):
+    import itertools
+    return itertools.repeat(batch)
