@@ -194,20 +194,44 @@ class PDEPointResampler(Callback):
         self.history.append(ctx.step)
 
 
-def run_with_callbacks(ctx: TrainingContext, steps: int, callbacks, run_chunk) -> None:
-    """Take `steps` steps by `run_chunk(n, data)`, stopping at every callback's period to run it."""
-    for cb in callbacks:
-        cb.begin(ctx)
-    done = 0
-    while done < steps:
-        upcoming = [((done // cb.period) + 1) * cb.period for cb in callbacks]
-        stop = min(upcoming + [steps])
-        run_chunk(stop - done, ctx.data)
-        done = stop
-        if done < steps:
-            for cb in callbacks:
-                if done % cb.period == 0:
-                    cb(ctx)
+class TrainerCallbacks:
+    """pinn's callbacks as one `frame.train.Trainer.run` callback, and the batches they change.
+
+    `Trainer.run(adapter.batches(), steps, callbacks=[adapter])`: after every step, each pinn
+    callback whose `period` divides the steps this run has taken runs on the context (`begin(ctx)`
+    ran once, here). None runs after the run's last step: L-BFGS then trains on the data, weights
+    and points they left. `batches()` yields `ctx.data` afresh before every step, so what a
+    callback put there trains from the next step on.
+    """
+
+    def __init__(self, ctx: TrainingContext, callbacks, steps: int):
+        self.ctx, self.callbacks, self.steps = ctx, list(callbacks), int(steps)
+        self.start = ctx.trainer.step_count
+        for cb in self.callbacks:
+            cb.begin(ctx)
+
+    def batches(self):
+        """The training data for every step: whatever `ctx.data` is when the step starts."""
+        while True:
+            yield self.ctx.data
+
+    def __call__(self, step, loss, trainer):
+        done = step - self.start
+        if done >= self.steps:
+            return None
+        for cb in self.callbacks:
+            if done % cb.period == 0:
+                cb(self.ctx)
+        return None
+
+
+def run_with_callbacks(ctx: TrainingContext, steps: int, callbacks, *, measure=None, **run_options) -> None:
+    """Take `steps` Adam steps of `ctx.trainer` on `ctx.data` with pinn's `callbacks` running every
+    `period` steps (`TrainerCallbacks`); `measure(step, loss, trainer)` (with a `period`) runs before
+    them at its own period; `run_options` go to `Trainer.run` (progress, checkpoint, ...)."""
+    adapter = TrainerCallbacks(ctx, callbacks, steps)
+    ctx.trainer.run(adapter.batches(), steps, callbacks=([measure] if measure is not None else []) + [adapter],
+                    **run_options)
 
 
 def as_rng_for(seed) -> np.random.Generator:

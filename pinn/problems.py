@@ -212,6 +212,23 @@ class Problem:
         """Trained unknown coefficients by name (none for a forward problem)."""
         return {}
 
+    # -- the workbench protocol (`workbench.protocols.Problem`)
+    def data(self, seed: int = 0, dtype: str | None = None) -> tuple:
+        """`training_data(seed)`, in the problem's dtype (fixed when it was posed: `dtype`, if given, must be it)."""
+        if dtype is not None and np.dtype(dtype).name != self.dtype:
+            raise ProblemError(f"{self.name}: the problem was posed in {self.dtype}, not {np.dtype(dtype).name}; "
+                               f"pose it with dtype={np.dtype(dtype).name!r}")
+        return tuple(self.training_data(seed))
+
+    def metrics(self, result) -> dict:
+        """Figures of a trained result (`pinn.PINNResult`): relative L2 error on the test points (a fraction),
+        the final loss, and an inverse problem's trained coefficients."""
+        params = self.network_params(result.params)
+        metrics = {"relative_l2_error": self.relative_l2_error(result.model.apply, params),
+                   "final_loss": float(result.history[-1]) if result.history else float("nan")}
+        metrics.update(self.variable_values(result.params))
+        return metrics
+
     # -- to be provided by subclasses
     def training_data(self, seed: int = 0) -> tuple:
         raise NotImplementedError

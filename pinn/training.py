@@ -5,6 +5,7 @@ training graph, so it is traced, derived and compiled once and then only execute
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer, lbfgs
+from workbench.persistence import problem_settings
+from workbench.result import Result, add_phase
 
 from . import derivative_modes
 from .derivative_modes import ModeChoice
@@ -21,14 +24,15 @@ from .models import Network
 from .problems import Problem, ProblemError
 
 
-@dataclass
-class PINNResult:
-    """What `pinn.train` returns.
+@dataclass(kw_only=True)
+class PINNResult(Result):
+    """What `pinn.train` returns: a `workbench.Result` with a PINN's own record.
 
     `params` are the trained parameters of `model`; `history` the loss per Adam step followed by
     the loss per L-BFGS iteration (`adam_steps` tells where one ends); `relative_l2_error` is
-    ||u - u_ref|| / ||u_ref|| on the problem's test points; `errors` holds `(step, error)` pairs
-    measured during Adam (every `eval_every` steps) and at the end; times are wall-clock seconds;
+    ||u - u_ref|| / ||u_ref|| on the problem's test points (a fraction: the last of `errors`);
+    `errors` holds `(step, error)` pairs measured during Adam and L-BFGS (every `eval_every` steps)
+    and at the end; `timings` (and `adam_seconds`, `lbfgs_seconds`) are wall-clock seconds;
     `derivative_mode` says how the residual's derivatives were computed (and what was measured).
 
     A resumed run (`train(resume=...)`) carries the saved run's record on: `history` and `errors`
@@ -39,45 +43,45 @@ class PINNResult:
     `(step, dict)` records measured during training (Adam and L-BFGS), `seed` the data seed.
     """
 
-    problem: Problem
-    model: Network
-    params: Any
-    history: list[float]
-    adam_steps: int
-    relative_l2_error: float
-    errors: list[tuple[int, float]] = field(default_factory=list)
+    problem: Problem | None = None
+    adam_steps: int = 0
     lbfgs_iterations: int = 0
     lbfgs_message: str = ""
-    adam_seconds: float = 0.0
-    lbfgs_seconds: float = 0.0
     data: tuple = ()
     derivative_mode: ModeChoice | None = None
     callbacks: list = field(default_factory=list)
-    phases: list = field(default_factory=list)
-    opt_state: list = field(default_factory=list)
-    optimizer_config: dict = field(default_factory=dict)
-    step_count: int = 0
-    metrics: list = field(default_factory=list)
-    seed: Any = None
     resumed_at: int = 0
+
+    def __post_init__(self):
+        if self.problem_name is None and self.problem is not None:
+            self.problem_name = self.problem.name
+        if self.dtype is None:
+            self.dtype = getattr(self.problem, "dtype", None) or getattr(self.model, "dtype", None)
+
+    @property
+    def adam_seconds(self) -> float:
+        """Seconds of the Adam phase (compilation included)."""
+        return float(self.timings.get("adam", 0.0))
+
+    @property
+    def lbfgs_seconds(self) -> float:
+        """Seconds of the L-BFGS phase."""
+        return float(self.timings.get("lbfgs", 0.0))
 
     @property
     def variables(self) -> dict:
         """The trained unknown coefficients of an inverse problem, by name (empty for a forward problem)."""
-        return self.problem.variable_values(self.params)
+        return self.problem.variable_values(self.params) if self.problem is not None else {}
 
     @property
     def network_params(self):
         """The trained network's parameters (without an inverse problem's coefficients)."""
-        return self.problem.network_params(self.params)
-
-    @property
-    def wall_time(self) -> float:
-        """Seconds spent training (Adam + L-BFGS, compilation included)."""
-        return self.adam_seconds + self.lbfgs_seconds
+        return self.problem.network_params(self.params) if self.problem is not None else self.params
 
     def predict(self, *coords) -> np.ndarray:
-        """The trained network's solution at numpy points (one (N, 1) array per coordinate)."""
+        """The trained network's solution at numpy points (one (N, 1) array per coordinate, or one (N, d) array)."""
+        if self.problem is None:
+            return np.asarray(self.model.apply(self.network_params, np.asarray(coords[0], dtype=self.model.dtype)))
         return self.problem.predict(self.model.apply, self.network_params, *coords)
 
     def save(self, path) -> str:
@@ -85,11 +89,15 @@ class PINNResult:
         from .persistence import save
         return save(self, path)
 
-    def write_history(self, path) -> str:
-        """The loss and relative-L2 history as CSV or JSON, chosen by `path`'s suffix (`.csv`, `.json`):
-        one row per loss (step, phase, loss, relative_l2_error where measured); returns the path."""
-        from .persistence import write_history
-        return write_history(path, self.history, self.phases, self.errors, self.metrics)
+    def save_extra(self) -> dict:
+        """What `pinn.save` stores beside the workbench record: derivative mode, variables, transforms."""
+        return {"derivative_mode": self.derivative_mode.as_dict() if self.derivative_mode is not None else None,
+                "variables": {k: float(v) for k, v in self.variables.items()},
+                "transforms": {"feature": getattr(self.model, "_feature_transform", None) is not None,
+                               "output": getattr(self.model, "_output_transform", None) is not None}}
+
+    def problem_settings(self) -> dict:
+        return problem_settings(self.problem) if self.problem is not None else {}
 
     def summary(self) -> str:
         lines = [f"{self.problem!r} with {self.model!r}"]
@@ -212,12 +220,14 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     # RAR and resampling change the residual points' count: symbolic on that axis, one compile for
     # every count (a symbolic step costs ~1.3x a concrete one, so plain runs stay concrete)
     dynamic = {i: 0 for i in (problem.sharded_arguments or (0,))} if callbacks else None
+    started = time.perf_counter()
     data = tuple(problem.training_data(seed))
     if loss_weights is not None:
         if not hasattr(problem, "with_weights"):
             raise ProblemError(f"{problem.name}: loss_weights needs a pinn.PDE problem")
         data = problem.with_weights(data, loss_weights)
     _check_data(problem, data)
+    timings = {"data": time.perf_counter() - started}
     choice = derivative_modes.choose(problem, model.apply, model.params, problem.residual_points(data),
                                      derivative_mode)
     loss_fn = problem.loss(model.apply, mode=choice.mode)
@@ -239,64 +249,55 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     # errors are keyed by position in the (cumulative) history: step s = the s-th recorded loss
     offset = len(trainer.history) - trainer.step_count
 
-    def measure(step, params):
-        error = problem.relative_l2_error(model.apply, problem.network_params(params))
+    def error_at(params) -> float:
+        return problem.relative_l2_error(model.apply, problem.network_params(params))
+
+    def measure(step, loss, trainer_):   # a Trainer.run callback, every eval_every steps (its period)
+        error = error_at(trainer_.params)
         errors.append((step + offset, error))
         return {"rel_l2": error}
 
-    def run_chunk(n, chunk_data):
-        trainer.run(n, *chunk_data, callback=measure, every=eval_every, checkpoint=checkpoint,
-                    checkpoint_every=checkpoint_every)
-
+    measure.period = eval_every
+    run_options = dict(checkpoint=checkpoint, checkpoint_every=checkpoint_every)
     if callbacks:
         ctx = TrainingContext(problem, model, trainer, data, choice.mode, as_rng_for(seed))
-        run_with_callbacks(ctx, steps, callbacks, run_chunk)
+        run_with_callbacks(ctx, steps, callbacks, measure=measure, **run_options)
         data = ctx.data
     else:
-        run_chunk(steps, data)
+        trainer.run(itertools.repeat(data), steps, callbacks=[measure], **run_options)
     params, history = trainer.params, list(trainer.history)
     metrics = list(trainer.metrics)
-    adam_seconds = time.perf_counter() - start
-    _add_phase(phases, "adam", len(history) - resumed_at)
+    timings["adam"] = time.perf_counter() - start
+    add_phase(phases, "adam", len(history) - resumed_at)
     adam_end = len(history)
 
-    nit, message, lbfgs_seconds = 0, "", 0.0
+    nit, message = 0, ""
+    timings["lbfgs"] = 0.0
     if lbfgs_steps:
         start = time.perf_counter()
+
         # errors measured during L-BFGS too: iteration i is history entry adam_end + i (its loss after it)
         def lbfgs_measure(iteration, params):
-            record = measure(iteration + adam_end - offset, params)
+            error = error_at(params)
+            errors.append((adam_end + iteration, error))
+            record = {"rel_l2": error}
             metrics.append((adam_end + iteration, record))
             return record
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
                        desc=f"{problem.name} L-BFGS", client=client, shard=shard, dynamic_axes=dynamic,
-                       callback=lbfgs_measure,
-                       every=eval_every)
-        lbfgs_seconds = time.perf_counter() - start
+                       callback=lbfgs_measure, every=eval_every)
+        timings["lbfgs"] = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message
         history += result.history[1:]
-        _add_phase(phases, "lbfgs", len(result.history) - 1)
-    error = problem.relative_l2_error(model.apply, problem.network_params(params))
-    errors.append((len(history), error))
+        add_phase(phases, "lbfgs", len(result.history) - 1)
+    errors.append((len(history), error_at(params)))
+    timings["total"] = time.perf_counter() - started
     return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=adam_end,
-                      relative_l2_error=error, errors=errors, lbfgs_iterations=nit, lbfgs_message=message,
-                      adam_seconds=adam_seconds, lbfgs_seconds=lbfgs_seconds, data=data, derivative_mode=choice,
-                      callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
+                      errors=errors, lbfgs_iterations=nit, lbfgs_message=message, timings=timings, data=data,
+                      derivative_mode=choice, callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
                       optimizer_config=opt.config(), step_count=trainer.step_count, metrics=metrics, seed=seed,
-                      resumed_at=resumed_at)
-
-
-def _add_phase(phases: list, name: str, n: int) -> None:
-    """Append `n` entries of optimiser `name` to the run-length phase list."""
-    if n <= 0:
-        return
-    if phases and phases[-1][0] == name:
-        phases[-1] = (name, phases[-1][1] + n)
-    else:
-        phases.append((name, n))
-
-
+                      dtype=problem.dtype, resumed_at=resumed_at)
 
 
 def _load_resume(resume, problem: Problem, model):

@@ -99,16 +99,16 @@ def test_unknown_model_class_is_refused_and_nothing_runs(poisson, tmp_path, monk
     monkeypatch.setattr(os, "system", lambda *a: ran.append(a))   # what a malicious class name might reach
     for name in ("os:system", "posix.system", "Network", "__import__"):
         bad = tmp_path / f"bad_{len(ran)}_{name.replace(':', '_')}.npz"
-        _rewrite_meta(path, bad, lambda m: m["pinn"].update(model=name))
-        with pytest.raises(CheckpointError, match=rf"names the model class '{name}', which pinn does not build"):
+        _rewrite_meta(path, bad, lambda m: m["workbench"].update(model=name))
+        with pytest.raises(CheckpointError, match=rf"names the model class '{name}', which is not registered"):
             load(bad)
     assert ran == [] and "Network" not in MODEL_CLASSES
     bad = tmp_path / "bad_config.npz"
-    _rewrite_meta(path, bad, lambda m: m["pinn"]["model_config"].update(activation="relu"))
+    _rewrite_meta(path, bad, lambda m: m["workbench"]["model_config"].update(activation="relu"))
     with pytest.raises(CheckpointError, match="does not build a MLP"):
         load(bad)
     bad = tmp_path / "bad_phases.npz"
-    _rewrite_meta(path, bad, lambda m: m["pinn"].update(phases=[["adam", 99]]))
+    _rewrite_meta(path, bad, lambda m: m["workbench"].update(phases=[["adam", 99]]))
     with pytest.raises(CheckpointError, match="do not cover its 3 losses"):
         load(bad)
 
@@ -124,7 +124,7 @@ def test_truncated_and_foreign_files_are_refused(poisson, tmp_path):
     # a plain Trainer checkpoint is a frame checkpoint but not a saved PINN
     trainer_ckpt = tmp_path / "trainer.ckpt"
     _train(poisson, 2, checkpoint=trainer_ckpt)
-    with pytest.raises(CheckpointError, match="not a saved PINN"):
+    with pytest.raises(CheckpointError, match="not a saved model"):
         load(trainer_ckpt)
 
 
@@ -170,9 +170,8 @@ def test_cli_bad_persistence_flags_exit_2_before_training(tmp_path, capsys):
     garbage = tmp_path / "garbage.npz"
     garbage.write_bytes(b"not a checkpoint")
     for flags, message in [(["--log", str(tmp_path / "h.txt")], "must end in .csv or .json"),
-                           (["--save", str(tmp_path / "missing" / "m.npz")], "does not exist"),
                            (["--save", str(tmp_path)], "is a directory"),
-                           (["--load", str(tmp_path / "absent.npz")], "does not exist"),
+                           (["--load", str(tmp_path / "absent.npz")], "no such file"),
                            (["--load", str(garbage)], "not a zip archive"),
                            (["--load", str(saved), "--problem", "heat"], "trained on --problem poisson1d, not heat")]:
         with pytest.raises(SystemExit) as info:
