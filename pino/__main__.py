@@ -1,38 +1,53 @@
-"""`python -m pino --problem periodic-poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot fields.
+"""`python -m pino --problem periodic-poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot.
+
+    python -m pino --problem periodic-poisson1d --steps 1000               # into out/periodic-poisson1d
+    python -m pino --problem burgers1d --steps 500 --lbfgs 50 --log out/burgers1d/history.csv
+    python -m pino --problem darcy --save out/darcy/model.npz              # the default: a 9-minute budget
+    python -m pino --problem darcy --load out/darcy/model.npz --steps 0    # evaluate a saved model
 
 periodic-poisson1d (-u'' + u = f on a periodic grid; pinn's poisson1d is another problem) trains from
-the spectral physics residual alone (no solution data); burgers1d trains on
-(u0, u(1)) pairs from the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train
-`pino.FNO2d` on data from `pino.datasets` (generated once and cached under $FRAME_CACHE_DIR/pino or
-~/.cache/frame/pino): darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in
--> t_in+1..t_in+t_out on the torus, nu = 1e-3) and burgers-pino (u0 -> u(x, t), nu = 0.01, t in [0, 1]);
+the spectral physics residual alone (no solution data); burgers1d trains on (u0, u(1)) pairs from
+the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train `pino.FNO2d` on data from
+`pino.datasets` (generated once and cached under $FRAME_CACHE_DIR/pino or ~/.cache/frame/pino):
+darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in -> t_in+1..t_in+t_out
+on the torus, nu = 1e-3) and burgers-pino (u0 -> u(x, t), nu = 0.01, t in [0, 1]);
 `--physics-weight` adds the PINO PDE loss (darcy, burgers-pino) and `--fine-tune STEPS` runs PINO's
-instance-wise fine-tuning on test instances afterwards. Prints the test relative L2 error over the
-held-out set in percent (for the 2-D problems with its spread over samples) and the wall time, and
-writes plots (fields, loss curve) into --out. Bad flags or an unwritable output directory exit with
-status 2 before training; a training failure (NaN, divergence) exits with status 1; each prints one
-`error:` line.
+instance-wise fine-tuning on test instances afterwards.
+
+The common flags are pinn's (`workbench.cli.base_parser`): --problem, --out (default
+out/<problem>), --steps, --lbfgs, --lr, --seed, --dtype, --no-progress, --save, --load, --log,
+--workers/--scheduler. `--lbfgs N` runs N iterations of `frame.train.lbfgs` after Adam on the
+full-batch training loss (all --train samples at once: memory grows with them), the test error
+measured during it too. `--plot FILE` (the fields plot's path) is a deprecated alias kept working;
+the plots go into --out. Prints the test relative L2 error over the held-out set in the unit pinn
+prints (`test rel. L2 1.23% (1.23e-02)`; the 2-D problems with its spread over samples) and the
+wall time, and writes metrics.json, fields.png and loss.png into --out. Bad flags or an unwritable
+output directory exit with status 2 before training; a training failure (NaN, divergence) exits
+with status 1; each prints one `error:` line.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
 
-from frame.distributed.cli import add_cli_arguments, cli_problem, client_from_args
+from frame.distributed.cli import client_from_args
+from workbench.cli import base_parser, check_args, format_error, prepare_output_file, print_errors, write_metrics
 
+#: per problem, the budget and architecture every unset flag takes (a plain dict each: one line to retune).
 DEFAULTS = {
-    "periodic-poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, batch=32, lr=3e-3),
-    "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, batch=20, lr=1e-3),
+    "periodic-poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, lbfgs=0, batch=32,
+                               lr=3e-3, dtype="float32"),
+    "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, lbfgs=0, batch=20,
+                      lr=1e-3, dtype="float32"),
     # 2-D: --modes counts as neuraloperator's n_modes (24 keeps frequencies -12..11 x rfft bins 0..12, the
     # FNO paper's "12 modes"); --n is the grid of the data; --solver-n the grid the solver runs on.
-    "darcy": dict(n=85, modes=24, width=32, layers=4, train=1000, test=100, steps=1500, batch=20, lr=2e-3,
-                  solver_n=169),
-    "navier-stokes": dict(n=64, modes=24, width=32, layers=4, train=200, test=50, steps=1000, batch=20, lr=2e-3,
-                          solver_n=64),
-    "burgers-pino": dict(n=128, modes=24, width=32, layers=4, train=400, test=50, steps=1000, batch=20, lr=2e-3,
-                         solver_n=512),
+    "darcy": dict(n=85, modes=24, width=32, layers=4, train=1000, test=100, steps=1500, lbfgs=0, batch=20, lr=2e-3,
+                  dtype="float32", solver_n=169),
+    "navier-stokes": dict(n=64, modes=24, width=32, layers=4, train=200, test=50, steps=1000, lbfgs=0, batch=20,
+                          lr=2e-3, dtype="float32", solver_n=64),
+    "burgers-pino": dict(n=128, modes=24, width=32, layers=4, train=400, test=50, steps=1000, lbfgs=0, batch=20,
+                         lr=2e-3, dtype="float32", solver_n=512),
 }
 PROBLEMS_2D = ("darcy", "navier-stokes", "burgers-pino")
 # The issue's target: the default darcy run finishes in under 10 minutes on the reference machine.
@@ -40,55 +55,58 @@ DARCY_BUDGET_MINUTES = 9.0
 PHYSICS_PROBLEMS = ("darcy", "burgers-pino")
 
 
+def _load(path):
+    """`pino.load(path)` (imported here: `python -m pino --help` stays light)."""
+    from . import load
+    return load(path)
+
+
+def build_parser():
+    """The parser: the common flags (`workbench.cli.base_parser`) and pino's own."""
+    parser = base_parser("python -m pino", __doc__.splitlines()[0], DEFAULTS, "periodic-poisson1d")
+    own = parser.add_argument_group("pino options")
+    own.add_argument("--n", type=int, help="grid points (per axis; burgers-pino: points in x)")
+    own.add_argument("--modes", type=int, help="Fourier modes kept per layer (2-D: neuraloperator's n_modes)")
+    own.add_argument("--width", type=int, help="channels of the Fourier layers")
+    own.add_argument("--layers", type=int, help="number of Fourier layers")
+    own.add_argument("--train", type=int, help="training samples")
+    own.add_argument("--test", type=int, help="test samples")
+    own.add_argument("--batch", type=int, help="batch size of the Adam steps")
+    own.add_argument("--solver-n", type=int, help="2-D problems: the grid the data is solved on, then subsampled "
+                     "to --n (darcy: (solver_n - 1)/(n - 1) whole; others: a multiple of --n)")
+    own.add_argument("--t-out", type=int, default=10, help="navier-stokes: unit time steps predicted (after 10 in)")
+    own.add_argument("--nt", type=int, default=101, help="burgers-pino: time levels on [0, 1]")
+    own.add_argument("--physics-weight", type=float, default=0.0,
+                     help="darcy, burgers-pino: weight of the PINO PDE loss added to the data loss")
+    own.add_argument("--fine-tune", type=int, default=0, metavar="STEPS",
+                     help="darcy, burgers-pino: instance-wise fine-tuning steps on each of --fine-tune-samples "
+                          "test instances with the PDE loss")
+    own.add_argument("--fine-tune-samples", type=int, default=4)
+    own.add_argument("--fine-tune-lr", type=float, default=3e-3, help="initial Adam learning rate of fine-tuning")
+    own.add_argument("--budget-minutes", type=float, default=None,
+                     help="2-D problems: wall-clock budget of the whole run, data generation included; the "
+                          "training steps are cut to what fits after the data and a measured step (at most "
+                          "--steps). Default: 9 for darcy, none for the others")
+    own.add_argument("--blas-threads", type=int, default=1,
+                     help="BLAS threads for the run (0: the library's default); one avoids the stalls of "
+                          "multi-threaded GEMMs on a shared machine (FNO2d at 85^2: 9.5 s a step on one "
+                          "thread, 78 s on two, at load ~15 on 2 cores)")
+    own.add_argument("--plot", default=None, metavar="FILE",
+                     help="deprecated: where to save the fields plot (default and preferred: <out>/fields.png)")
+    own.add_argument("--no-plot", action="store_true", help="skip the plots (metrics.json is still written)")
+    own.add_argument("--no-cache", action="store_true", help="2-D problems: neither read nor write the data cache")
+    return parser
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m pino", description=__doc__.splitlines()[0])
-    parser.add_argument("--problem", choices=sorted(DEFAULTS), default="periodic-poisson1d")
-    parser.add_argument("--n", type=int, help="grid points (per axis; burgers-pino: points in x)")
-    parser.add_argument("--modes", type=int, help="Fourier modes kept per layer (2-D: neuraloperator's n_modes)")
-    parser.add_argument("--width", type=int, help="channels of the Fourier layers")
-    parser.add_argument("--layers", type=int, help="number of Fourier layers")
-    parser.add_argument("--train", type=int, help="training samples")
-    parser.add_argument("--test", type=int, help="test samples")
-    parser.add_argument("--steps", type=int, help="optimiser steps")
-    parser.add_argument("--batch", type=int, help="batch size")
-    parser.add_argument("--lr", type=float, help="initial Adam learning rate (cosine decay)")
-    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--solver-n", type=int, help="2-D problems: the grid the data is solved on, then subsampled "
-                        "to --n (darcy: (solver_n - 1)/(n - 1) whole; others: a multiple of --n)")
-    parser.add_argument("--t-out", type=int, default=10, help="navier-stokes: unit time steps predicted (after 10 in)")
-    parser.add_argument("--nt", type=int, default=101, help="burgers-pino: time levels on [0, 1]")
-    parser.add_argument("--physics-weight", type=float, default=0.0,
-                        help="darcy, burgers-pino: weight of the PINO PDE loss added to the data loss")
-    parser.add_argument("--fine-tune", type=int, default=0, metavar="STEPS",
-                        help="darcy, burgers-pino: instance-wise fine-tuning steps on each of --fine-tune-samples "
-                             "test instances with the PDE loss")
-    parser.add_argument("--fine-tune-samples", type=int, default=4)
-    parser.add_argument("--fine-tune-lr", type=float, default=3e-3, help="initial Adam learning rate of fine-tuning")
-    parser.add_argument("--budget-minutes", type=float, default=None,
-                        help="2-D problems: wall-clock budget of the whole run, data generation included; the "
-                             "training steps are cut to what fits after the data and a measured step (at most "
-                             "--steps). Default: 9 for darcy, none for the others")
-    parser.add_argument("--blas-threads", type=int, default=1,
-                        help="BLAS threads for the run (0: the library's default); one avoids the stalls of "
-                             "multi-threaded GEMMs on a shared machine (FNO2d at 85^2: 9.5 s a step on one "
-                             "thread, 78 s on two, at load ~15 on 2 cores)")
-    parser.add_argument("--out", default=None, help="directory for the plots (default: out/pino/<problem>)")
-    parser.add_argument("--plot", default=None, help="1-D problems: where to save the fields plot "
-                        "(default: <out>/fields.png)")
-    parser.add_argument("--no-plot", action="store_true", help="skip the plots")
-    parser.add_argument("--no-cache", action="store_true", help="2-D problems: neither read nor write the data cache")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_cli_arguments(parser)   # --workers N / --scheduler ADDRESS (frame.distributed)
+    """The flags of `build_parser`, defaults filled from `DEFAULTS`, validated before any work (status 2
+    and one `error:` line naming the flag)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    problem = cli_problem(args)
-    if problem:
-        parser.error(problem)
+    check_args(parser, args, load=_load)
     for key, value in DEFAULTS[args.problem].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
-    if args.out is None:
-        args.out = os.path.join("out", "pino", args.problem)
     if args.budget_minutes is None and args.problem == "darcy":
         args.budget_minutes = DARCY_BUDGET_MINUTES
     problem = flag_problem(args)
@@ -97,26 +115,13 @@ def parse_args(argv=None):
     return args
 
 
-def _writable_target(path: str) -> str | None:
-    """Why `path` (a directory, created if missing) cannot be written, or None."""
-    path = os.path.abspath(path)
-    if os.path.exists(path) and not os.path.isdir(path):
-        return f"{path} exists and is not a directory"
-    existing = path
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"the directory {existing} is not writable"
-    return None
-
-
 def flag_problem(args) -> str | None:
-    """What is wrong with the (defaults-filled) flags, checked before any work; None if nothing."""
+    """What is wrong with pino's own (defaults-filled) flags, checked before any work; None if nothing.
+
+    The common flags were checked by `workbench.cli.check_args`."""
     for flag in ("n", "modes", "width", "layers", "train", "test", "batch"):
         if getattr(args, flag) < 1:
             return f"--{flag} must be >= 1, got {getattr(args, flag)}"
-    if args.steps < 0:
-        return f"--steps must be >= 0, got {args.steps}"
     two_d = args.problem in PROBLEMS_2D
     if not two_d and args.n // 2 + 1 < args.modes:
         return (f"--modes {args.modes} needs a grid of n >= {2 * (args.modes - 1)} (n={args.n} has "
@@ -125,8 +130,6 @@ def flag_problem(args) -> str | None:
         return f"--modes {args.modes} is more than the {args.n} grid points per axis (--n)"
     if args.batch > args.train:
         return f"--batch {args.batch} is larger than the {args.train} training samples (--train)"
-    if not (math.isfinite(args.lr) and args.lr > 0):
-        return f"--lr must be a positive finite number, got {args.lr:g}"
     if not (math.isfinite(args.fine_tune_lr) and args.fine_tune_lr > 0):
         return f"--fine-tune-lr must be a positive finite number, got {args.fine_tune_lr:g}"
     if not (math.isfinite(args.physics_weight) and args.physics_weight >= 0):
@@ -155,16 +158,12 @@ def flag_problem(args) -> str | None:
             return f"--t-out must be >= 1, got {args.t_out}"
         if args.problem == "burgers-pino" and args.nt < 3:
             return f"--nt must be >= 3, got {args.nt}"
-    if not args.no_plot:
-        problem = _writable_target(args.out)
-        if problem:
-            return f"--out: {problem}"
-        if args.plot:
-            directory = os.path.dirname(os.path.abspath(args.plot))
-            if not os.path.isdir(directory):
-                return f"--plot: the directory {directory} does not exist"
-            if not os.access(directory, os.W_OK | os.X_OK):
-                return f"--plot: the directory {directory} is not writable"
+    if args.plot and not args.no_plot:
+        directory = os.path.dirname(os.path.abspath(args.plot))
+        if not os.path.isdir(directory):
+            return f"--plot: the directory {directory} does not exist"
+        if not os.access(directory, os.W_OK | os.X_OK):
+            return f"--plot: the directory {directory} is not writable"
     return None
 
 
@@ -172,6 +171,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     from frame.errors import FrameError
 
+    if args.plot:
+        print(f"warning: --plot is deprecated; the fields plot goes to {args.plot} this time, by default to "
+              f"{os.path.join(args.out, 'fields.png')}", file=sys.stderr)
     args.client = None
     try:
         args.client = client_from_args(args.workers, args.scheduler)
@@ -188,81 +190,116 @@ def main(argv=None) -> int:
         if args.client is not None:
             args.client.close()   # a --workers client also stops its local cluster
     result = outcome["result"]
-    if result.history:
-        print(f"final training loss {result.history[-1]:.4e}")
-    else:
-        print("no training steps taken")
-    spread = outcome.get("spread")
-    held_out = f"mean over {len(outcome['test'])} held-out samples"
-    detail = f"; std over samples {spread:.4%}" if spread is not None else ""
-    print(f"test relative L2 error {result.test_error:.4%}  (percent, {held_out}{detail}; "
-          f"{result.seconds:.1f} s training)", flush=True)
+    print(f"final training loss {result.history[-1]:.4e}" if result.history else "no training steps taken")
+    if result.phases and result.phases[-1][0] == "lbfgs" and len(result.history) > result.phases[-1][1]:
+        iterations = result.phases[-1][1]
+        print(f"L-BFGS: {iterations} iterations in {result.timings.get('lbfgs', 0.0):.1f} s; loss "
+              f"{result.history[-iterations - 1]:.4e} (last Adam step) -> {result.history[-1]:.4e}", flush=True)
+    print_errors(result, spread=outcome.get("spread"),
+                 detail=f"mean over {len(outcome['test'])} held-out samples; {result.wall_time:.1f} s training")
     if "fine_tune" in outcome:
         before, after = outcome["fine_tune"]
-        print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances): relative L2 error "
-              f"{sum(before) / len(before):.4%} -> {sum(after) / len(after):.4%} (percent, mean)")
-    if not args.no_plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        try:
-            paths = write_plots(args, outcome)
-        except OSError as e:
-            print(f"error: writing the plots into {args.out} failed: {e}", file=sys.stderr)
-            return 1
-        for path in paths:
-            print(f"plot written to {path}")
+        print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances): rel. L2 "
+              f"{format_error(sum(before) / len(before))} -> {format_error(sum(after) / len(after))} (mean)")
+    try:
+        path = write_metrics(os.path.join(args.out, "metrics.json"), run_metrics(args, outcome))
+        print(f"metrics: {path}", flush=True)
+        if args.save is not None:
+            from . import save
+            print(f"model: {save(result, prepare_output_file(args.save))}", flush=True)
+        if args.log is not None:
+            print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
+        paths = [] if args.no_plot else write_plots(args, outcome)
+    except (OSError, FrameError) as e:
+        print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
+        return 1
+    for name, path in paths:
+        print(f"{name} plot: {path}")
     return 0
 
 
-def write_plots(args, outcome) -> list[str]:
-    """The fields plot (and, with training steps, the loss curve) into `args.out`; returns their paths."""
-    from .plots import plot_fields, plot_fields_2d, plot_history
+def run_metrics(args, outcome) -> dict:
+    """The run's numbers for `metrics.json` (the same first keys as pinn's)."""
+    result = outcome["result"]
+    phases = {}
+    for name, count in result.phases:   # a resumed run may have several phases of one optimiser
+        phases[name] = phases.get(name, 0) + count
+    metrics = {"package": "pino", "problem": args.problem, "seed": args.seed, "dtype": args.dtype,
+               "relative_l2_error": result.relative_l2_error,
+               "final_loss": result.history[-1] if result.history else None,
+               "adam_steps": phases.get("adam", 0), "lbfgs_iterations": phases.get("lbfgs", 0),
+               "adam_seconds": result.timings.get("adam"), "lbfgs_seconds": result.timings.get("lbfgs"),
+               "test_samples": len(outcome["test"]), "std_over_samples": outcome.get("spread")}
+    if "fine_tune" in outcome:
+        before, after = outcome["fine_tune"]
+        metrics["fine_tune"] = {"steps": args.fine_tune, "before": before, "after": after}
+    return metrics
 
-    os.makedirs(args.out, exist_ok=True)
+
+def write_plots(args, outcome) -> list[tuple[str, str]]:
+    """The fields plot and, with training steps, the loss curve into `args.out`; returns (name, path) pairs."""
+    from workbench import plots
+
     result, test = outcome["result"], outcome["test"]
-    paths = []
     fields = args.plot or os.path.join(args.out, "fields.png")
     if args.problem in PROBLEMS_2D:
-        plot_fields_2d(outcome["plot_inputs"], outcome["plot_truth"], outcome["plot_prediction"], test.coords,
-                       title=outcome["title"], input_label=outcome["input_label"],
-                       output_label=outcome["output_label"], path=fields)
+        fig = plots.fields_2d(outcome["plot_inputs"], outcome["plot_truth"], outcome["plot_prediction"], test.coords,
+                              title=outcome["title"], input_label=outcome["input_label"],
+                              output_label=outcome["output_label"])
     else:
-        plot_fields(test.x, test.inputs, test.outputs, result.predictions, title=outcome["title"],
-                    input_label=outcome["input_label"], path=fields)
-    paths.append(fields)
+        fig = plots.fields_1d(test.x, test.inputs, test.outputs, result.predictions, title=outcome["title"],
+                              input_label=outcome["input_label"], output_label=outcome["output_label"])
+    paths = [("fields", plots.save_figure(fig, fields))]
     if result.history:
-        path = os.path.join(args.out, "loss.png")
-        plot_history(result.history, title=f"{args.problem}: training loss", path=path)
-        paths.append(path)
+        fig = plots.loss_figure(result.history, result.phases, result.errors, title=f"{args.problem} training")
+        paths.append(("loss", plots.save_figure(fig, os.path.join(args.out, "loss.png"))))
     return paths
+
+
+def _model_1d(args):
+    """The saved model of --load, or a new FNO1d from the flags."""
+    from . import FNO1d
+
+    if args.saved is not None:
+        return args.saved.model
+    return FNO1d(modes=args.modes, width=args.width, layers=args.layers)
+
+
+def _resume(args) -> dict:
+    """The keyword that continues a --load'ed run (none without --load)."""
+    return {} if args.saved is None else {"resume": args.saved}
 
 
 def run(args) -> dict:
     """Train as the flags say; returns {"result", "test", "title", "input_label", ...} for reporting and plots."""
     if args.problem in PROBLEMS_2D:
         return run_2d(args)
-    from . import Burgers1D, FNO1d, PeriodicPoisson1D, train_operator, train_poisson_physics
+    from . import BurgersOperator1D, PeriodicPoisson1D, train_operator, train_poisson_physics
 
-    model = FNO1d(modes=args.modes, width=args.width, layers=args.layers)
+    model = _model_1d(args)
     print(f"{args.problem}: {model}, {model.num_parameters()} parameters, n={args.n}, "
-          f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}")
+          f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}"
+          + (f", then {args.lbfgs} L-BFGS iterations" if args.lbfgs else ""))
     if args.problem == "periodic-poisson1d":
         problem = PeriodicPoisson1D(n=args.n)
         result = train_poisson_physics(model, problem, num_train=args.train, num_test=args.test, steps=args.steps,
                                        batch_size=args.batch, lr=args.lr, dtype=args.dtype, seed=args.seed,
-                                       progress=not args.no_progress, client=getattr(args, "client", None))
+                                       progress=not args.no_progress, client=args.client, lbfgs_steps=args.lbfgs,
+                                       **_resume(args))
         test = result.extra["test"]
-        title, input_label = "-u'' + u = f, trained from the physics residual only", "forcing f"
+        title, input_label, output_label = "-u'' + u = f, trained from the physics residual only", "forcing f", "u"
     else:
-        problem = Burgers1D()
+        problem = BurgersOperator1D()
         print("generating data with the ETDRK4 solver ...", flush=True)
         train = problem.sample(args.train, args.n, seed=args.seed)
         test = problem.sample(args.test, args.n, seed=args.seed + 1)
         result = train_operator(model, train, test, steps=args.steps, batch_size=args.batch, lr=args.lr,
                                 dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
-                                desc="FNO burgers1d", client=getattr(args, "client", None))
-        title, input_label = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})", "u0"
-    return {"result": result, "test": test, "title": title, "input_label": input_label}
+                                desc="FNO burgers1d", client=args.client, lbfgs_steps=args.lbfgs,
+                                problem_name=args.problem, **_resume(args))
+        title = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})"
+        input_label, output_label = "u0(x)", f"u(x, {problem.final_time:g})"
+    return {"result": result, "test": test, "title": title, "input_label": input_label, "output_label": output_label}
 
 
 def _datasets(args):
@@ -304,8 +341,8 @@ def fit_steps(args, model, train, physics, started: float) -> int:
     """`args.steps`, cut to what the `--budget-minutes` left after `started` allows at a measured step time.
 
     One warm-up trainer compiles the training step and times two steps; the time left is shared by
-    the training steps and a reserve for the test predictions, the plots and any fine-tuning
-    (estimated from the same step time).
+    the training steps and a reserve for the test predictions, the plots, any L-BFGS iterations and
+    any fine-tuning (estimated from the same step time).
     """
     import time
 
@@ -331,8 +368,11 @@ def fit_steps(args, model, train, physics, started: float) -> int:
         trainer.step(x, y)
         times.append(time.perf_counter() - start)
     step = float(np.median(times))
-    # Test predictions ~ a third of a step per batch; fine-tuning steps at batch 1 ~ 1/batch of a step each.
-    reserve = step * (args.test / args.batch / 3 + 2 + args.fine_tune * args.fine_tune_samples / args.batch)
+    # Test predictions ~ a third of a step per batch; fine-tuning steps at batch 1 ~ 1/batch of a step each;
+    # an L-BFGS iteration on all training samples ~ train/batch steps (one or two loss and gradient evaluations
+    # in float64: counted as two).
+    reserve = step * (args.test / args.batch / 3 + 2 + args.fine_tune * args.fine_tune_samples / args.batch
+                      + 2 * args.lbfgs * args.train / args.batch)
     left = args.budget_minutes * 60 - (time.perf_counter() - started) - reserve
     steps = max(0, min(args.steps, int(left / step)))
     print(f"budget {args.budget_minutes:g} min: {time.perf_counter() - started:.0f} s used (data, compile), "
@@ -353,20 +393,27 @@ def run_2d(args) -> dict:
           flush=True)
     train, test = _datasets(args)
     c_in, c_out = train.inputs.shape[1], train.outputs.shape[1]
-    # Darcy and Burgers' time axis are not periodic: pad the domain as the FNO/PINO codes do.
-    padding = {"darcy": 0.1, "navier-stokes": None, "burgers-pino": (0.1, 0.0)}[args.problem]
-    base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=c_in, out_channels=c_out,
-                 domain_padding=padding)
-    model = Normalized.from_data(base, train.inputs, train.outputs)
+    if args.saved is not None:
+        model = args.saved.model
+        base = getattr(model, "model", model)
+    else:
+        # Darcy and Burgers' time axis are not periodic: pad the domain as the FNO/PINO codes do.
+        padding = {"darcy": 0.1, "navier-stokes": None, "burgers-pino": (0.1, 0.0)}[args.problem]
+        base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=c_in, out_channels=c_out,
+                     domain_padding=padding)
+        model = Normalized.from_data(base, train.inputs, train.outputs)
     print(f"{args.problem}: {base}, {base.num_parameters()} parameters, grid {tuple(train.inputs.shape[2:])}, "
           f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}"
-          + (f", PDE loss weight {args.physics_weight:g}" if args.physics_weight else ""), flush=True)
+          + (f", PDE loss weight {args.physics_weight:g}" if args.physics_weight else "")
+          + (f", then {args.lbfgs} L-BFGS iterations" if args.lbfgs else ""), flush=True)
     physics = physics_loss(args.problem)
     steps = fit_steps(args, model, train, physics, started)
+    with_physics = physics is not None and args.physics_weight > 0
     result = train_operator(model, train, test, steps=steps, batch_size=args.batch, lr=args.lr,
                             dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
-                            physics=physics if args.physics_weight > 0 else None,
-                            physics_weight=args.physics_weight, desc=f"FNO2d {args.problem}", client=getattr(args, "client", None))
+                            physics=physics if with_physics else None,
+                            physics_weight=args.physics_weight, desc=f"FNO2d {args.problem}", client=args.client,
+                            lbfgs_steps=args.lbfgs, problem_name=args.problem, **_resume(args))
     per_sample = [relative_l2(result.predictions[i:i + 1], test.outputs[i:i + 1]) for i in range(len(test))]
     outcome = {"result": result, "test": test, "spread": float(np.std(per_sample))}
     prediction = result.predictions

@@ -36,7 +36,8 @@ from typing import Callable, Iterable
 from frame.distributed.cli import add_cli_arguments, cli_problem
 
 __all__ = ["base_parser", "check_args", "default_out", "format_error", "print_errors", "write_metrics",
-           "prepare_output_directory", "prepare_output_file", "output_directory_problem", "output_file_problem", "HISTORY_SUFFIXES", "DTYPES"]
+           "prepare_output_directory", "prepare_output_file", "output_directory_problem", "output_file_problem",
+           "HISTORY_SUFFIXES", "DTYPES"]
 
 #: the suffixes `--log` accepts (the history writer picks the format from it).
 HISTORY_SUFFIXES = (".csv", ".json")
@@ -63,7 +64,8 @@ def base_parser(prog: str, description: str, problems: Iterable[str], default: s
         raise InputError(f"base_parser: the default problem {default!r} is not one of {problems}")
     parser = argparse.ArgumentParser(prog=prog, description=description)
     common = parser.add_argument_group("common options (the same for every problem of pinn and pino)")
-    common.add_argument("--problem", choices=problems, default=default, help=f"the problem to train (default {default})")
+    common.add_argument("--problem", choices=problems, default=default,
+                        help=f"the problem to train (default {default})")
     common.add_argument("--out", metavar="DIR", default=None,
                         help="directory for metrics.json and the plots (default: out/<problem>)")
     common.add_argument("--steps", type=int, default=None, help="Adam steps (default: the problem's budget)")

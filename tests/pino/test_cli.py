@@ -1,4 +1,7 @@
-"""`python -m pino`: both problems run end to end at a tiny size, report the test error and write the plot."""
+"""`python -m pino`: both 1-D problems run end to end at a tiny size, report the test error in the unit pinn
+prints, write metrics.json and the plots into --out; --lbfgs, --save/--load/--log and the deprecated --plot."""
+import csv
+import json
 import re
 import subprocess
 import sys
@@ -14,26 +17,74 @@ TINY = ["--n", "32", "--modes", "8", "--width", "16", "--layers", "2", "--train"
 
 
 def _test_error(output: str) -> float:
-    match = re.search(r"test relative L2 error ([0-9.]+)%", output)
+    """The fraction of the `test rel. L2 1.23% (1.23e-02); ...` line (checked against its percentage)."""
+    match = re.search(r"^test rel\. L2 ([0-9.e+-]+)% \(([0-9.e+-]+)\); mean over \d+ held-out samples; "
+                      r"[0-9.]+ s training$", output, re.M)
     assert match, output
-    return float(match.group(1)) / 100
+    percent, fraction = float(match.group(1)), float(match.group(2))
+    assert abs(percent / 100 - fraction) <= 0.006 * fraction, match.group(0)   # both rounded to 3 digits
+    return fraction
 
 
-def test_module_entry_point_trains_poisson_from_physics_and_writes_the_plot(tmp_path):
-    plot = tmp_path / "poisson.png"
+def test_module_entry_point_trains_poisson_from_physics_and_writes_into_out(tmp_path):
+    out = tmp_path / "poisson"
     proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "periodic-poisson1d", "--steps", "200", *TINY,
-                           "--plot", str(plot)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert _test_error(proc.stdout) < 0.1        # 200 steps: a few percent; the 2 % target is test_training's
-    assert plot.stat().st_size > 10_000
+    error = _test_error(proc.stdout)
+    assert error < 0.1        # 200 steps: a few percent; the 2 % target is test_training's
+    assert (out / "fields.png").stat().st_size > 10_000 and (out / "loss.png").stat().st_size > 10_000
+    assert f"fields plot: {out / 'fields.png'}" in proc.stdout and f"loss plot: {out / 'loss.png'}" in proc.stdout
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["package"] == "pino" and metrics["adam_steps"] == 200 and metrics["lbfgs_iterations"] == 0
+    assert metrics["relative_l2_error"] == pytest.approx(error, rel=5e-3)
 
 
-def test_burgers_run_in_process(tmp_path, capsys):
+def test_burgers_run_in_process_and_the_deprecated_plot_flag_still_works(tmp_path, capsys):
     plot = tmp_path / "burgers.png"
-    assert main(["--problem", "burgers1d", "--steps", "60", *TINY, "--plot", str(plot)]) == 0
-    out = capsys.readouterr().out
-    assert "ETDRK4" in out and _test_error(out) < 0.5
-    assert plot.exists()
+    assert main(["--problem", "burgers1d", "--steps", "60", *TINY, "--out", str(tmp_path / "out"),
+                 "--plot", str(plot)]) == 0
+    captured = capsys.readouterr()
+    assert "ETDRK4" in captured.out and _test_error(captured.out) < 0.5
+    assert plot.exists() and not (tmp_path / "out" / "fields.png").exists() and (tmp_path / "out" / "loss.png").exists()
+    assert "warning: --plot is deprecated" in captured.err
+
+
+def test_lbfgs_after_adam_lowers_the_training_loss_and_is_marked_in_history_and_plot(tmp_path, capsys):
+    out, log = tmp_path / "out", tmp_path / "history.csv"
+    assert main(["--problem", "periodic-poisson1d", "--steps", "30", "--lbfgs", "20", *TINY, "--out", str(out),
+                 "--log", str(log)]) == 0
+    text = capsys.readouterr().out
+    match = re.search(r"L-BFGS: (\d+) iterations in [0-9.]+ s; loss ([0-9.e+-]+) \(last Adam step\) -> ([0-9.e+-]+)",
+                      text)
+    assert match, text
+    iterations, before, after = int(match.group(1)), float(match.group(2)), float(match.group(3))
+    assert 1 <= iterations <= 20 and after < 0.5 * before
+    rows = list(csv.DictReader(open(log)))
+    assert [r["phase"] for r in rows] == ["adam"] * 30 + ["lbfgs"] * iterations
+    measured = [r for r in rows[30:] if r["relative_l2_error"]]
+    assert measured and float(measured[-1]["relative_l2_error"]) == pytest.approx(_test_error(text), rel=5e-3)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (metrics["adam_steps"], metrics["lbfgs_iterations"]) == (30, iterations) and metrics["lbfgs_seconds"] > 0
+    assert (out / "loss.png").exists()
+
+
+def test_save_then_load_evaluates_the_same_model_and_resumes(tmp_path, capsys):
+    model = tmp_path / "fno.npz"
+    assert main(["--problem", "burgers1d", "--steps", "20", *TINY, "--out", str(tmp_path / "a"), "--save",
+                 str(model)]) == 0
+    first = _test_error(capsys.readouterr().out)
+    assert model.exists()
+    assert main(["--problem", "burgers1d", "--steps", "0", *TINY, "--out", str(tmp_path / "b"), "--load",
+                 str(model), "--no-plot"]) == 0
+    assert _test_error(capsys.readouterr().out) == pytest.approx(first, rel=1e-6)
+    assert main(["--problem", "burgers1d", "--steps", "10", *TINY, "--out", str(tmp_path / "c"), "--load",
+                 str(model), "--no-plot"]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "c" / "metrics.json").read_text())["adam_steps"] == 30   # 20 saved + 10 resumed
+    with pytest.raises(SystemExit) as info:       # a burgers1d model is not a periodic-poisson1d one
+        main(["--problem", "periodic-poisson1d", "--load", str(model), "--out", str(tmp_path / "d")])
+    assert info.value.code == 2 and "trained on --problem burgers1d, not periodic-poisson1d" in capsys.readouterr().err
 
 
 def test_defaults_fill_unset_options_and_bad_problems_are_refused():
@@ -50,6 +101,7 @@ def test_defaults_fill_unset_options_and_bad_problems_are_refused():
     (["--steps", "-3"], "--steps must be >= 0, got -3"),
     (["--lr", "nan"], "--lr must be a positive finite number"),
     (["--plot", "/no/such/dir/p.png"], "--plot: the directory /no/such/dir does not exist"),
+    (["--out", "/proc/version"], "--out /proc/version: exists and is not a directory"),
 ])
 def test_bad_flags_exit_2_with_one_error_line_before_training(flags, message, capsys):
     with pytest.raises(SystemExit) as info:
@@ -63,14 +115,15 @@ def test_bad_flags_exit_2_with_one_error_line_before_training(flags, message, ca
 
 def test_divergence_exits_1_with_one_error_line_and_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pino", "--problem", "periodic-poisson1d", "--steps", "50", *TINY,
-                           "--lr", "1e9", "--no-plot"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                           "--lr", "1e9", "--no-plot", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "step" in errors[0] and ("diverged" in errors[0] or "nan" in errors[0])
 
 
-def test_zero_steps_reports_the_untrained_error(capsys):
-    assert main(["--problem", "periodic-poisson1d", "--steps", "0", *TINY, "--no-plot"]) == 0
+def test_zero_steps_reports_the_untrained_error(tmp_path, capsys):
+    assert main(["--problem", "periodic-poisson1d", "--steps", "0", *TINY, "--no-plot", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "no training steps taken" in out and _test_error(out) > 0
