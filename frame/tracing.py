@@ -417,13 +417,38 @@ def _entry(schema: OpSchema, name: str) -> Callable:
     return fn or functools.partial(bind, schema.name)
 
 
+_BINARY = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
+           "rshift", "lt", "le", "gt", "ge", "eq", "ne"}
+_OPERAND_TYPES = (Tracer, np.ndarray, np.generic, int, float, complex, bool, list, tuple)
+
+
+def _defers(other, reflected: str) -> bool:
+    """Whether a binary operator should return NotImplemented for `other`, as numpy's do: an
+    object that opts out of numpy (`__array_ufunc__ = None`) or a foreign type defining the
+    reflected operator gets its own turn (`x + q` calls `q.__radd__(x)`)."""
+    if isinstance(other, _OPERAND_TYPES):
+        return False
+    return getattr(type(other), "__array_ufunc__", False) is None or hasattr(type(other), reflected)
+
+
 def _operator(schema: OpSchema, dunder: str) -> Callable:
     forward = "__" + dunder[3:]
     if dunder.startswith("__r") and forward in schema.operators:   # reflected: `2 - x` is sub(2, x)
         name = forward.strip("_")
 
         def operator(self, other):
+            if _defers(other, forward):
+                return NotImplemented
             return _entry(schema, name)(other, self)
+    elif dunder.strip("_") in _BINARY:
+        name = dunder.strip("_")
+        reflected = {"lt": "__gt__", "le": "__ge__", "gt": "__lt__", "ge": "__le__", "eq": "__eq__",
+                     "ne": "__ne__"}.get(name, f"__r{name}__")
+
+        def operator(self, other):
+            if _defers(other, reflected):
+                return NotImplemented
+            return _entry(schema, name)(self, other)
     else:
         name = dunder.strip("_")
 

@@ -17,7 +17,7 @@ from frame.ir.graph import Node, Value
 from frame.ops.fused import FusedBody
 from frame.runtime import compile as compile_graph
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 RNG = np.random.default_rng(0)
 U0 = RNG.normal(size=3)

@@ -15,7 +15,7 @@ from frame.ir import parse_graph, print_graph, verify
 from frame.frontend.transforms import evaluate
 from frame.runtime import compile as compile_graph
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 X = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
 

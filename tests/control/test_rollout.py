@@ -5,13 +5,14 @@ training steps follow JAX's own steps and lower the loss."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import frame
 import frame.numpy as fnp
 from frame.frontend.control import scan
 from frame.frontend.transforms import function
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 N, HIDDEN, STEPS = 8, 16, 50
 

@@ -12,7 +12,7 @@ from frame.errors import TraceError
 from frame.frontend.control import fori_loop
 from frame.frontend.transforms import RetraceWarning, function
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 X = np.arange(3.0)
 

@@ -13,7 +13,7 @@ from frame.runtime import compile as compile_graph
 from tests.control.test_cond_scan import (U0, W, XS, assert_close, branchy, j_branchy, j_powers, j_rollout, powers,
                                           rollout)
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 RNG = np.random.default_rng(1)
 
 

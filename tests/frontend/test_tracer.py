@@ -133,3 +133,48 @@ def test_function_nested_inside_a_trace_inlines():
     inner = frame.function(lambda x: fnp.sin(x) * 2.0)
     g = frame.trace(lambda x: inner(x) + 1.0, np.ones(2))
     assert [n.op for n in g.nodes if n.op != "constant"] == ["sin", "mul", "add"]
+
+
+class _Reflecting:
+    """A foreign type with reflected operators (like a units or interval library)."""
+
+    def __radd__(self, other):
+        return ("radd", other)
+
+    def __rmatmul__(self, other):
+        return ("rmatmul", other)
+
+    def __gt__(self, other):      # `tracer < q` reflects to `q > tracer`
+        return ("gt", other)
+
+
+class _OptsOut:
+    __array_ufunc__ = None
+
+    def __rmul__(self, other):
+        return "rmul"
+
+
+def test_binary_operators_defer_to_foreign_reflected_operators():
+    import frame
+    seen = {}
+
+    def f(x):
+        seen["add"] = (x + _Reflecting())[0]
+        seen["matmul"] = (x @ _Reflecting())[0]
+        seen["lt"] = (x < _Reflecting())[0]
+        seen["mul"] = x * _OptsOut()
+        return x
+
+    frame.function(f)(np.ones((2, 2), np.float32))
+    assert seen == {"add": "radd", "matmul": "rmatmul", "lt": "gt", "mul": "rmul"}
+
+
+def test_binary_operator_with_an_unusable_object_still_names_it():
+    import frame
+    from frame.errors import TraceError
+
+    with pytest.raises(TraceError, match="cannot use a dict as an operand"):
+        frame.function(lambda x: x + {})(np.ones(2, np.float32))
+    with pytest.raises(TypeError, match="unsupported operand"):   # q + x: q.__add__ is missing, x defers back
+        frame.function(lambda x: _OptsOut() + x)(np.ones(2, np.float32))

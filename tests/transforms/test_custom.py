@@ -19,7 +19,7 @@ from frame.ops import custom as custom_ops
 from frame.runtime import compile as compile_graph
 from tests.transforms.custom_functions import hypot_and_ratio, log1pexp, sin_times, two_outputs
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1.0, 1.0, (3, 4))

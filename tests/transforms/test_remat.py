@@ -27,7 +27,7 @@ from frame.runtime.compile import compile as compile_graph
 from frame.runtime.memory import MemoryReport, memory_report
 from frame.tracing import bind
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only (tests/conftest.py)
 
 RNG = np.random.default_rng(17)
 W = [RNG.standard_normal((6, 6)) / 2.5 for _ in range(4)]
