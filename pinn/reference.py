@@ -16,6 +16,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from workbench.reference import etdrk4_coefficients, etdrk4_step
+
 #: Gauss–Hermite nodes for the Cole–Hopf integrals. At nu = 0.01/pi the 200-node rule agrees with
 #: 150/250/300 nodes to ~1e-15 for t <= 1 (100 nodes is only ~2e-7 at t = 1); numpy's weights
 #: underflow beyond ~350 nodes.
@@ -138,15 +140,7 @@ def etdrk4_periodic(u0: Callable, linear_symbol: Callable, nonlinear_hat: Callab
     x = a + length * np.arange(n) / n
     k = 2 * np.pi / length * np.fft.fftfreq(n, d=1.0 / n)
     L = np.asarray(linear_symbol(k), dtype=np.complex128)
-    E, E2 = np.exp(dt * L), np.exp(dt * L / 2)
-    r = np.exp(1j * np.pi * (np.arange(1, contour_points + 1) - 0.5) / contour_points)
-    LR = dt * L[:, None] + r[None, :]
-    Q = dt * np.mean((np.exp(LR / 2) - 1) / LR, axis=1)
-    f1 = dt * np.mean((-4 - LR + np.exp(LR) * (4 - 3 * LR + LR ** 2)) / LR ** 3, axis=1)
-    f2 = dt * np.mean((2 + LR + np.exp(LR) * (-2 + LR)) / LR ** 3, axis=1)
-    f3 = dt * np.mean((-4 - 3 * LR - LR ** 2 + np.exp(LR) * (4 - LR)) / LR ** 3, axis=1)
-    if np.all(np.isreal(L)):   # real symbols: the contour means are real (Kassam & Trefethen take the real part)
-        Q, f1, f2, f3 = Q.real, f1.real, f2.real, f3.real
+    coefficients = etdrk4_coefficients(L, dt, contour_points)   # shared with pino's solver (workbench.reference)
     g = lambda v: nonlinear_hat(np.real(np.fft.ifft(v)), k)  # noqa: E731
     v = np.fft.fft(np.asarray(u0(x), dtype=np.float64))
     steps = int(round(t_end / dt))
@@ -155,14 +149,7 @@ def etdrk4_periodic(u0: Callable, linear_symbol: Callable, nonlinear_hat: Callab
         raise ValueError(f"etdrk4_periodic: t_end {t_end} and save_every {save_every} must be multiples of dt {dt}")
     snapshots, times = [np.real(np.fft.ifft(v))], [0.0]
     for step in range(1, steps + 1):
-        Nv = g(v)
-        a_ = E2 * v + Q * Nv
-        Na = g(a_)
-        b_ = E2 * v + Q * Na
-        Nb = g(b_)
-        c_ = E2 * a_ + Q * (2 * Nb - Nv)
-        Nc = g(c_)
-        v = E * v + Nv * f1 + 2 * (Na + Nb) * f2 + Nc * f3
+        v = etdrk4_step(v, g, coefficients)
         if step % every == 0:
             snapshots.append(np.real(np.fft.ifft(v)))
             times.append(step * dt)

@@ -1,4 +1,5 @@
-"""Seeded numpy data generators: periodic Gaussian random fields and a pseudo-spectral ETDRK4 Burgers solver.
+"""Seeded numpy data generators: periodic Gaussian random fields and a pseudo-spectral ETDRK4 Burgers solver
+(the ETDRK4 stepper is `workbench.reference`'s, shared with pinn's references).
 
 Everything here is plain numpy (float64) so that datasets are produced on the spot from a seed, with
 no downloads.
@@ -8,6 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from workbench.reference import etdrk4_coefficients, etdrk4_step  # noqa: F401  (etdrk4_coefficients: pino's name)
 
 
 def gaussian_random_field(num: int, n: int, *, length: float = 1.0, sigma: float = 25.0, tau: float = 5.0,
@@ -35,23 +38,6 @@ def gaussian_random_field(num: int, n: int, *, length: float = 1.0, sigma: float
     if n % 2 == 0:
         coefficients[:, -1] = 0.0
     return np.fft.irfft(coefficients, n=n, axis=-1)
-
-
-def etdrk4_coefficients(linear: np.ndarray, dt: float, contour_points: int = 32):
-    """ETDRK4 weights for a diagonal linear part `linear` (Cox & Matthews 2002), via Kassam & Trefethen's contour means.
-
-    Returns `(E, E2, Q, f1, f2, f3)`. The phi-functions are averaged over a circle of radius 1
-    around each `dt * linear` value, which avoids the cancellation of their closed forms near 0.
-    """
-    hl = dt * np.asarray(linear, dtype=np.float64)
-    roots = np.exp(1j * math.pi * (np.arange(1, contour_points + 1) - 0.5) / contour_points)
-    lr = hl[:, None] + roots[None, :]
-    exp_lr = np.exp(lr)
-    q = dt * np.real(np.mean((np.exp(lr / 2) - 1) / lr, axis=1))
-    f1 = dt * np.real(np.mean((-4 - lr + exp_lr * (4 - 3 * lr + lr ** 2)) / lr ** 3, axis=1))
-    f2 = dt * np.real(np.mean((2 + lr + exp_lr * (-2 + lr)) / lr ** 3, axis=1))
-    f3 = dt * np.real(np.mean((-4 - 3 * lr - lr ** 2 + exp_lr * (4 - lr)) / lr ** 3, axis=1))
-    return np.exp(hl), np.exp(hl / 2), q, f1, f2, f3
 
 
 def solve_burgers(u0: np.ndarray, *, viscosity: float = 0.1, final_time: float = 1.0, length: float = 1.0,
@@ -86,13 +72,7 @@ def solve_burgers(u0: np.ndarray, *, viscosity: float = 0.1, final_time: float =
         return g * np.fft.rfft(u * u, axis=-1)
 
     v = np.fft.rfft(u0, axis=-1)
+    coefficients = (e, e2, q, f1, f2, f3)
     for _ in range(steps if final_time > 0 else 0):
-        nv = nonlinear(v)
-        a = e2 * v + q * nv
-        na = nonlinear(a)
-        b = e2 * v + q * na
-        nb = nonlinear(b)
-        c = e2 * a + q * (2 * nb - nv)
-        nc = nonlinear(c)
-        v = e * v + nv * f1 + 2 * (na + nb) * f2 + nc * f3
+        v = etdrk4_step(v, nonlinear, coefficients)
     return np.fft.irfft(v, n=n, axis=-1)
