@@ -104,6 +104,14 @@ def parse_args(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     check_args(parser, args, load=_load)
+    if args.saved is not None:
+        for flag in ("modes", "width", "layers"):
+            value = getattr(args, flag)
+            if value is not None and _saved_value(args.saved.model, flag) not in (None, value):
+                parser.error(f"--{flag} {value}: --load {args.load} continues the saved {args.saved.model!r} "
+                             f"(leave --{flag} out)")
+        if args.dtype is None and args.saved.dtype:
+            args.dtype = args.saved.dtype      # a loaded model continues in its own precision
     for key, value in DEFAULTS[args.problem].items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -113,6 +121,18 @@ def parse_args(argv=None):
     if problem:
         parser.error(problem)
     return args
+
+
+def _saved_value(model, flag: str):
+    """The saved model's `--modes`/`--width`/`--layers` (an FNO's n_modes when all equal), or None if it has none."""
+    base = getattr(model, "model", model)            # Normalized wraps the FNO
+    for name in {"modes": ("modes", "n_modes")}.get(flag, (flag,)):
+        value = getattr(base, name, None)
+        if isinstance(value, (tuple, list)):
+            value = value[0] if len(set(value)) == 1 else tuple(value)
+        if value is not None:
+            return value
+    return None
 
 
 def flag_problem(args) -> str | None:

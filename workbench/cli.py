@@ -141,8 +141,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
     `--workers`/`--scheduler` unusable, `--out` not creatable or not writable (None becomes
     `out/<problem>`; nothing is created here), `--save`/`--log` not writable files, `--log` without a
     .csv/.json suffix, `--load` missing. With `load` (the package's `load(path)`), the model is
-    loaded into `args.saved` (None without `--load`); a damaged file (a `FrameError`) or a model
-    saved for another `--problem` is reported the same way.
+    loaded into `args.saved` (None without `--load`); a damaged file (a `FrameError`), a model
+    saved for another `--problem` or in another `--dtype` is reported the same way.
     """
     from frame.errors import FrameError
 
@@ -181,6 +181,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, *,
             if trained_on not in (None, args.problem):
                 parser.error(f"--load {args.load}: the model was trained on --problem {trained_on}, "
                              f"not {args.problem}")
+            trained_in = getattr(args.saved, "dtype", None)
+            if args.dtype is not None and trained_in not in (None, args.dtype):
+                parser.error(f"--dtype {args.dtype}: the model of --load {args.load} was trained in {trained_in} "
+                             "(leave --dtype out to continue in it)")
     return args
 
 

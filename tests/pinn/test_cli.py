@@ -93,3 +93,7 @@ def test_dtype_sets_the_precision_and_a_loaded_model_keeps_its_own(tmp_path, cap
     metrics = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert metrics["dtype"] == "float32" and metrics["package"] == "pinn" and metrics["adam_steps"] == 7
     capsys.readouterr()
+    with pytest.raises(SystemExit) as info:       # another precision than the saved one: refused before training
+        main(["--load", str(model), "--dtype", "float64", "--out", str(tmp_path / "c"), "--no-progress"])
+    captured = capsys.readouterr()
+    assert info.value.code == 2 and captured.out == "" and "was trained in float32" in captured.err

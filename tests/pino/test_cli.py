@@ -82,9 +82,13 @@ def test_save_then_load_evaluates_the_same_model_and_resumes(tmp_path, capsys):
                  str(model), "--no-plot"]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "c" / "metrics.json").read_text())["adam_steps"] == 30   # 20 saved + 10 resumed
-    with pytest.raises(SystemExit) as info:       # a burgers1d model is not a periodic-poisson1d one
-        main(["--problem", "periodic-poisson1d", "--load", str(model), "--out", str(tmp_path / "d")])
-    assert info.value.code == 2 and "trained on --problem burgers1d, not periodic-poisson1d" in capsys.readouterr().err
+    for flags, message in [(["--problem", "periodic-poisson1d"], "trained on --problem burgers1d, not periodic-poisson1d"),
+                           (["--problem", "burgers1d", "--dtype", "float64"], "was trained in float32"),
+                           (["--problem", "burgers1d", *TINY[:6], "--width", "32"], "--width 32: --load")]:
+        with pytest.raises(SystemExit) as info:
+            main([*flags, "--load", str(model), "--out", str(tmp_path / "d")])
+        captured = capsys.readouterr()
+        assert info.value.code == 2 and message in captured.err and captured.out == "", captured.err
 
 
 def test_defaults_fill_unset_options_and_bad_problems_are_refused():
