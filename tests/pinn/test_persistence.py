@@ -216,3 +216,27 @@ def test_errors_are_measured_during_lbfgs(poisson):
     steps = [s for s, _ in result.errors]
     assert steps == [2, 4, 6, 8, 10, 10]   # Adam at 2, 4; L-BFGS iterations 2, 4, 6 at history entries 6, 8, 10
     assert [s for s, _ in result.metrics] == [2, 4, 6, 8, 10]
+
+
+def test_files_saved_before_the_workbench_still_load(poisson, tmp_path):
+    """pinn wrote its record under a "pinn" metadata entry (format pinn.saved/1) before workbench.persistence."""
+    result = _train(poisson, 20)
+    path = result.save(tmp_path / "new.npz")
+
+    def to_legacy(meta):
+        record = meta.pop("workbench")
+        extra = record["extra"]
+        meta["pinn"] = {"format": "pinn.saved/1", "model": record["model"], "model_config": record["model_config"],
+                        "transforms": extra["transforms"], "problem": record["problem"],
+                        "problem_settings": record["problem_settings"], "errors": record["errors"],
+                        "phases": record["phases"], "derivative_mode": extra["derivative_mode"],
+                        "seed": record["seed"], "variables": extra["variables"]}
+
+    old = tmp_path / "old.npz"
+    _rewrite_meta(path, old, to_legacy)
+    saved = load(old)
+    x = np.linspace(-1, 1, 7).reshape(-1, 1)
+    np.testing.assert_array_equal(saved.predict(x), result.predict(x))
+    assert saved.errors == result.errors and saved.phases == [("adam", 20)] and saved.problem_name == "poisson1d"
+    resumed = train(poisson, steps=5, lr=1e-2, progress=False, resume=old)
+    assert resumed.step_count == 25 and resumed.history[:20] == result.history
