@@ -62,7 +62,7 @@ def loss_figure(history, phases=None, errors=(), *, title: str = "training",
 
     - `history`: the loss per step, the phases' steps one after another (Adam, then L-BFGS).
     - `phases`: `[(name, count), ...]` as `Result.phases` ("adam", "sgd", "lbfgs"); each is drawn in
-      its colour, an L-BFGS phase is shaded and labelled "L-BFGS" at its top. None: all Adam.
+      its colour, an L-BFGS phase is shaded and labelled "L-BFGS" above the frame. None: all Adam.
     - `errors`: `[(step, relative L2 error as a fraction), ...]`, steps counted from 1 along `history`.
     """
     fig = figure(figsize=(7, 4))
@@ -79,11 +79,13 @@ def loss_figure(history, phases=None, errors=(), *, title: str = "training",
         ax.semilogy(steps[part], history[part], "-", color=_PHASE_COLOURS.get(name, "C2"), lw=1, label=label)
         if name == "lbfgs":
             ax.axvspan(start + 0.5, start + count + 0.5, color="C1", alpha=0.08, lw=0)
-            # the label sits at the top of the shaded span, in axes coordinates vertically
-            ax.text(start + 0.5 + count / 2, 0.98, "L-BFGS", transform=ax.get_xaxis_transform(), ha="center",
-                    va="top", color="C1", fontsize=9)
+            # the label sits just above the frame over the shaded span (y in axes coordinates), where
+            # neither the legend nor the curves can cover it; the title moves left to make room
+            ax.text(start + 0.5 + count / 2, 1.01, "L-BFGS", transform=ax.get_xaxis_transform(), ha="center",
+                    va="bottom", color="C1", fontsize=9)
         start += count
-    ax.set(xlabel="step (Adam) / iteration (L-BFGS)", ylabel="training loss", title=title)
+    ax.set(xlabel="step (Adam) / iteration (L-BFGS)", ylabel="training loss")
+    ax.set_title(title, loc="left")
     handles, labels = ax.get_legend_handles_labels()
     if len(errors):
         err_ax = ax.twinx()
@@ -93,7 +95,7 @@ def loss_figure(history, phases=None, errors=(), *, title: str = "training",
         more_handles, more_labels = err_ax.get_legend_handles_labels()
         handles, labels = handles + more_handles, labels + more_labels
     if handles:
-        ax.legend(handles, labels, loc="upper right")
+        ax.legend(handles, labels, loc="best")
     fig.tight_layout()
     return fig
 
