@@ -2,8 +2,9 @@
 
 Pose a PDE problem (`Poisson1D`, `Burgers1D`), pick a model (`MLP`), `train` it (Adam through
 `frame.train.Trainer`, then L-BFGS through `frame.train.lbfgs`) and read the relative L2
-error against the reference solution. `save`/`load` keep a trained PINN in frame's safe
-checkpoint format and `train(..., resume=path)` continues it (`pinn.persistence`). Residual derivatives come from nested `frame.grad`
+error against the reference solution. `train` returns a `PINNResult`, a `workbench.Result` (the
+result type pinn and pino share). `save`/`load` keep a trained PINN in frame's safe checkpoint
+format (`workbench.persistence`) and `train(..., resume=path)` continues it (`pinn.persistence`). Residual derivatives come from nested `frame.grad`
 (ARCH-067) or Taylor mode; `train` measures both and uses the cheaper correct one
 (`pinn.derivative_modes`). `python -m pinn` does it all from the command line.
 

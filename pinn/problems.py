@@ -140,6 +140,9 @@ class Problem:
     - `residual_points(data) -> tuple`: the coordinate arrays of the residual among the training data;
     - `test_points() -> tuple` of (M, 1) coordinate arrays, `reference(*coords)` the solution there.
 
+    - `data(seed, dtype)`, `metrics(result)`: the `workbench.protocols.Problem` members (training data in
+      the problem's dtype; the trained result's relative L2 error, final loss and coefficients).
+
     `mode` is a derivative mode of `pinn.derivative_modes` ("reverse", "taylor") or "auto"
     (measured, cached; the default of `derivatives` and `residual`). A subclass computes its derivatives per mode in
     `<mode>_derivatives(apply, params, *coords)`, and lists the modes it has in `derivative_modes`.

@@ -5,11 +5,14 @@
   band-limited spectrum, each one GEMM against cached cos/sin bases (`truncated_dft_bases`).
 - `SpectralConv1d`, `FNO1d`: Fourier neural operator models (params pytrees, `apply(params, x)`).
 - `FNO2d`, `FNO3d`: FNOs with neuraloperator's layer structure on 2-D / 3-D grids (`pino.models.FNO`).
-- `PeriodicPoisson1D`, `Burgers1D`: problems with seeded numpy data and reference solvers.
+- `PeriodicPoisson1D`, `BurgersOperator1D` (formerly `Burgers1D`, still an alias; pinn's `Burgers1D` is the
+  PINN problem): operator problems with seeded numpy data and reference solvers (`workbench.Problem`).
 - `darcy_data`, `navier_stokes_data`, `burgers_pino_data`: the FNO/PINO papers' 2-D data sets, seeded and
   cached (`pino.datasets`); `pino.losses`: data, physics (spectral / finite-difference), initial and
   boundary losses, and `fine_tune` (instance-wise test-time optimisation).
-- `train_poisson_physics`, `train_operator`: training on `frame.train.Trainer`.
+- `train_poisson_physics`, `train_operator`: training on `frame.train.Trainer.run`, returning an
+  `OperatorResult` (a `workbench.Result`); `resume=` continues a saved run; `save` / `load` keep trained
+  operators in frame's safe checkpoint format.
 
 Importing pino needs no JAX (only frame's numpy backend).
 """
@@ -17,9 +20,9 @@ from .spectral import (derivative_symbol, grid, spectral_derivative, truncated_d
                        truncated_rfft, wavenumbers)
 from .models import FNO, FNO1d, FNO2d, FNO3d, SpectralConv, SpectralConv1d
 from .data import gaussian_random_field, solve_burgers
-from .problems import Burgers1D, OperatorData, PeriodicPoisson1D
-from .training import (Normalized, TrainResult, cosine_schedule, predict, relative_l2, relative_l2_loss,
-                       train_operator, train_poisson_physics)
+from .problems import Burgers1D, BurgersOperator1D, OperatorData, PeriodicPoisson1D
+from .training import (Normalized, OperatorResult, SavedOperator, TrainResult, cosine_schedule, load, predict,
+                       relative_l2, relative_l2_loss, save, train_operator, train_poisson_physics)
 from .datasets import (FieldData, burgers_pino_data, darcy_data, navier_stokes_data, solve_burgers_spacetime,
                        solve_darcy, solve_darcy_batch, solve_navier_stokes)
 from .losses import (FineTuneResult, boundary_loss, burgers_physics_loss, burgers_pino_loss, burgers_residual,
@@ -28,8 +31,8 @@ from .losses import (FineTuneResult, boundary_loss, burgers_physics_loss, burger
 
 __all__ = ["spectral_derivative", "wavenumbers", "grid", "derivative_symbol", "truncated_rfft", "truncated_irfft",
            "truncated_dft_bases", "SpectralConv1d", "FNO1d", "FNO2d", "FNO3d",
-           "gaussian_random_field", "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "OperatorData",
-           "TrainResult", "train_poisson_physics", "train_operator", "predict", "relative_l2", "relative_l2_loss",
+           "gaussian_random_field", "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "BurgersOperator1D",
+           "OperatorData", "TrainResult", "OperatorResult", "SavedOperator", "save", "load", "train_poisson_physics", "train_operator", "predict", "relative_l2", "relative_l2_loss",
            "cosine_schedule", "FNO", "SpectralConv", "Normalized", "FieldData", "darcy_data", "navier_stokes_data",
            "burgers_pino_data", "solve_darcy", "solve_darcy_batch", "solve_navier_stokes", "solve_burgers_spacetime",
            "data_loss", "darcy_residual", "darcy_physics_loss", "boundary_loss", "vorticity_residual",

@@ -1,7 +1,12 @@
-"""Operator-learning problems on periodic grids: `PeriodicPoisson1D` and `Burgers1D`.
+"""Operator-learning problems on periodic grids: `PeriodicPoisson1D` and `BurgersOperator1D`.
 
 A problem knows how to draw seeded samples (numpy, float64), its reference solution operator, and
-(where it has one) the spectral physics residual over `frame.numpy` used as a training loss.
+(where it has one) the spectral physics residual over `frame.numpy` used as a training loss. Both
+satisfy `workbench.protocols.Problem`: `name`, `data(seed, dtype)`, `loss(apply)`,
+`reference(inputs)` and `metrics(result)`.
+
+`BurgersOperator1D` was called `Burgers1D` (still an alias): pinn's `Burgers1D` is the PINN
+problem (one solution on [-1, 1] x [0, 1]), this one the operator `u0 -> u(., 1)` learnt from pairs.
 """
 from __future__ import annotations
 
@@ -14,6 +19,21 @@ import frame.numpy as fnp
 
 from .data import gaussian_random_field, solve_burgers
 from .spectral import grid, spectral_derivative, wavenumbers
+
+
+def _operator_metrics(problem, result, test: "OperatorData | None") -> dict:
+    """`workbench` metrics of a trained operator: its final relative L2 error (a fraction) and, given the
+    test pairs, the mean and spread over samples of the error of `result.predict` on them."""
+    from .training import relative_l2   # imported here: pino.training imports this module
+
+    metrics = {"relative_l2_error": float(result.relative_l2_error)}
+    if test is not None:
+        inputs, _ = test.channels(result.dtype or "float32")
+        pred = np.asarray(result.predict(inputs)).reshape(test.outputs.shape)
+        per_sample = [relative_l2(pred[i:i + 1], test.outputs[i:i + 1]) for i in range(len(test))]
+        metrics.update(test_relative_l2_error=float(np.mean(per_sample)),
+                       test_relative_l2_std=float(np.std(per_sample)), test_samples=int(len(per_sample)))
+    return metrics
 
 
 @dataclass(frozen=True)
@@ -48,6 +68,27 @@ class PeriodicPoisson1D:
     tau: float = 1.0
     alpha: float = 2.5
 
+    name = "periodic-poisson1d"   # a class attribute, not a field: pinn's poisson1d is -u'' = f with fixed ends
+
+    def data(self, seed=0, dtype="float32", num: int = 256) -> tuple[np.ndarray]:
+        """The physics-only training data: `num` forcings `[num, 1, n]` in `dtype` (no solutions)."""
+        return (self.forcing(num, seed)[:, None, :].astype(dtype),)
+
+    def loss(self, apply, scale: float = 1.0):
+        """`loss_fn(params, f)`: the physics loss of `u = apply(params, f)` (mean squared residual / `scale`)."""
+        def loss_fn(params, f):
+            return self.physics_loss(apply(params, f), f, scale)
+        return loss_fn
+
+    def reference(self, f: np.ndarray) -> np.ndarray:
+        """The exact solution operator on forcings `f` (`solve`)."""
+        return self.solve(f)
+
+    def metrics(self, result, test: "OperatorData | None" = None) -> dict:
+        """The trained result's relative L2 error (a fraction), and on `test` (default: the result's own
+        `extra["test"]`, as `train_poisson_physics` keeps it) its mean and spread over samples."""
+        return _operator_metrics(self, result, test if test is not None else result.extra.get("test"))
+
     def forcing(self, num: int, seed=0) -> np.ndarray:
         """`num` forcing samples, float64 `(num, n)`."""
         return gaussian_random_field(num, self.n, length=self.length, sigma=self.sigma, tau=self.tau,
@@ -75,7 +116,7 @@ class PeriodicPoisson1D:
 
 
 @dataclass(frozen=True)
-class Burgers1D:
+class BurgersOperator1D:
     """The FNO benchmark operator `u(., 0) -> u(., final_time)` of viscous Burgers `u_t + u u_x = nu u_xx`.
 
     Periodic on `[0, length)`; initial conditions from the Gaussian random field
@@ -97,6 +138,28 @@ class Burgers1D:
     alpha: float = 2.0
     solver_dt: float = 2e-3
 
+    name = "burgers1d"
+
+    def data(self, seed=0, dtype="float32", num: int = 1000, n: int = 256) -> tuple[np.ndarray, np.ndarray]:
+        """Training pairs `(u0, u(final_time))` as channel-first `[num, 1, n]` arrays in `dtype`."""
+        return self.sample(num, n, seed).channels(dtype)
+
+    def loss(self, apply):
+        """`loss_fn(params, a, u)`: the relative-L2 data loss of `apply(params, a)` against `u`."""
+        from .training import relative_l2_loss   # imported here: pino.training imports this module
+
+        def loss_fn(params, a, u):
+            return relative_l2_loss(apply(params, a), u)
+        return loss_fn
+
+    def reference(self, u0: np.ndarray) -> np.ndarray:
+        """The reference operator on initial conditions `u0: (..., n)` (`solve`)."""
+        return self.solve(u0)
+
+    def metrics(self, result, test: "OperatorData | None" = None) -> dict:
+        """The trained result's relative L2 error (a fraction), and on `test` its mean and spread over samples."""
+        return _operator_metrics(self, result, test)
+
     def initial_conditions(self, num: int, n: int, seed=0) -> np.ndarray:
         """`num` initial conditions on an n-point grid, float64 `(num, n)`."""
         return gaussian_random_field(num, n, length=self.length, sigma=self.sigma, tau=self.tau, alpha=self.alpha,
@@ -112,3 +175,7 @@ class Burgers1D:
         u0 = self.initial_conditions(num, n, seed)
         u1 = np.concatenate([self.solve(u0[i:i + chunk]) for i in range(0, num, chunk)] or [np.zeros((0, n))])
         return OperatorData(u0, u1, grid(n, self.length))
+
+
+#: the earlier name of `BurgersOperator1D` (pinn.Burgers1D is the PINN problem)
+Burgers1D = BurgersOperator1D

@@ -107,3 +107,98 @@ def test_cosine_schedule_decays_from_lr_to_the_floor():
     schedule = cosine_schedule(1e-3, 100, final_fraction=0.1)
     assert schedule(0) == pytest.approx(1e-3) and schedule(100) == pytest.approx(1e-4)
     assert schedule(200) == pytest.approx(1e-4) and schedule(50) == pytest.approx(5.5e-4)
+
+
+# -- results, saved operators, resume (issue 20 items 1-2)
+
+@pytest.fixture(scope="module")
+def burgers_small():
+    problem = Burgers1D()
+    return problem.sample(40, 32, seed=0), problem.sample(8, 32, seed=1)
+
+
+def _fno():
+    return FNO1d(modes=4, width=8, layers=1, projection=8)
+
+
+def test_resumed_training_equals_one_run_bit_for_bit(burgers_small, tmp_path):
+    from pino import load
+
+    train, test = burgers_small
+    kwargs = dict(steps=50, batch_size=10, lr=3e-3, progress=False, eval_every=25)
+    whole = train_operator(_fno(), train, test, **{**kwargs, "steps": 100})
+    first = train_operator(_fno(), train, test, schedule_steps=100, **kwargs)
+    path = first.save(tmp_path / "half.npz")
+    resumed = train_operator(_fno(), train, test, resume=path, **kwargs)
+    # the same Adam moments, step count, minibatch order and schedule: the same float32 bits
+    for a, b in zip(frame.tree_leaves(resumed.params), frame.tree_leaves(whole.params)):
+        np.testing.assert_array_equal(a, b)
+    assert resumed.history == whole.history and resumed.step_count == 100 and resumed.phases == [("adam", 100)]
+    assert resumed.test_error == whole.test_error
+    np.testing.assert_array_equal(resumed.predictions, whole.predictions)
+    # a loaded result resumes the same way, and another architecture is refused
+    again = train_operator(_fno(), train, test, resume=load(path), **kwargs)
+    assert again.history == whole.history
+    with pytest.raises(frame.FrameError, match="but the model is"):
+        train_operator(FNO1d(modes=4, width=4, layers=1, projection=8), train, test, resume=path, **kwargs)
+
+
+def test_errors_are_measured_during_training_and_lbfgs(burgers_small):
+    train, test = burgers_small
+    result = train_operator(_fno(), train, test, steps=20, batch_size=10, lr=3e-3, progress=False, eval_every=10,
+                            lbfgs_steps=4)
+    n = len(result.history)
+    assert result.phases[0] == ("adam", 20) and result.phases[1][0] == "lbfgs" and n == 20 + result.phases[1][1]
+    steps = [s for s, _ in result.errors]
+    assert steps[:2] == [10, 20] and steps[-1] == n and all(0 < e < 100 for _, e in result.errors)
+    assert [s for s, _ in result.metrics][:2] == [10, 20]
+    # the last error is the final test error of the returned parameters, as a fraction
+    assert result.test_error == result.relative_l2_error == relative_l2(result.predictions, test.outputs)
+    assert set(result.timings) >= {"data", "adam", "lbfgs", "total"} and result.seconds == result.wall_time > 0
+    assert min(result.history[20:]) <= result.history[19]   # L-BFGS only accepts decreasing steps
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FNO1d(modes=4, width=8, layers=1, projection=8),
+    lambda: FNO1d(modes=4, width=8, layers=1, structure="neuralop", domain_padding=0.25),
+    lambda: pino_module().FNO2d(n_modes=4, width=4, layers=1, domain_padding=(0.1, 0.0)),
+    lambda: pino_module().FNO3d(n_modes=2, width=2, layers=1, in_channels=2),
+], ids=["fno1d", "fno1d-neuralop", "fno2d", "fno3d"])
+def test_saved_operators_predict_bit_for_bit(make, tmp_path):
+    from pino import OperatorResult, load, save
+
+    model = make()
+    dims = len(getattr(model, "n_modes", (1,))) if not isinstance(model, FNO1d) else 1
+    x = np.random.default_rng(0).standard_normal((3, model.in_channels) + (8,) * dims).astype(np.float32)
+    result = OperatorResult(problem_name="toy", model=model, params=model.init(2, "float32"), dtype="float32")
+    saved = load(save(result, tmp_path / "op.npz"))
+    assert type(saved.model) is type(model) and repr(saved.model) == repr(model)
+    np.testing.assert_array_equal(saved.predict(x), result.predict(x))
+
+
+def test_a_normalized_operator_keeps_its_statistics(tmp_path):
+    from pino import FieldData, Normalized, OperatorResult, load   # noqa: F401  (FieldData: the 2-D layout)
+
+    rng = np.random.default_rng(1)
+    inputs, outputs = rng.standard_normal((6, 1, 8, 8)), 3 + rng.standard_normal((6, 1, 8, 8))
+    model = Normalized.from_data(pino_module().FNO2d(n_modes=4, width=4, layers=1), inputs, outputs)
+    result = OperatorResult(model=model, params=model.init(0, "float64"), dtype="float64")
+    saved = load(result.save(tmp_path / "norm.npz"))
+    np.testing.assert_array_equal(saved.model.x_scale, model.x_scale)
+    np.testing.assert_array_equal(saved.predict(inputs), result.predict(inputs))
+
+
+def test_pino_load_refuses_what_is_not_an_operator(tmp_path):
+    from frame.errors import CheckpointError
+    from pinn import MLP
+    from pinn import save as pinn_save
+    from pino import load
+
+    path = pinn_save(None, tmp_path / "pinn.npz", model=MLP([1, 4, 1]))
+    with pytest.raises(CheckpointError, match="not a pino operator"):
+        load(path)
+
+
+def pino_module():
+    import pino
+    return pino
