@@ -9,8 +9,12 @@ gather and the scatters import in the forms jnp's indexing produces (`x[idx]`, `
 is collapsed (a window of size 1; batching axes, as take_along_axis makes, index with a ramp) and
 every other axis is taken whole. That is frame's `gather(x, i0, ...)` over the indexed axes moved
 to the front; windowed gathers (a slice of size > 1 at a computed start) are refused by name.
-Indices out of range: JAX clamps, fills or drops them by `mode`, frame's kernels raise; in-range
-indices (all jnp produces for in-range numpy indices) give the same values in every mode.
+Indices out of range follow JAX's `mode`: with `clip` each index is clamped into its axis; with
+`fill`/`drop` (FILL_OR_DROP: `jnp.take`'s default, and every `jax.ops.segment_*`) a gather reads the
+fill value there and a scatter drops that update (negative indices included: JAX never wraps them).
+Drops are built from frame ops: the out-of-range updates go to one extra slot past the end of each
+indexed axis, which is sliced off. With `promise_in_bounds` frame's kernels raise for an index past
+the end.
 """
 from __future__ import annotations
 
@@ -21,8 +25,8 @@ import numpy as np
 from ..errors import FrameError
 from .jax_audit import checked, implemented, irrelevant
 
-_MODE = implemented("in-range indices read and write the same values in every mode; frame's kernels raise for "
-                    "an index out of range where JAX clamps, fills or drops it")
+_MODE = implemented("clip clamps the indices, fill/drop masks them (the gather's fill value, the scatter's extra "
+                    "slot); promise_in_bounds leaves them to frame's kernels, which raise past the end")
 _HINTS = irrelevant("a promise about the indices (sorted, unique) that lets XLA choose a faster algorithm")
 
 
@@ -67,7 +71,14 @@ def _gather(imp, eqn, x, indices):
     _whole_windows(x, [*dn.collapsed_slice_dims, *dn.operand_batching_dims], eqn.params["slice_sizes"], indexed,
                    "this gather")
     front, _ = _front(imp, x, indexed)
-    y = imp.node("gather", [front, *_index_operands(imp, indices, pairs)])
+    columns = _index_operands(imp, indices, pairs)
+    columns, valid = _apply_mode(imp, eqn, columns, front.type.shape, drop_to_end=False)
+    y = imp.node("gather", [front, *columns])
+    if valid is not None:   # FILL_OR_DROP: out-of-range rows read the fill value
+        rows = valid.type.shape
+        mask = imp.reshape(valid, rows + (1,) * (y.type.rank - len(rows)))
+        fill = imp.constant(np.asarray(_fill_value(eqn, y.type.dtype), dtype=y.type.dtype))
+        y = imp.node("where", [mask, y, fill])
     # JAX's output: the window (whole, uncollapsed) axes at offset_dims, the index batch axes elsewhere.
     n_batch, offset = indices.type.rank - 1, [int(d) for d in dn.offset_dims]
     batch_axes, window_axes = iter(range(n_batch)), iter(range(n_batch, y.type.rank))
@@ -88,14 +99,71 @@ def _scatter(mode: str | None):
         front, perm = _front(imp, x, indexed)
         order = tuple(d for d in range(updates.type.rank) if d not in window) + tuple(window)
         values = updates if order == tuple(range(len(order))) else imp.node("transpose", [updates], perm=order)
-        operands = [front, values, *_index_operands(imp, indices, pairs)]
+        columns = _index_operands(imp, indices, pairs)
+        shape = front.type.shape
+        columns, valid = _apply_mode(imp, eqn, columns, shape, drop_to_end=True)
+        if valid is not None:   # FILL_OR_DROP: dropped updates land in one extra slot per indexed axis
+            k = len(columns)
+            front = imp.node("pad", [front], lo=(0,) * len(shape), hi=(1,) * k + (0,) * (len(shape) - k),
+                             interior=(0,) * len(shape))
+        operands = [front, values, *columns]
         if mode is None:
             y = imp.node("scatter_add", operands)
         else:
             y = imp.node("scatter", operands, mode=mode, unique=bool(eqn.params["unique_indices"]))
+        if valid is not None:
+            y = imp.node("slice", [y], starts=(0,) * len(shape), stops=tuple(shape), steps=(1,) * len(shape))
         back = tuple(int(i) for i in np.argsort(perm))
         return y if back == tuple(range(len(back))) else imp.node("transpose", [y], perm=back)
     return rule
+
+
+def _mode_name(eqn) -> str:
+    mode = eqn.params.get("mode")
+    return str(getattr(mode, "name", mode)).upper()
+
+
+def _apply_mode(imp, eqn, columns, shape, drop_to_end: bool):
+    """The index columns under JAX's out-of-range `mode` (operand axis a of size shape[a] is indexed
+    by columns[a]), and for FILL_OR_DROP the boolean mask of in-range rows (else None). CLIP clamps
+    each column into [0, size - 1]; FILL_OR_DROP sends an out-of-range row to index 0 (a gather,
+    whose value is then masked) or to index `size` (a scatter's extra slot, `drop_to_end`)."""
+    name = _mode_name(eqn)
+    if "CLIP" in name:
+        clamped = []
+        for a, column in enumerate(columns):
+            dtype = column.type.dtype
+            low = imp.node("maximum", [column, imp.constant(np.asarray(0, dtype))])
+            clamped.append(imp.node("minimum", [low, imp.constant(np.asarray(shape[a] - 1, dtype))]))
+        return clamped, None
+    if "FILL" not in name and "DROP" not in name:
+        return columns, None
+    valid = None
+    for a, column in enumerate(columns):
+        dtype = column.type.dtype
+        inside = imp.node("logical_and", [imp.node("greater_equal", [column, imp.constant(np.asarray(0, dtype))]),
+                                          imp.node("less", [column, imp.constant(np.asarray(shape[a], dtype))])])
+        valid = inside if valid is None else imp.node("logical_and", [valid, inside])
+    safe = []
+    for a, column in enumerate(columns):
+        target = imp.constant(np.asarray(shape[a] if drop_to_end else 0, column.type.dtype))
+        safe.append(imp.node("where", [valid, column, target]))
+    return safe, valid
+
+
+def _fill_value(eqn, dtype: str):
+    """A FILL_OR_DROP gather's value for out-of-range rows: `fill_value`, else JAX's defaults (NaN
+    for inexact types, the most negative value for signed integers, the largest for unsigned,
+    True for booleans)."""
+    fill = eqn.params.get("fill_value")
+    if fill is not None:
+        return fill
+    dt = np.dtype(dtype)
+    if dt.kind in "fc":
+        return np.nan
+    if dt.kind == "b":
+        return True
+    return np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max
 
 
 def _rev(imp, eqn, x):
