@@ -131,8 +131,9 @@ class OperatorResult(Result):
         return self.wall_time
 
     def predict(self, inputs, batch_size: int = 100) -> np.ndarray:
-        """The trained operator on channel-first `inputs [num, c_in, *grid]` (compiled, in chunks of `batch_size`)."""
-        return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype), batch_size)
+        """The trained operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks of `batch_size`)."""
+        return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype), batch_size,
+                       apply=_compiled_apply(self))
 
     def save(self, path) -> str:
         """Save the trained operator to `path` (`pino.save`); returns the path."""
@@ -217,7 +218,19 @@ class SavedOperator(wb.Saved):
         return dict(schedule) if isinstance(schedule, dict) else {}
 
     def predict(self, inputs, batch_size: int = 100) -> np.ndarray:
-        return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype or "float32"), batch_size)
+        """The saved operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks of `batch_size`)."""
+        return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype or "float32"), batch_size,
+                       apply=_compiled_apply(self))
+
+
+def _compiled_apply(holder):
+    """`frame.function(holder.model.apply)`, made once per result / saved model (so repeated predictions reuse
+    its compiled graphs) and kept in the holder's `__dict__` (not a dataclass field)."""
+    apply = holder.__dict__.get("_compiled_apply")
+    if apply is None or apply[0] is not holder.model:
+        apply = (holder.model, frame.function(holder.model.apply))
+        holder.__dict__["_compiled_apply"] = apply
+    return apply[1]
 
 
 def _register_models() -> None:
