@@ -30,11 +30,11 @@ from .losses import (FineTuneResult, boundary_loss, burgers_physics_loss, burger
                      navier_stokes_physics_loss, vorticity_residual)
 
 __all__ = ["spectral_derivative", "wavenumbers", "grid", "derivative_symbol", "truncated_rfft", "truncated_irfft",
-           "truncated_dft_bases", "SpectralConv1d", "FNO1d", "FNO2d", "FNO3d",
-           "gaussian_random_field", "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "BurgersOperator1D",
-           "OperatorData", "TrainResult", "OperatorResult", "SavedOperator", "save", "load", "train_poisson_physics", "train_operator", "predict", "relative_l2", "relative_l2_loss",
-           "cosine_schedule", "FNO", "SpectralConv", "Normalized", "FieldData", "darcy_data", "navier_stokes_data",
-           "burgers_pino_data", "solve_darcy", "solve_darcy_batch", "solve_navier_stokes", "solve_burgers_spacetime",
-           "data_loss", "darcy_residual", "darcy_physics_loss", "boundary_loss", "vorticity_residual",
-           "navier_stokes_physics_loss", "burgers_residual", "burgers_physics_loss", "initial_condition_loss",
-           "burgers_pino_loss", "fine_tune", "FineTuneResult"]
+           "truncated_dft_bases", "SpectralConv1d", "FNO1d", "FNO2d", "FNO3d", "gaussian_random_field",
+           "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "BurgersOperator1D", "OperatorData", "TrainResult",
+           "OperatorResult", "SavedOperator", "save", "load", "train_poisson_physics", "train_operator", "predict",
+           "relative_l2", "relative_l2_loss", "cosine_schedule", "FNO", "SpectralConv", "Normalized", "FieldData",
+           "darcy_data", "navier_stokes_data", "burgers_pino_data", "solve_darcy", "solve_darcy_batch",
+           "solve_navier_stokes", "solve_burgers_spacetime", "data_loss", "darcy_residual", "darcy_physics_loss",
+           "boundary_loss", "vorticity_residual", "navier_stokes_physics_loss", "burgers_residual",
+           "burgers_physics_loss", "initial_condition_loss", "burgers_pino_loss", "fine_tune", "FineTuneResult"]

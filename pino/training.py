@@ -131,7 +131,7 @@ class OperatorResult(Result):
         return self.wall_time
 
     def predict(self, inputs, batch_size: int = 100) -> np.ndarray:
-        """The trained operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks of `batch_size`)."""
+        """The trained operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks)."""
         return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype), batch_size,
                        apply=_compiled_apply(self))
 
@@ -155,7 +155,8 @@ def _array_config(a: np.ndarray) -> dict:
 
 
 def _config_array(config, name: str) -> np.ndarray:
-    if not (isinstance(config, dict) and isinstance(config.get("shape"), list) and isinstance(config.get("values"), list)
+    if not (isinstance(config, dict) and isinstance(config.get("shape"), list)
+            and isinstance(config.get("values"), list)
             and all(isinstance(v, (int, float)) for v in config["values"])
             and all(isinstance(d, int) and d >= 0 for d in config["shape"])
             and math.prod(config["shape"]) == len(config["values"])):
@@ -218,7 +219,7 @@ class SavedOperator(wb.Saved):
         return dict(schedule) if isinstance(schedule, dict) else {}
 
     def predict(self, inputs, batch_size: int = 100) -> np.ndarray:
-        """The saved operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks of `batch_size`)."""
+        """The saved operator on channel-first `inputs [num, c_in, *grid]` (compiled once, in chunks)."""
         return predict(self.model, self.params, np.asarray(inputs, dtype=self.dtype or "float32"), batch_size,
                        apply=_compiled_apply(self))
 
@@ -267,7 +268,8 @@ def load(path, *, model=None) -> SavedOperator:
 
 # -- loops ---------------------------------------------------------------------------------------
 def minibatch_indices(num: int, batch_size: int, steps: int, seed=0):
-    """`steps` index arrays of exactly `batch_size` items, reshuffled every epoch (a constant shape never recompiles)."""
+    """`steps` index arrays of exactly `batch_size` items, reshuffled every epoch (a constant shape never
+    recompiles)."""
     if not 1 <= batch_size <= num:
         raise ValueError(f"batch_size must be in [1, {num}] for {num} samples, got {batch_size}")
     rng = np.random.default_rng(seed)
@@ -281,7 +283,8 @@ def minibatch_indices(num: int, batch_size: int, steps: int, seed=0):
 
 
 def predict(model, params, inputs: np.ndarray, batch_size: int = 100, *, apply=None) -> np.ndarray:
-    """`model.apply(params, inputs)` compiled with `frame.function`, in chunks of `batch_size` (the last may be smaller).
+    """`model.apply(params, inputs)` compiled with `frame.function`, in chunks of `batch_size` (the last may be
+    smaller).
 
     `apply`: an already compiled `frame.function(model.apply)` to reuse (its compiled graphs are kept)."""
     apply = frame.function(model.apply) if apply is None else apply

@@ -95,8 +95,8 @@ class ModelEntry:
 MODELS: dict[str, ModelEntry] = {}
 
 
-def register_model(name: str, cls: type, config_fn: Callable[[Any], dict], build_fn: Callable[[dict], Any] | None = None,
-                   *, same: Callable[[Any, Any], bool] | None = None,
+def register_model(name: str, cls: type, config_fn: Callable[[Any], dict],
+                   build_fn: Callable[[dict], Any] | None = None, *, same: Callable[[Any, Any], bool] | None = None,
                    template: Callable[[Any, str | None], Any] | None = None, saved_type: type | None = None) -> None:
     """Allow `load` to rebuild models of class `cls`, stored under `name`.
 

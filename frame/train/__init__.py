@@ -19,7 +19,7 @@ from .quasi_newton import LBFGSResult, lbfgs
 from .trainer import StopTraining, Trainer
 from .update_graphs import build_adam_update_graph, build_sgd_update_graph
 
-__all__ = ["SGD", "Adam", "Optimizer", "optimizer_from_config", "Trainer", "StopTraining", "LossGraph", "as_param_leaves", "leaf_paths",
-           "scalar", "lbfgs", "LBFGSResult", "CHECKPOINT_FORMAT", "write_checkpoint", "read_checkpoint", "type_name",
+__all__ = ["SGD", "Adam", "Optimizer", "optimizer_from_config", "Trainer", "StopTraining", "LossGraph",
+           "as_param_leaves", "leaf_paths", "scalar", "lbfgs", "LBFGSResult", "CHECKPOINT_FORMAT", "write_checkpoint", "read_checkpoint", "type_name",
            "DEFAULT_DIVERGENCE_FACTOR", "check_finite_data", "check_divergence_factor", "first_nonfinite",
            "build_sgd_update_graph", "build_adam_update_graph"]

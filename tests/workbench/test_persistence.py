@@ -1,4 +1,4 @@
-"""workbench.Result and workbench.persistence: save/load round trips, the allow-list, history files (issue 20 items 1-2)."""
+"""workbench.Result and workbench.persistence: save/load round trips, the allow-list, history files (issue 20)."""
 import csv
 import io
 import json
