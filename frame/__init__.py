@@ -16,7 +16,7 @@ from .frontend.batching import vmap
 from .frontend.custom import custom_jvp, custom_vjp
 from .frontend.taylor import directional_derivatives, jet, laplacian
 from .frontend.control import cond, fori_loop, scan, switch, while_loop
-from .frontend.sequence import associative_scan, segment_max, segment_min, segment_sum
+from .frontend.sequence import associative_scan, segment_max, segment_min, segment_prod, segment_sum
 from .frontend.remat import checkpoint, checkpoint_name, checkpoint_policies, remat
 from . import nn  # noqa: E402
 from . import compiler, runtime  # noqa: E402
@@ -27,7 +27,7 @@ from .frontend.numpy import debug_print
 
 __version__ = "0.1.0"
 __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
-           "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_max", "segment_min",
+           "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_prod", "segment_max", "segment_min",
            "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "memory_report",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
            "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "ir",

@@ -27,7 +27,7 @@ frame.numpy; bad arguments raise `ShapeError` naming the function and the shapes
   return_last_state=False)`: Mamba's `selective_scan_ref` (state-spaces/mamba,
   mamba_ssm/ops/selective_scan_interface.py), evaluated in parallel over the sequence with
   `frame.associative_scan`.
-- `associative_scan`, `segment_sum`, `segment_max`, `segment_min` (frame/frontend/sequence.py) are
+- `associative_scan`, `segment_sum`, `segment_prod`, `segment_max`, `segment_min` (frame/frontend/sequence.py) are
   re-exported here; the sequence reverse is `frame.numpy.flip(x, axis)`.
 """
 from __future__ import annotations
@@ -39,13 +39,13 @@ import numpy as _np
 from .errors import ShapeError
 from .frontend import numpy as fnp
 from .frontend.args import _dtype, _int, _shape
-from .frontend.sequence import associative_scan, segment_max, segment_min, segment_sum
+from .frontend.sequence import associative_scan, segment_max, segment_min, segment_prod, segment_sum
 from .frontend.transforms import stop_gradient
 from .tracing import Tracer, bind
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample",
            "heaviside_surrogate", "embedding", "selective_scan", "associative_scan", "segment_sum", "segment_max",
-           "segment_min"]
+           "segment_min", "segment_prod"]
 
 
 def _per_axis(value, nd: int, fn: str, what: str, low: int = 0) -> tuple[int, ...]:

@@ -164,6 +164,10 @@ def _segment(fn: str, data, segment_ids, num_segments, mode: str):
     out_shape = (rows,) + ds[k:]
     if mode == "add":
         init = _np.zeros(out_shape, dtype)
+    elif mode == "mul":
+        if dtype.kind not in "fiu":
+            raise ShapeError(f"{fn}: data must be a real float or integer array, got {dtype}")
+        init = _np.ones(out_shape, dtype)
     elif dtype.kind == "f":
         init = _np.full(out_shape, -_np.inf if mode == "max" else _np.inf, dtype)
     elif dtype.kind in "iu":
@@ -198,6 +202,14 @@ def segment_max(data, segment_ids, num_segments=None, indices_are_sorted: bool =
     (the dtype's minimum for integers); out-of-range ids are dropped. The gradient goes to the items
     equal to their segment's maximum, shared evenly between ties (JAX's scatter-max rule)."""
     return _segment("frame.segment_max", data, segment_ids, num_segments, "max")
+
+
+def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted: bool = False,
+                 unique_indices: bool = False):
+    """The products of `data` over each segment, as `jax.ops.segment_prod`: empty segments hold 1;
+    out-of-range ids are dropped. Not differentiable when a segment holds several items (a
+    GradientError, as JAX's scatter_mul raises NotImplementedError there)."""
+    return _segment("frame.segment_prod", data, segment_ids, num_segments, "mul")
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted: bool = False, unique_indices: bool = False):

@@ -1,4 +1,4 @@
-"""segment_sum/max/min against jax.ops (unsorted, repeated, out-of-range and negative ids, multi-axis ids,
+"""segment_sum/prod/max/min against jax.ops (unsorted, repeated, out-of-range and negative ids, multi-axis ids,
 traced ids, empty segments), their data gradients against central differences and JAX (first and
 second order through the oracle), the refusal of gradients w.r.t. the ids; frame.nn.embedding against
 numpy indexing with PyTorch's padding_idx gradient rule; and the errors."""
@@ -22,7 +22,7 @@ IDS = [
 
 
 @pytest.mark.parametrize("ids", IDS, ids=["unsorted", "out-of-range", "sorted-empty"])
-@pytest.mark.parametrize("name", ["segment_sum", "segment_max", "segment_min"])
+@pytest.mark.parametrize("name", ["segment_sum", "segment_prod", "segment_max", "segment_min"])
 @pytest.mark.parametrize("traced", [False, True])
 def test_segment_reductions_match_jax_ops(ids, name, traced):
     rng = np.random.default_rng(0)
@@ -49,7 +49,7 @@ def test_segment_sum_takes_multi_axis_ids_integers_and_a_default_count():
     assert frame.nn.segment_sum(data[0], np.array([0, 3, 1, 3])).shape == (4, 2)
     k = rng.integers(-9, 9, (6,))
     with jax.enable_x64(True):
-        for name in ("segment_sum", "segment_max", "segment_min"):
+        for name in ("segment_sum", "segment_prod", "segment_max", "segment_min"):
             got = getattr(frame.nn, name)(k, np.array([1, 0, 1, 2, 2, 2]), 4)
             np.testing.assert_array_equal(got, np.asarray(getattr(jax.ops, name)(k, np.array([1, 0, 1, 2, 2, 2]), 4)))
 
@@ -59,10 +59,16 @@ def _loss(name, ids):
 
     def f(data):
         s = getattr(frame.nn, name)(data, ids, 4)
-        if name != "segment_sum":   # empty segments are -inf/inf: keep the finite ones
+        if name in ("segment_max", "segment_min"):   # empty segments are -inf/inf: keep the finite ones
             s = fnp.where(fnp.isfinite(s), s, 0.0)
         return fnp.sum(w * s) + fnp.sum(fnp.sin(s) * s)
     return f
+
+
+def test_segment_prod_gradient_is_refused_by_name_as_in_jax():
+    # JAX's scatter_mul has no derivative for repeated ids either (NotImplementedError there).
+    with pytest.raises(GradientError, match="op 'scatter' \\(mode 'mul'\\).*unique indices"):
+        frame.grad(lambda d: fnp.sum(frame.nn.segment_prod(d, IDS[0], 4)))(np.ones((8, 3)))
 
 
 @pytest.mark.parametrize("name", ["segment_sum", "segment_max", "segment_min"])
