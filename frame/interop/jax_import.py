@@ -313,7 +313,13 @@ def _identity(imp, eqn, x):
 
 def _convert(imp, eqn, x):
     dtype = canonical_dtype(eqn.params["new_dtype"])
-    return x if x.type.dtype == dtype else imp.node("convert", [x], dtype=dtype)
+    if x.type.dtype == dtype:
+        return x
+    y = imp.node("convert", [x], dtype=dtype)
+    known = imp.known(x)
+    if known is not None:   # a converted constant stays known (jnp.fft's n/s pads with a converted int 0)
+        imp.constants[y] = known.astype(dtype)
+    return y
 
 
 def _select_n(imp, eqn, which, *cases):

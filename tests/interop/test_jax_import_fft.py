@@ -62,7 +62,6 @@ def test_derivatives_of_an_imported_fft_chain_are_jaxs():
     h = RNG.standard_normal(5) + 1j * RNG.standard_normal(5)
 
     def fn(x):
-        # lax.fft itself: jnp.fft.irfft with n pads with a converted zero, which from_jax does not import yet
         return jnp.sum(jnp.tanh(lax.fft(lax.fft(x, "rfft", (8,)) * h, "irfft", (8,))) * w)
 
     x = RNG.standard_normal(8)
@@ -73,6 +72,30 @@ def test_derivatives_of_an_imported_fft_chain_are_jaxs():
     got = frame.runtime.compile(backward)(x)
     np.testing.assert_allclose(got[0], value, rtol=1e-12)
     np.testing.assert_allclose(got[1], want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (lambda s: jnp.fft.irfft(s, n=10), S), (lambda x: jnp.fft.rfft(x, n=12), X),
+    (lambda s: jnp.fft.irfft2(s, s=(4, 10)), S), (lambda s: jnp.fft.irfftn(s, s=(3, 7)), S),
+    (lambda z: jnp.fft.fft(z, n=5), Z), (lambda x: jnp.fft.rfftn(x, s=(5, 6)), X),
+], ids=["irfft-n", "rfft-n", "irfft2-s", "irfftn-s", "fft-n-crop", "rfftn-s"])
+def test_jnp_fft_lengths_import_and_differentiate(fn, arg):
+    """jnp.fft's n/s pad (with a converted int 0) or crop before lax.fft: imported, values and
+    derivatives JAX's."""
+    graph = _import(fn, arg)
+    with jax.enable_x64(True):
+        want = np.asarray(fn(arg))
+    np.testing.assert_allclose(frame.runtime.compile(graph)(arg)[0], want, rtol=1e-12, atol=1e-12)
+    w = RNG.standard_normal(want.shape)
+
+    def loss(a):
+        return jnp.sum(jnp.real(fn(a)) * w)
+
+    loss_graph = _import(loss, arg)
+    with jax.enable_x64(True):
+        grad = np.asarray(jax.grad(loss)(arg))
+    got = frame.runtime.compile(frame.compiler.build_backward_graph(loss_graph, 0, [0]))(arg)[1]
+    np.testing.assert_allclose(got, grad, rtol=1e-10, atol=1e-10)   # complex inputs: JAX's convention
 
 
 @pytest.mark.parametrize("fn, arg, pattern", [
