@@ -16,8 +16,9 @@ import time naming the primitive and the parameter:
   body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
   the body anyway. `jax.nn.relu` is the exception: its rule is frame's relu rule.
 
-Calls (`jit`, `closed_call`, `remat`) are inlined: their other parameters are placement,
-compilation and memory policy, none of which changes a value. Control flow (`cond`, `scan`,
+Calls (`jit`, `closed_call`) are inlined: their other parameters are placement and compilation,
+neither of which changes a value. `jax.checkpoint` (`remat2`) becomes frame's `checkpoint` region
+with its policy (jax_rules_remat.py). Control flow (`cond`, `scan`,
 `while`: lax.cond, lax.switch, lax.scan, lax.map, lax.fori_loop, lax.while_loop) imports as
 frame's region ops, their jaxprs imported as the regions (jax_rules_control.py), so a loop is
 one node, never inlined once. The result is an ordinary graph:
@@ -359,7 +360,7 @@ PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()
 # Calls whose body is inlined, and the parameter holding the body.
 CALLS: dict[str, str] = {
     "jit": "jaxpr", "pjit": "jaxpr",                  # `jit` since JAX 0.7, `pjit` before
-    "closed_call": "call_jaxpr", "remat2": "jaxpr",   # remat2 is jax.checkpoint / jax.remat
+    "closed_call": "call_jaxpr",                       # remat2 (jax.checkpoint): jax_rules_remat
     "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
     "custom_vjp_call_jaxpr": "fun_jaxpr",            # custom_vjp_call's name before JAX 0.5
 }
@@ -410,10 +411,6 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
                                          "compiler_options_kvs")}}
        for name in ("jit", "pjit")},
     "closed_call": {"call_jaxpr": implemented("the body, inlined")},
-    "remat2": {"jaxpr": implemented("the body, inlined"),
-               "prevent_cse": irrelevant("whether XLA may merge recomputation; memory and speed only"),
-               "differentiated": irrelevant("bookkeeping of JAX's autodiff"),
-               "policy": irrelevant("which residuals JAX saves or recomputes; memory only, values are the same")},
     "custom_jvp_call": {"call_jaxpr": implemented("the primal body"), "jvp_jaxpr_fun": _CUSTOM_RULE,
                         "jvp_jaxpr_thunk": _CUSTOM_RULE,     # the name before JAX 0.4.36
                         "num_consts": implemented("the first operands are the body's constants, passed in order"),
@@ -443,7 +440,7 @@ def from_jax(fn: Callable, *example_args, name: str | None = None,
     reduce_sum, broadcast_in_dim, reshape, squeeze, transpose, concatenate, slice, pad,
     convert_element_type, select_n (bool predicate), and/or/xor/not of bools, copy, iota (as a
     constant), jax.nn.relu, the family rules (jax_rules_*.py), and calls
-    (jit, closed_call, checkpoint) by inlining. Anything frame would not compute exactly raises
+    (jit, closed_call) by inlining; jax.checkpoint as frame's checkpoint region. Anything frame would not compute exactly raises
     `TraceError` naming the primitive, the parameter and the equation (see the module docstring
     and `PARAMETERS`): integer select_n, accuracy hints, ... Control flow (cond, scan, while)
     imports as frame's cond, scan and while ops.

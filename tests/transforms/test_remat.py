@@ -399,12 +399,48 @@ def test_a_checkpoint_traced_body_is_hashable_and_shared():
     assert len(bodies) == 1
 
 
-def test_from_jax_imports_checkpoint_names_and_inlines_jax_checkpoint():
-    """`name` (checkpoint_name) imports as checkpoint_name; jax.checkpoint's body is inlined (same values)."""
+def _region_nodes(graph):
+    found = []
+    for n in graph.nodes:
+        if n.op == "checkpoint":
+            found.append(n)
+            found += _region_nodes(n.attrs["body"])   # a FusedBody is a (frozen) Graph
+    return found
+
+
+def test_from_jax_imports_checkpoint_names_and_jax_checkpoint_regions():
+    """`name` imports as checkpoint_name; jax.checkpoint as frame's checkpoint region with its policy."""
     from frame.interop import from_jax
 
     f = jax.checkpoint(lambda x: jnp.sin(jax.ad_checkpoint.checkpoint_name(x * 2.0, "z")),
                        policy=jax.checkpoint_policies.save_only_these_names("z"))
     g = from_jax(f, X)
-    assert [n.attrs["name"] for n in g.nodes if n.op == "checkpoint_name"] == ["z"]
+    (region,) = _region_nodes(g)
+    assert region.attrs["policy"] == "save_only_these_names" and region.attrs["names"] == ("z",)
+    assert [n.attrs["name"] for n in region.attrs["body"].nodes if n.op == "checkpoint_name"] == ["z"]
     np.testing.assert_allclose(compile_graph(g)(X)[0], np.asarray(f(X)), rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_from_jax_checkpointed_mlp_has_jaxs_gradients_and_recomputes(policy):
+    from frame.interop import from_jax
+
+    params = (W, B)
+    jax_policy = _jax_policy(policy)
+    fn = lambda p, x: j_net(p, x, ck=True, policy=jax_policy)   # noqa: E731
+    g = from_jax(fn, params, X)
+    regions = _region_nodes(g)
+    assert len(regions) == 4 and {r.attrs["policy"] for r in regions} == {policy.name if policy else "nothing_saveable"}
+    grads = compile_graph(build_backward_graph(g, 0, list(range(8))))(*W, *B, X)[1:]
+    want = jax.grad(fn)(params, X)
+    for got, w in zip(grads, [*want[0], *want[1]]):
+        np.testing.assert_allclose(got, np.asarray(w), rtol=1e-11, atol=1e-13)
+
+
+def test_from_jax_inlines_checkpoint_policies_frame_does_not_have():
+    from frame.interop import from_jax
+
+    f = jax.checkpoint(lambda x: jnp.tanh(x @ x.T), policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+    g = from_jax(f, X)
+    assert not _region_nodes(g)
+    np.testing.assert_allclose(compile_graph(g)(X)[0], np.asarray(f(X)), rtol=1e-14)
