@@ -365,6 +365,15 @@ class SpectralConv:
 
     def apply(self, params: dict, x):
         """`x: [batch, in_channels, *grid]` (len(grid) = len(n_modes)) -> `[batch, out_channels, *grid]`."""
+        y = self.apply_unbiased(params, x)
+        if self.bias:
+            y = y + fnp.reshape(params["bias"], (-1,) + (1,) * self.dims)
+        return y
+
+    def apply_unbiased(self, params: dict, x):
+        """`apply` without the bias: `FNO` adds the bias together with its skip path, on the flattened grid, so
+        the sum is one elementwise pass with the activation after it (an own pass over the [batch, out, *grid]
+        result otherwise, and another in the backward)."""
         shape = tuple(x.shape)
         d = self.dims
         if len(shape) != d + 2 or shape[1] != self.in_channels:
@@ -384,12 +393,8 @@ class SpectralConv:
             mixed = fnp.matmul(stacked, self._mixing_weight(params["weight"]))    # [M, batch, (re/im, out)]
             mixed = fnp.reshape(mixed, self.kept + (batch, 2, c_out))
             mixed = fnp.transpose(mixed, (d, d + 2, d + 1) + tuple(range(d)))     # [batch, out, re/im, modes...]
-            y = separable_irfftn(mixed, sizes)
-        else:
-            y = self._apply_fft(params["weight"], x, sizes)
-        if self.bias:
-            y = y + fnp.reshape(params["bias"], (-1,) + (1,) * d)
-        return y
+            return separable_irfftn(mixed, sizes)
+        return self._apply_fft(params["weight"], x, sizes)
 
     def _apply_fft(self, weight, x, sizes):
         """The same map through frame's complex `rfftn`/`irfftn` (numpy's), slicing the kept block."""
@@ -583,8 +588,10 @@ class FNO:
         for i, block in enumerate(params["blocks"]):
             last = i == len(params["blocks"]) - 1
             grid_h = fnp.reshape(h, (batch, self.width) + padded)
-            x_fno = fnp.reshape(self.spectral.apply(block["spectral"], grid_h), (batch, self.width, n_padded))
+            x_fno = fnp.reshape(self.spectral.apply_unbiased(block["spectral"], grid_h), (batch, self.width, n_padded))
+            # neuralop's x_fno + bias + skip(x), summed on the flattened grid: one pass with the gelu after it
             out = x_fno + self._skip(block["skip"], self.fno_skip, h) if self.fno_skip else x_fno
+            out = out + fnp.reshape(block["spectral"]["bias"], (-1, 1))
             if not last:
                 out = fnp.gelu(out)
             if self.use_channel_mlp:
