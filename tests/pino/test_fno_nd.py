@@ -213,6 +213,18 @@ def test_spectral_conv_matches_neuralops_forward(sizes, n_modes, transform):
     assert_rel_close(got, want, 1e-11, f"SpectralConv{n_modes} on {sizes}")
 
 
+@pytest.mark.parametrize("transform", ["dft", "fft"])
+def test_spectral_conv_apply_is_the_unbiased_map_plus_its_bias(transform):
+    # FNO adds the bias itself, with the skip path (apply_unbiased); apply must stay the whole layer
+    layer = SpectralConv(3, 2, (4, 5), transform=transform)
+    params = layer.init(seed=3, dtype="float64")
+    x = RNG.standard_normal((2, 3, 7, 8))
+    whole = frame.function(layer.apply)(params, x)
+    unbiased = frame.function(layer.apply_unbiased)(params, x)
+    np.testing.assert_allclose(whole, unbiased + params["bias"].reshape(-1, 1, 1), rtol=1e-13, atol=1e-13)
+    assert np.abs(params["bias"]).min() > 0     # (a zero bias would make the check vacuous)
+
+
 @pytest.mark.parametrize("make, shape", [
     (lambda: FNO2d((6, 5), width=5, layers=2, in_channels=2, out_channels=3), (2, 2, 9, 8)),
     (lambda: FNO2d(4, width=4, layers=2, domain_padding=0.25), (1, 1, 7, 10)),
