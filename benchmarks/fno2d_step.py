@@ -33,6 +33,7 @@ threads (default: the same number; 0 keeps torch's default).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -75,6 +76,9 @@ def parse_args(argv=None):
     p.add_argument("--transform", choices=("auto", "dft", "fft"), default="auto",
                    help="frame's spectral transform (pino.SpectralConv; auto: truncated DFT as GEMMs)")
     p.add_argument("--profile", action="store_true", help="profile frame's step per op kind in this process")
+    p.add_argument("--domain-padding", type=float, default=None,
+                   help="--profile only: frame's FNO2d with this domain padding (Darcy's setting: 0.1; the JAX and "
+                        "neuralop workers have none)")
     p.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     p.add_argument("--problem", default=None, help=argparse.SUPPRESS)   # the .npz the workers load
     return p.parse_args(argv)
@@ -83,7 +87,8 @@ def parse_args(argv=None):
 def make_model(args):
     from pino import FNO2d
 
-    return FNO2d(args.modes, width=args.width, layers=args.layers, transform=args.transform)
+    return FNO2d(args.modes, width=args.width, layers=args.layers, transform=args.transform,
+                 domain_padding=getattr(args, "domain_padding", None))
 
 
 def make_problem(args) -> dict:
@@ -281,6 +286,27 @@ def profile(args, repeats: int = 10) -> None:
         f"{model!r}, batch {args.batch}, {args.s}x{args.s}, float32; OPENBLAS_NUM_THREADS="
         f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; tier {exe.tier}; {len(exe.graph.nodes)} nodes; "
         f"GEMM FLOPs {graph_gemm_flops(trainer.training_graph) / 1e9:.2f} G"))
+    exe, _ = trainer._loss_graph.compiled((x, y))
+    traffic = graph_traffic(exe.graph)
+    print(f"bytes read + written by the training graph's steps (its nodes' operands and results; views free; the "
+          f"native tier also writes and reads the operand and result of each tanh between two kernels): "
+          f"{sum(traffic.values()) / 1e9:.2f} GB = "
+          + ", ".join(f"{kind} {b / 1e9:.2f}" for kind, b in sorted(traffic.items(), key=lambda kv: -kv[1])[:6]))
+
+
+def graph_traffic(graph) -> dict:
+    """Bytes of every non-view node's operands plus results, per op: the memory traffic of a step whose
+    operands do not stay in cache (FNO2d at 85^2: a [20, 32, 85, 85] float32 activation is 18.5 MB)."""
+    from frame.compiler.passes.plan import is_view
+
+    per_op: dict = {}
+    for node in graph.nodes:
+        if node.op == "constant" or is_view(node.op):
+            continue
+        nbytes = sum(math.prod(v.type.shape) * np.dtype(v.type.dtype).itemsize
+                     for v in [*node.inputs, *node.outputs])
+        per_op[node.op] = per_op.get(node.op, 0) + nbytes
+    return per_op
 
 
 def _torch_python(args) -> str | None:
@@ -303,6 +329,8 @@ def main(argv=None) -> None:
               "blas threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")})
         return
     frameworks = [f for f in args.frameworks.split(",") if f]
+    if args.domain_padding is not None:
+        raise SystemExit("--domain-padding: only with --profile (the JAX and neuralop workers have no padding)")
     unknown = set(frameworks) - set(FRAMEWORKS)
     if unknown:
         raise SystemExit(f"--frameworks: unknown {sorted(unknown)}; choose from {FRAMEWORKS}")
