@@ -15,13 +15,28 @@ seed s + 1000) and the initialisation change. The training budget is `--budget-m
 `--max-epochs`, whichever ends first (the step count is fixed up front from a measured step time, so
 the cosine schedule completes).
 
-Published figures this is compared with:
-- FNO paper (Li et al., "Fourier Neural Operator for Parametric Partial Differential Equations",
-  ICLR 2021), Table 4 "Benchmarks on 2-d Darcy Flow", FNO row: 0.0108 at s = 85 (0.0109 at 141 and
-  211, 0.0098 at 421), 1000 training samples, 500 epochs.
-- PINO paper (Li et al., "Physics-Informed Neural Operator for Learning Partial Differential Equations",
-  arXiv 2111.03794 / ACM JDS 2024): its Darcy operator-learning and fine-tuning figures were not found
-  in the sources available to this session; the script prints the fine-tuning gain it measures.
+Published figures this is compared with (where they come from; the search tool's stored copies of the
+papers give only their openings, so the table values are the papers' as quoted, corroborated where said):
+- FNO paper: Li et al., "Fourier Neural Operator for Parametric Partial Differential Equations", ICLR 2021,
+  arXiv 2010.08895 (https://arxiv.org/abs/2010.08895, https://ar5iv.labs.arxiv.org/html/2010.08895),
+  Table 4 "Benchmarks on 2-d Darcy Flow", FNO row: 0.0108 at s = 85 (0.0109 at 141 and 211, 0.0098 at
+  421), 1000 training / 100 test samples, 500 epochs, lr 1e-3 halved every 100 epochs, batch 20, width 32,
+  12 modes. The 0.0108 is also the "Darcy, Relative L2 Error" entry of the paper's benchmark listing at
+  https://www.wizwand.com/paper/68fa581d1e209131ce9ab45d. The FNO repository's later fourier_2d.py (gelu
+  instead of relu, 9 points of padding; s = 85) gives ~0.0076: neuraloperator/neuraloperator issue #59
+  (https://github.com/neuraloperator/neuraloperator/issues/59, the maintainer: "we have updated the
+  activation function from ReLU to GeLU and add paddings, which improved the results").
+- PINO paper: Li et al., "Physics-Informed Neural Operator for Learning Partial Differential Equations",
+  arXiv 2111.03794 / ACM JDS 2024 (https://doi.org/10.1145/3648506). Its Darcy table value was not found
+  in the sources available to this session; its setting is in the authors' repository
+  (https://github.com/neuraloperator/physics_informed): configs/operator/Darcy-pretrain.yaml (commit
+  06574e10): 1000 training samples of the 421^2 data subsampled by 7 (61^2) for the data loss, the PDE
+  loss on the 211^2 grid (pde_sub 2), FNO width 64, 20 modes, 4 layers, pad ratio 0.0666, batch 20,
+  15001 iterations, Adam lr 1e-3 halved at 5k/7.5k/10k, data weight 5, PDE weight 1, 500 test samples at
+  211^2; configs/finetune/Darcy-finetune.yaml (commit 04b8a8e4): per test instance 500 epochs of Adam,
+  lr 2.5e-3 halved every 100, PDE loss only. physics_informed issue #26
+  (https://github.com/neuraloperator/physics_informed/issues/26) reports that in that setting the PDE
+  term makes the data error worse than f_loss = 0. This script prints the fine-tuning gain it measures.
 
     .venv/bin/python benchmarks/pino_darcy.py [--solver-n 421] [--budget-minutes 60] [--seeds 0 1 2]
         [--variants fno pino] [--fine-tune 500]
