@@ -180,7 +180,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
       learning-rate schedule sees), so 100 steps, save, resume, 100 steps equals 200 steps in one go
       to rounding, when the data (same problem and `seed`) are the same; the saved history and
       errors are carried on. A different optimiser (SGD after Adam) starts its own state from the
-      saved parameters. L-BFGS restarts from the saved parameters: scipy's L-BFGS-B exposes no
+      saved parameters; with `derivative_mode="auto"` the saved run's mode is kept. L-BFGS restarts
+      from the saved parameters: scipy's L-BFGS-B exposes no
       resumable state (its curvature pairs), so a resumed L-BFGS rebuilds its memory. Data that
       callbacks (`RAR`, resampling) changed are not saved: they are drawn afresh from `seed`.
     - Errors are measured every `eval_every` Adam steps, and every `eval_every` L-BFGS iterations
@@ -228,6 +229,11 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
         data = problem.with_weights(data, loss_weights)
     _check_data(problem, data)
     timings = {"data": time.perf_counter() - started}
+    if saved is not None and derivative_mode == derivative_modes.AUTO and isinstance(saved.derivative_mode, dict) \
+            and saved.derivative_mode.get("mode") in problem.derivative_modes:
+        # a resumed run keeps the saved run's mode: the same residual graph continues the same trajectory
+        # (a fresh "auto" measurement could pick the other mode under another machine load)
+        derivative_mode = saved.derivative_mode["mode"]
     choice = derivative_modes.choose(problem, model.apply, model.params, problem.residual_points(data),
                                      derivative_mode)
     loss_fn = problem.loss(model.apply, mode=choice.mode)
