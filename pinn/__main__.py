@@ -24,7 +24,7 @@ import sys
 
 from frame.distributed.cli import client_from_args
 from frame.errors import FrameError
-from workbench.cli import base_parser, check_args, prepare_output_file, print_errors, write_metrics
+from workbench.cli import base_parser, check_args, prepare_output_file, print_errors, result_metrics, write_metrics
 
 from .persistence import load
 from .plots import save_plots
@@ -61,14 +61,10 @@ def parse_args(argv=None):
 
 
 def run_metrics(result, args) -> dict:
-    """The run's numbers for `metrics.json` (the same first keys as pino's)."""
-    return {"package": "pinn", "problem": args.problem, "seed": args.seed, "dtype": result.problem.dtype,
-            "relative_l2_error": result.relative_l2_error,
-            "final_loss": result.history[-1] if result.history else None,
-            "adam_steps": result.adam_steps, "lbfgs_iterations": result.lbfgs_iterations,
-            "adam_seconds": result.adam_seconds, "lbfgs_seconds": result.lbfgs_seconds,
-            "residual_derivatives": result.derivative_mode.as_dict() if result.derivative_mode else None,
-            "variables": result.variables}
+    """The run's numbers for `metrics.json` (`workbench.cli.result_metrics`: the keys pino writes, then pinn's)."""
+    return result_metrics(result, package="pinn", problem=args.problem, seed=args.seed,
+                          residual_derivatives=result.derivative_mode.as_dict() if result.derivative_mode else None,
+                          variables=result.variables)
 
 
 def main(argv=None) -> int:
@@ -114,7 +110,7 @@ def main(argv=None) -> int:
             print(f"model: {result.save(prepare_output_file(args.save))}", flush=True)
         if args.log is not None:
             print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
-        paths = save_plots(result, args.out)
+        paths = {} if args.no_plot else save_plots(result, args.out)
     except (OSError, FrameError) as e:
         print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
         return 1

@@ -32,7 +32,8 @@ import os
 import sys
 
 from frame.distributed.cli import client_from_args
-from workbench.cli import base_parser, check_args, format_error, prepare_output_file, print_errors, write_metrics
+from workbench.cli import (base_parser, check_args, format_error, prepare_output_file, print_errors, result_metrics,
+                           write_metrics)
 
 #: per problem, the budget and architecture every unset flag takes (a plain dict each: one line to retune).
 DEFAULTS = {
@@ -93,7 +94,6 @@ def build_parser():
                           "thread, 78 s on two, at load ~15 on 2 cores)")
     own.add_argument("--plot", default=None, metavar="FILE",
                      help="deprecated: where to save the fields plot (default and preferred: <out>/fields.png)")
-    own.add_argument("--no-plot", action="store_true", help="skip the plots (metrics.json is still written)")
     own.add_argument("--no-cache", action="store_true", help="2-D problems: neither read nor write the data cache")
     return parser
 
@@ -239,21 +239,12 @@ def main(argv=None) -> int:
 
 
 def run_metrics(args, outcome) -> dict:
-    """The run's numbers for `metrics.json` (the same first keys as pinn's)."""
-    result = outcome["result"]
-    phases = {}
-    for name, count in result.phases:   # a resumed run may have several phases of one optimiser
-        phases[name] = phases.get(name, 0) + count
-    metrics = {"package": "pino", "problem": args.problem, "seed": args.seed, "dtype": args.dtype,
-               "relative_l2_error": result.relative_l2_error,
-               "final_loss": result.history[-1] if result.history else None,
-               "adam_steps": phases.get("adam", 0), "lbfgs_iterations": phases.get("lbfgs", 0),
-               "adam_seconds": result.timings.get("adam"), "lbfgs_seconds": result.timings.get("lbfgs"),
-               "test_samples": len(outcome["test"]), "std_over_samples": outcome.get("spread")}
+    """The run's numbers for `metrics.json` (`workbench.cli.result_metrics`: the keys pinn writes, then pino's)."""
+    extra = {"test_samples": len(outcome["test"]), "std_over_samples": outcome.get("spread")}
     if "fine_tune" in outcome:
         before, after = outcome["fine_tune"]
-        metrics["fine_tune"] = {"steps": args.fine_tune, "before": before, "after": after}
-    return metrics
+        extra["fine_tune"] = {"steps": args.fine_tune, "before": before, "after": after}
+    return result_metrics(outcome["result"], package="pino", problem=args.problem, seed=args.seed, **extra)
 
 
 def write_plots(args, outcome) -> list[tuple[str, str]]:

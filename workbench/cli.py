@@ -11,6 +11,7 @@ flags, the same names, defaults and help in both packages:
     --seed N            seed of the model init and of the sampled data (default 0)
     --dtype {float32,float64}   training precision         (default: the problem's)
     --no-progress       no progress bars
+    --no-plot           no plots (metrics.json is still written)
     --save PATH         keep the trained model (the package's `save`)
     --load PATH         start from a saved model (resumes Adam; --steps 0 --lbfgs 0 only evaluates)
     --log PATH          the loss/error history as .csv or .json
@@ -36,6 +37,7 @@ from typing import Callable, Iterable
 from frame.distributed.cli import add_cli_arguments, cli_problem
 
 __all__ = ["base_parser", "check_args", "default_out", "format_error", "print_errors", "write_metrics",
+           "result_metrics", "phase_counts",
            "prepare_output_directory", "prepare_output_file", "output_directory_problem", "output_file_problem",
            "HISTORY_SUFFIXES", "DTYPES"]
 
@@ -75,6 +77,7 @@ def base_parser(prog: str, description: str, problems: Iterable[str], default: s
     common.add_argument("--seed", type=int, default=0, help="seed of the model init and the sampled data (default 0)")
     common.add_argument("--dtype", choices=DTYPES, default=None, help="training precision (default: the problem's)")
     common.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    common.add_argument("--no-plot", action="store_true", help="skip the plots (metrics.json is still written)")
     common.add_argument("--save", metavar="PATH", default=None, help="save the trained model there")
     common.add_argument("--load", metavar="PATH", default=None,
                         help="start from a model saved by --save (resumes Adam; --steps 0 --lbfgs 0 only evaluates)")
@@ -221,6 +224,28 @@ def print_errors(result, *, label: str = "test", spread: float | None = None, de
         line += f"; {detail}"
     print(line, file=file or sys.stdout, flush=True)
     return line
+
+
+def phase_counts(phases) -> dict:
+    """History entries per optimiser over `Result.phases` (a resumed run may repeat a phase): {"adam": n, ...}."""
+    counts: dict = {}
+    for name, count in phases:
+        counts[name] = counts.get(name, 0) + int(count)
+    return counts
+
+
+def result_metrics(result, *, package: str, problem: str, seed, **extra) -> dict:
+    """The numbers of a run for `metrics.json`, the same keys for every problem of both packages
+    (then `extra`): the relative L2 error as a fraction, the final loss, Adam steps and L-BFGS
+    iterations in the whole history (a resumed run's included), and the timings in seconds."""
+    counts = phase_counts(result.phases)
+    timings = dict(result.timings)
+    return {"package": package, "problem": problem, "seed": seed, "dtype": result.dtype,
+            "relative_l2_error": result.relative_l2_error,
+            "final_loss": float(result.history[-1]) if result.history else None,
+            "adam_steps": counts.get("adam", 0), "lbfgs_iterations": counts.get("lbfgs", 0),
+            "adam_seconds": timings.get("adam"), "lbfgs_seconds": timings.get("lbfgs"),
+            "total_seconds": timings.get("total"), **extra}
 
 
 def write_metrics(path: str, metrics: dict) -> str:

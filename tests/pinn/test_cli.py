@@ -97,3 +97,11 @@ def test_dtype_sets_the_precision_and_a_loaded_model_keeps_its_own(tmp_path, cap
         main(["--load", str(model), "--dtype", "float64", "--out", str(tmp_path / "c"), "--no-progress"])
     captured = capsys.readouterr()
     assert info.value.code == 2 and captured.out == "" and "was trained in float32" in captured.err
+
+
+def test_no_plot_writes_the_metrics_only(tmp_path, capsys):
+    assert main(["--steps", "3", "--lbfgs", "2", "--no-plot", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert "plot:" not in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert (metrics["adam_steps"], metrics["lbfgs_iterations"], metrics["package"]) == (3, 2, "pinn")

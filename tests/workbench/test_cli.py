@@ -8,11 +8,12 @@ import pytest
 import pinn.__main__ as pinn_cli
 import pino.__main__ as pino_cli
 from frame.errors import InputError
-from workbench.cli import base_parser, format_error, print_errors
+from workbench.cli import base_parser, format_error, print_errors, result_metrics
+from workbench.result import Result
 
 CLIS = {"pinn": pinn_cli, "pino": pino_cli}
-COMMON = ["--problem", "--out", "--steps", "--lbfgs", "--lr", "--seed", "--dtype", "--no-progress", "--save", "--load",
-          "--log", "--workers", "--scheduler"]
+COMMON = ["--problem", "--out", "--steps", "--lbfgs", "--lr", "--seed", "--dtype", "--no-progress", "--no-plot", "--save",
+          "--load", "--log", "--workers", "--scheduler"]
 
 
 def _actions(parser) -> dict:
@@ -100,3 +101,12 @@ def test_print_errors_reads_the_result_and_adds_the_spread(capsys):
 def test_base_parser_refuses_a_default_outside_its_problems():
     with pytest.raises(InputError, match="the default problem 'heat' is not one of"):
         base_parser("prog", "description", ["poisson1d"], "heat")
+
+
+def test_result_metrics_are_the_same_keys_for_every_run():
+    result = Result(problem_name="heat", history=[3.0, 2.0, 1.0, 0.5, 0.25], dtype="float32", errors=[(5, 0.02)],
+                    phases=[("adam", 2), ("lbfgs", 1), ("adam", 2)], timings={"adam": 1.5, "lbfgs": 0.5, "total": 2.5})
+    metrics = result_metrics(result, package="pinn", problem="heat", seed=3, variables={})
+    assert metrics == {"package": "pinn", "problem": "heat", "seed": 3, "dtype": "float32", "relative_l2_error": 0.02,
+                       "final_loss": 0.25, "adam_steps": 4, "lbfgs_iterations": 1, "adam_seconds": 1.5,
+                       "lbfgs_seconds": 0.5, "total_seconds": 2.5, "variables": {}}
