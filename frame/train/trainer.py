@@ -58,7 +58,8 @@ class Trainer:
     `dynamic_axes`, below); the optimiser's update graph
     is compiled once. Attributes: `params` (current pytree), `history` (every loss, in step
     order; the loss of a step is evaluated before its update), `metrics` (list of `(step, dict)`
-    from the `run` callback), `step_count` (updates done).
+    that `run`'s callbacks returned), `step_count` (updates done). `run(batches, steps)` takes one
+    batch per step from an iterable (minibatches), `run(steps, *data)` the same data every step.
 
     Guards, each raising before the step's update so params keep their values from the step before:
 
