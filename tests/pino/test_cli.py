@@ -82,7 +82,8 @@ def test_save_then_load_evaluates_the_same_model_and_resumes(tmp_path, capsys):
                  str(model), "--no-plot"]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "c" / "metrics.json").read_text())["adam_steps"] == 30   # 20 saved + 10 resumed
-    for flags, message in [(["--problem", "periodic-poisson1d"], "trained on --problem burgers1d, not periodic-poisson1d"),
+    for flags, message in [(["--problem", "periodic-poisson1d"],
+                            "trained on --problem burgers1d, not periodic-poisson1d"),
                            (["--problem", "burgers1d", "--dtype", "float64"], "was trained in float32"),
                            (["--problem", "burgers1d", *TINY[:6], "--width", "32"], "--width 32: --load")]:
         with pytest.raises(SystemExit) as info:

@@ -12,8 +12,8 @@ from workbench.cli import base_parser, format_error, print_errors, result_metric
 from workbench.result import Result
 
 CLIS = {"pinn": pinn_cli, "pino": pino_cli}
-COMMON = ["--problem", "--out", "--steps", "--lbfgs", "--lr", "--seed", "--dtype", "--no-progress", "--no-plot", "--save",
-          "--load", "--log", "--workers", "--scheduler"]
+COMMON = ["--problem", "--out", "--steps", "--lbfgs", "--lr", "--seed", "--dtype", "--no-progress", "--no-plot",
+          "--save", "--load", "--log", "--workers", "--scheduler"]
 
 
 def _actions(parser) -> dict:
