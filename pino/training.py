@@ -318,6 +318,10 @@ def _run(model, loss_fn, *, problem_name, batches_for, full_batch, test_inputs, 
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
     saved = _resume_from(resume, model, dtype)
     start_step = saved.step_count if saved is not None else 0
+    if saved is not None:
+        if problem_name is not None and saved.problem_name is not None and problem_name != saved.problem_name:
+            raise FrameError(f"resume: {saved.path!r} was trained on {saved.problem_name!r}, not on {problem_name!r}")
+        problem_name = problem_name or saved.problem_name
     # The cosine schedule spans `schedule_steps` (default: this run's steps); a resumed run continues the
     # saved schedule, extended to end at its own last step if it would end before.
     if schedule_steps is None:
@@ -456,8 +460,9 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
       ten times a run) and at the end, into the result's `errors` and `metrics`.
     - `resume`: a path saved by `pino.save` (or a `pino.load` result) of the same model: training
       continues from its parameters, Adam moments and step count, with the same minibatch order
-      and learning-rate schedule, so 50 steps, save, resume 50 steps equals 100 steps in one go
-      (bit for bit on one machine) when the first run was told `schedule_steps=100`. Without it a
+      (given the same data, `seed` and `batch_size`) and learning-rate schedule, so 50 steps, save,
+      resume 50 steps equals 100 steps in one go (bit for bit on one machine) when the first run
+      was told `schedule_steps=100`. A saved run of another `problem_name` is refused. Without it a
       resumed run continues the saved schedule, extended to end at its own last step.
     - `lbfgs_steps`: after Adam, that many iterations of full-batch L-BFGS (`frame.train.lbfgs`,
       tolerance `lbfgs_tol`) on the whole training set, errors measured every `eval_every`

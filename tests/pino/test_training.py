@@ -139,6 +139,10 @@ def test_resumed_training_equals_one_run_bit_for_bit(burgers_small, tmp_path):
     # a loaded result resumes the same way, and another architecture is refused
     again = train_operator(_fno(), train, test, resume=load(path), **kwargs)
     assert again.history == whole.history
+    with pytest.raises(frame.FrameError, match="trained on 'toy', not on 'other'"):
+        train_operator(_fno(), train, test, resume=train_operator(_fno(), train, test, problem_name="toy",
+                                                                  steps=1, batch_size=10, progress=False)
+                       .save(tmp_path / "toy.npz"), problem_name="other", **kwargs)
     with pytest.raises(frame.FrameError, match="but the model is"):
         train_operator(FNO1d(modes=4, width=4, layers=1, projection=8), train, test, resume=path, **kwargs)
 
