@@ -11,7 +11,7 @@ one exists for the same setting.
     .venv/bin/python benchmarks/pinn_zoo.py --problems heat wave --seeds 0 1 2 --budget full
     .venv/bin/python benchmarks/pinn_zoo.py --problems all --budget short          # cheapest first
     .venv/bin/python benchmarks/pinn_zoo.py --problems burgers_raissi --seeds 0 --set n_collocation=2000
-    .venv/bin/python benchmarks/pinn_zoo.py --table out/pinn_zoo/results.json      # the table of a saved run
+    .venv/bin/python benchmarks/pinn_zoo.py --table out/pinn_zoo/results.json      # the table of saved runs
 
 `--budget full` is each problem's Adam steps / L-BFGS iterations / learning rate of
 `python -m pinn` (`pinn.__main__.DEFAULT_BUDGETS`); `--budget short` is `SHORT_BUDGETS` below
@@ -184,7 +184,8 @@ def main(argv=None) -> int:
     parser.add_argument("--eval-every", type=int, default=1000, help="error measured every N steps/iterations")
     parser.add_argument("--json", default="out/pinn_zoo/results.json", help="results file (appended to)")
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per run")
-    parser.add_argument("--table", metavar="JSON", help="print the table of a saved results file and exit")
+    parser.add_argument("--table", metavar="JSON", nargs="+",
+                        help="print the table of saved results files (runs split across files merge) and exit")
     parser.add_argument("--progress", action="store_true",
                         help="progress bars on stderr (a worker run by hand: `--worker NAME --seed S`)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -192,8 +193,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.table:
-        with open(args.table) as fh:
-            print(table(json.load(fh)))
+        records = []
+        for path in args.table:
+            with open(path) as fh:
+                records += json.load(fh)
+        print(table(records))
         return 0
     if args.worker:
         worker(args)

@@ -13,18 +13,21 @@ and `burgers1d`, which stay as they are:
   `OperatorBC`), u = 0 at x = 0, 1: u = sin(pi x) cos(c pi t).
 - `allen_cahn`: u_t - 1e-4 u_xx + 5 u^3 - 5 u = 0 on [-1, 1] x [0, 1], u(x, 0) = x^2 cos(pi x),
   periodic in x (the benchmark of Wang et al.'s "expert's guide to training PINNs", 2023); the
-  reference is a Fourier/ETDRK4 solution (`pinn.reference.allen_cahn_spectral`).
+  reference is a Fourier/ETDRK4 solution (`pinn.reference.allen_cahn_spectral`). Options:
+  `causal_chunks` (their causal weighting, `pinn.causal`), `periodic_embedding` (their exactly
+  periodic input); a plain network converges to a wrong solution (see `benchmarks/pinn_zoo.py`).
 - `kdv`: u_t + u u_x + 0.0025 u_xxx = 0 on [-1, 1] x [0, 1], u(x, 0) = cos(pi x), periodic
   (Raissi et al.'s KdV): a third derivative; reference `pinn.reference.kdv_spectral`.
 - `burgers_raissi`: Burgers in Raissi et al.'s setting (100 initial/boundary points, 10,000
-  Latin-hypercube collocation points, float32, L-BFGS to convergence).
+  Latin-hypercube collocation points, float32, L-BFGS to convergence), as their code poses it.
 - `burgers_inverse`: Raissi et al.'s identification of Burgers' coefficients: u_t + l1 u u_x -
   l2 u_xx = 0 with l1 and log(l2) trainable (starting at 0 and -6, as theirs), from observations
   of the Cole–Hopf solution (l1 = 1, l2 = 0.01 / pi) at random points of the 256 x 100 grid.
 
 Each class takes `n_collocation` (the residual's points; `--collocation` on the command line),
 `seed`-independent settings as keywords, and `dtype`. `DEFAULT_BUDGETS` in `pinn.__main__` has
-each one's full-budget Adam/L-BFGS steps; the tests train each at a small budget.
+each one's full-budget Adam/L-BFGS steps; the tests train each at a small budget, and
+`benchmarks/pinn_zoo.py` trains each at its full budget over seeds (measured figures there).
 """
 from __future__ import annotations
 
