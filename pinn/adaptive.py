@@ -225,13 +225,15 @@ class TrainerCallbacks:
         return None
 
 
-def run_with_callbacks(ctx: TrainingContext, steps: int, callbacks, *, measure=None, **run_options) -> None:
+def run_with_callbacks(ctx: TrainingContext, steps: int, callbacks, *, measure=None, extra=(),
+                       **run_options) -> None:
     """Take `steps` Adam steps of `ctx.trainer` on `ctx.data` with pinn's `callbacks` running every
     `period` steps (`TrainerCallbacks`); `measure(step, loss, trainer)` (with a `period`) runs before
-    them at its own period; `run_options` go to `Trainer.run` (progress, checkpoint, ...)."""
+    them at its own period, the plain `Trainer.run` callbacks `extra` after them; `run_options` go to
+    `Trainer.run` (progress, checkpoint, ...)."""
     adapter = TrainerCallbacks(ctx, callbacks, steps)
-    ctx.trainer.run(adapter.batches(), steps, callbacks=([measure] if measure is not None else []) + [adapter],
-                    **run_options)
+    ctx.trainer.run(adapter.batches(), steps,
+                    callbacks=([measure] if measure is not None else []) + [adapter, *extra], **run_options)
 
 
 def as_rng_for(seed) -> np.random.Generator:

@@ -169,7 +169,9 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     - `loss_weights` (a `pinn.PDE` problem): one fixed weight per loss term, overriding the
       problem's; `callbacks`: `pinn.GradientNormBalancing`, `pinn.RAR`, `pinn.PDEPointResampler`
       (`pinn.adaptive`), run every `period` Adam steps (not during L-BFGS, which then trains on
-      the data, weights and points they left).
+      the data, weights and points they left); any other callable is a `frame.train.Trainer.run`
+      callback `cb(step, loss, trainer)` (with an optional `period`; returning or raising
+      `frame.train.StopTraining` ends Adam early, e.g. at a target loss).
 
     - `client`: a `dask.distributed.Client` for data-parallel training (`frame.distributed`): the
       problem's `sharded_arguments` (its residual points) are split across the workers, the other
@@ -205,10 +207,14 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     opt = make_optimizer(optimizer, lr)
     derivative_modes.check_mode(derivative_mode)
     callbacks = list(callbacks or ())
+    # pinn's own callbacks change the data; any other callable is a plain Trainer.run callback
+    step_callbacks = [cb for cb in callbacks if not isinstance(cb, Callback)]
+    callbacks = [cb for cb in callbacks if isinstance(cb, Callback)]
+    for cb in step_callbacks:
+        if not callable(cb):
+            raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler) or "
+                               f"callables cb(step, loss, trainer), got {cb!r}")
     for cb in callbacks:
-        if not isinstance(cb, Callback):
-            raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler), "
-                               f"got {cb!r}")
         cb.check(problem)
     shard = None
     if client is not None:
@@ -267,10 +273,10 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     run_options = dict(checkpoint=checkpoint, checkpoint_every=checkpoint_every)
     if callbacks:
         ctx = TrainingContext(problem, model, trainer, data, choice.mode, as_rng_for(seed))
-        run_with_callbacks(ctx, steps, callbacks, measure=measure, **run_options)
+        run_with_callbacks(ctx, steps, callbacks, measure=measure, extra=step_callbacks, **run_options)
         data = ctx.data
     else:
-        trainer.run(itertools.repeat(data), steps, callbacks=[measure], **run_options)
+        trainer.run(itertools.repeat(data), steps, callbacks=[measure, *step_callbacks], **run_options)
     params, history = trainer.params, list(trainer.history)
     metrics = list(trainer.metrics)
     timings["adam"] = time.perf_counter() - start
@@ -301,7 +307,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     timings["total"] = time.perf_counter() - started
     return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=adam_end,
                       errors=errors, lbfgs_iterations=nit, lbfgs_message=message, timings=timings, data=data,
-                      derivative_mode=choice, callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
+                      derivative_mode=choice, callbacks=callbacks + step_callbacks, phases=phases, opt_state=trainer.opt_state,
                       optimizer_config=opt.config(), step_count=trainer.step_count, metrics=metrics, seed=seed,
                       dtype=problem.dtype, resumed_at=resumed_at)
 

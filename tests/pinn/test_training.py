@@ -117,3 +117,23 @@ def test_custom_poisson_problem_trains_against_its_green_reference():
     result = train(problem, model, steps=300, lr=3e-3, lbfgs_steps=200, progress=False)
     assert result.relative_l2_error < 1e-3
     np.testing.assert_allclose(result.predict(np.array([[0.0], [6.0]])), [[1.0], [-2.0]], atol=1e-3)
+
+
+def test_a_plain_trainer_callback_can_stop_adam_early():
+    """Any callable in callbacks= is a frame.train.Trainer.run callback: StopTraining at a target loss."""
+    from frame.train import StopTraining
+
+    problem = Poisson1D(n_collocation=16)
+    seen = []
+
+    def target(step, loss, trainer):
+        seen.append(step)
+        return StopTraining if loss < 0.5 * trainer.history[0] else None
+
+    result = train(problem, MLP([1, 8, 1], seed=1), steps=500, lr=1e-2, progress=False, callbacks=[target],
+                   derivative_mode="reverse")
+    assert result.adam_steps == len(result.history) == seen[-1] < 500
+    assert result.history[-1] < 0.5 * result.history[0] <= min(result.history[:-1])
+    assert result.errors[-1][0] == len(result.history)    # the final error is measured where Adam stopped
+    with pytest.raises(ProblemError, match="or callables cb"):
+        train(problem, MLP([1, 8, 1]), steps=1, progress=False, callbacks=[42])
