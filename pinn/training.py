@@ -148,7 +148,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
-          loss_weights=None, callbacks=(), client=None, resume=None) -> PINNResult:
+          loss_weights=None, callbacks=(), client=None, resume=None, step_callbacks=()) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -169,9 +169,9 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     - `loss_weights` (a `pinn.PDE` problem): one fixed weight per loss term, overriding the
       problem's; `callbacks`: `pinn.GradientNormBalancing`, `pinn.RAR`, `pinn.PDEPointResampler`
       (`pinn.adaptive`), run every `period` Adam steps (not during L-BFGS, which then trains on
-      the data, weights and points they left); any other callable is a `frame.train.Trainer.run`
-      callback `cb(step, loss, trainer)` (with an optional `period`; returning or raising
-      `frame.train.StopTraining` ends Adam early, e.g. at a target loss).
+      the data, weights and points they left). `step_callbacks`: plain `frame.train.Trainer.run`
+      callbacks `cb(step, loss, trainer)` during Adam (with an optional `period`; returning or
+      raising `frame.train.StopTraining` ends Adam early, e.g. at a target loss).
 
     - `client`: a `dask.distributed.Client` for data-parallel training (`frame.distributed`): the
       problem's `sharded_arguments` (its residual points) are split across the workers, the other
@@ -207,15 +207,16 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     opt = make_optimizer(optimizer, lr)
     derivative_modes.check_mode(derivative_mode)
     callbacks = list(callbacks or ())
-    # pinn's own callbacks change the data; any other callable is a plain Trainer.run callback
-    step_callbacks = [cb for cb in callbacks if not isinstance(cb, Callback)]
-    callbacks = [cb for cb in callbacks if isinstance(cb, Callback)]
-    for cb in step_callbacks:
-        if not callable(cb):
-            raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler) or "
-                               f"callables cb(step, loss, trainer), got {cb!r}")
     for cb in callbacks:
+        if not isinstance(cb, Callback):
+            raise ProblemError(f"callbacks must be pinn callbacks (GradientNormBalancing, RAR, PDEPointResampler), "
+                               f"got {cb!r}; a plain cb(step, loss, trainer) goes in step_callbacks=")
         cb.check(problem)
+    step_callbacks = list(step_callbacks or ())
+    for cb in step_callbacks:
+        if not callable(cb) or isinstance(cb, Callback):
+            raise ProblemError(f"step_callbacks must be callables cb(step, loss, trainer) (pinn's own callbacks go "
+                               f"in callbacks=), got {cb!r}")
     shard = None
     if client is not None:
         if problem.sharded_arguments is None:
@@ -307,7 +308,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     timings["total"] = time.perf_counter() - started
     return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=adam_end,
                       errors=errors, lbfgs_iterations=nit, lbfgs_message=message, timings=timings, data=data,
-                      derivative_mode=choice, callbacks=callbacks + step_callbacks, phases=phases, opt_state=trainer.opt_state,
+                      derivative_mode=choice, callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
                       optimizer_config=opt.config(), step_count=trainer.step_count, metrics=metrics, seed=seed,
                       dtype=problem.dtype, resumed_at=resumed_at)
 

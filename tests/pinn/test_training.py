@@ -120,7 +120,7 @@ def test_custom_poisson_problem_trains_against_its_green_reference():
 
 
 def test_a_plain_trainer_callback_can_stop_adam_early():
-    """Any callable in callbacks= is a frame.train.Trainer.run callback: StopTraining at a target loss."""
+    """step_callbacks= are frame.train.Trainer.run callbacks during Adam: StopTraining at a target loss."""
     from frame.train import StopTraining
 
     problem = Poisson1D(n_collocation=16)
@@ -130,10 +130,10 @@ def test_a_plain_trainer_callback_can_stop_adam_early():
         seen.append(step)
         return StopTraining if loss < 0.5 * trainer.history[0] else None
 
-    result = train(problem, MLP([1, 8, 1], seed=1), steps=500, lr=1e-2, progress=False, callbacks=[target],
+    result = train(problem, MLP([1, 8, 1], seed=1), steps=500, lr=1e-2, progress=False, step_callbacks=[target],
                    derivative_mode="reverse")
     assert result.adam_steps == len(result.history) == seen[-1] < 500
     assert result.history[-1] < 0.5 * result.history[0] <= min(result.history[:-1])
     assert result.errors[-1][0] == len(result.history)    # the final error is measured where Adam stopped
-    with pytest.raises(ProblemError, match="or callables cb"):
-        train(problem, MLP([1, 8, 1]), steps=1, progress=False, callbacks=[42])
+    with pytest.raises(ProblemError, match="step_callbacks must be callables"):
+        train(problem, MLP([1, 8, 1]), steps=1, progress=False, step_callbacks=[42])
