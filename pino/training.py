@@ -312,7 +312,7 @@ def _resume_from(resume, model, dtype: str):
 
 def _run(model, loss_fn, *, problem_name, batches_for, full_batch, test_inputs, test_outputs, predict_shape, steps,
          lr, dtype, seed, progress, desc, divergence_factor, client, shard, resume, eval_every, schedule_steps,
-         lbfgs_steps, lbfgs_tol, callbacks, timings) -> OperatorResult:
+         lbfgs_steps, lbfgs_tol, step_callbacks, timings) -> OperatorResult:
     """The common loop: Adam on minibatches through `Trainer.run` (errors every `eval_every` steps),
     then optional full-batch L-BFGS, then the test predictions."""
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
@@ -363,7 +363,8 @@ def _run(model, loss_fn, *, problem_name, batches_for, full_batch, test_inputs, 
 
     measure.period = every
     before = len(trainer.history)
-    trainer.run(batches_for(start_step + steps), steps, callbacks=[measure, *callbacks], start_step=start_step)
+    trainer.run(batches_for(start_step + steps), steps, callbacks=[measure, *step_callbacks],
+                start_step=start_step)
     timings["adam"] = time.perf_counter() - started - timings["eval"]
     add_phase(phases, "adam", len(trainer.history) - before)
     params, history, metrics = trainer.params, list(trainer.history), list(trainer.metrics)
@@ -400,7 +401,7 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
                           dtype: str = "float32", seed: int = 0, progress: bool = True,
                           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None, resume=None,
                           eval_every: int | None = None, schedule_steps: int | None = None, lbfgs_steps: int = 0,
-                          lbfgs_tol: float = 1e-12, callbacks=()) -> OperatorResult:
+                          lbfgs_tol: float = 1e-12, step_callbacks=()) -> OperatorResult:
     """Train `model` (in/out channels 1) on `f -> u` for `-u'' + u = f` from the spectral residual alone.
 
     The loss never sees a solution: it is `mean((-u'' + u - f)^2) / mean(f^2)` with `u = model(f)`
@@ -408,7 +409,7 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
     A loss above the first by `divergence_factor` x |first| stops training with `frame.TrainingError`
     (None: no divergence guard), as does a NaN/Inf loss. `client`: a `dask.distributed.Client` for
     data-parallel training, each batch split across the workers (at least one row per worker).
-    `resume`, `eval_every`, `schedule_steps`, `lbfgs_steps`, `callbacks`: as `train_operator`'s.
+    `resume`, `eval_every`, `schedule_steps`, `lbfgs_steps`, `step_callbacks`: as `train_operator`'s.
     """
     problem = problem or PeriodicPoisson1D()
     began = time.perf_counter()
@@ -430,7 +431,7 @@ def train_poisson_physics(model, problem: PeriodicPoisson1D | None = None, *, nu
                   predict_shape=test.outputs.shape, steps=steps, lr=lr, dtype=dtype, seed=seed, progress=progress,
                   desc="PINO periodic-poisson1d (physics only)", divergence_factor=divergence_factor, client=client,
                   shard=(0,), resume=resume, eval_every=eval_every, schedule_steps=schedule_steps,
-                  lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, callbacks=callbacks, timings=timings)
+                  lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, step_callbacks=list(step_callbacks), timings=timings)
     result.extra["test"] = test
     return result
 
@@ -441,7 +442,7 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                    desc: str = "FNO (data loss)",
                    divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None, resume=None,
                    eval_every: int | None = None, schedule_steps: int | None = None, lbfgs_steps: int = 0,
-                   lbfgs_tol: float = 1e-12, callbacks=(), problem_name: str | None = None) -> OperatorResult:
+                   lbfgs_tol: float = 1e-12, step_callbacks=(), problem_name: str | None = None) -> OperatorResult:
     """Train `model` on pairs `train.inputs -> train.outputs` with the relative-L2 data loss.
 
     `train`, `test`: `OperatorData` (1-D, no channel axis) or `pino.datasets.FieldData` (channel-first,
@@ -450,7 +451,8 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
     `physics(u_pred, a) -> scalar`, when given with `physics_weight > 0`, is added to the loss
     (its gradient comes from the same backward transform). Adam with a cosine learning-rate decay
     over `schedule_steps` (default `steps`) on minibatches of `batch_size`, through
-    `frame.train.Trainer.run`; `callbacks` are passed to it (`cb(step, loss, trainer)`).
+    `frame.train.Trainer.run`; `step_callbacks` are passed to it (`cb(step, loss, trainer)`, as
+    `pinn.train`'s; `frame.train.StopTraining` ends Adam early).
     `divergence_factor` is the divergence guard of `frame.train.Trainer` (None turns it off).
     `client`: a `dask.distributed.Client` for data-parallel training, each batch's inputs and outputs
     split across the workers (the data loss is a batch mean, so this equals one process to rounding;
@@ -488,7 +490,7 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                 test_inputs=x_test, test_outputs=test.outputs, predict_shape=test.outputs.shape, steps=steps, lr=lr,
                 dtype=dtype, seed=seed, progress=progress, desc=desc, divergence_factor=divergence_factor,
                 client=client, shard=(0, 1), resume=resume, eval_every=eval_every, schedule_steps=schedule_steps,
-                lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, callbacks=callbacks, timings=timings)
+                lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, step_callbacks=list(step_callbacks), timings=timings)
 
 
 _register_models()

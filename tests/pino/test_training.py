@@ -206,3 +206,17 @@ def test_pino_load_refuses_what_is_not_an_operator(tmp_path):
 def pino_module():
     import pino
     return pino
+
+
+def test_step_callbacks_can_stop_operator_training_early(burgers_small):
+    from frame.train import StopTraining
+
+    train, test = burgers_small
+
+    def stop_at_seven(step, loss, trainer):
+        return StopTraining if step == 7 else None
+
+    result = train_operator(_fno(), train, test, steps=30, batch_size=10, progress=False,
+                            step_callbacks=[stop_at_seven])
+    assert result.step_count == len(result.history) == 7 and result.phases == [("adam", 7)]
+    assert result.errors[-1][0] == 7 and result.test_error == relative_l2(result.predictions, test.outputs)
