@@ -109,7 +109,8 @@ class Network:
     def _forward(self, params, h):
         raise NotImplementedError
 
-    def init(self, seed: int = 0):
+    def init(self, seed: int = 0, dtype: str | None = None):
+        """Fresh parameters for `seed`, in `dtype` (default: the model's own; workbench.Model's signature)."""
         raise NotImplementedError
 
     def __call__(self, x):
@@ -169,11 +170,12 @@ class MLP(Network):
     def num_params(self) -> int:
         return sum(n_in * n_out + n_out for n_in, n_out in zip(self.layer_sizes[:-1], self.layer_sizes[1:]))
 
-    def init(self, seed: int = 0) -> list[dict]:
-        """Fresh parameters: Glorot-normal weights (std sqrt(2 / (n_in + n_out))) and zero biases."""
+    def init(self, seed: int = 0, dtype: str | None = None) -> list[dict]:
+        """Fresh parameters: Glorot-normal weights (std sqrt(2 / (n_in + n_out))) and zero biases, in
+        `dtype` (default: the model's)."""
         rng = np.random.default_rng(seed)
         sizes = self.layer_sizes
-        return [_glorot(rng, n_in, n_out, self.dtype) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
+        return [_glorot(rng, n_in, n_out, dtype or self.dtype) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
 
     def apply(self, params, x):
         """The network's output for inputs `x` of shape (N, in_dim): shape (N, out_dim)."""
@@ -214,10 +216,10 @@ class FourierFeatureMLP(Network):
         self.B = (2 * np.pi * self.sigma * rng.standard_normal((self.in_dim, self.num_features))).astype(self.dtype)
         self.params = self.init(seed)
 
-    def init(self, seed: int = 0) -> list[dict]:
+    def init(self, seed: int = 0, dtype: str | None = None) -> list[dict]:
         rng = np.random.default_rng(seed)
         sizes = [2 * self.num_features] + self.layer_sizes[1:]
-        return [_glorot(rng, n_in, n_out, self.dtype) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
+        return [_glorot(rng, n_in, n_out, dtype or self.dtype) for n_in, n_out in zip(sizes[:-1], sizes[1:])]
 
     def _forward(self, params, h):
         z = fnp.matmul(h, self.B)
@@ -247,11 +249,12 @@ class ModifiedMLP(Network):
         self._setup_bounds(input_bounds)
         self.params = self.init(seed)
 
-    def init(self, seed: int = 0) -> dict:
+    def init(self, seed: int = 0, dtype: str | None = None) -> dict:
         rng = np.random.default_rng(seed)
         n_in, width = self.layer_sizes[0], self.layer_sizes[1]
-        layers = [_glorot(rng, a, b, self.dtype) for a, b in zip(self.layer_sizes[:-1], self.layer_sizes[1:])]
-        return {"U": _glorot(rng, n_in, width, self.dtype), "V": _glorot(rng, n_in, width, self.dtype),
+        dtype = dtype or self.dtype
+        layers = [_glorot(rng, a, b, dtype) for a, b in zip(self.layer_sizes[:-1], self.layer_sizes[1:])]
+        return {"U": _glorot(rng, n_in, width, dtype), "V": _glorot(rng, n_in, width, dtype),
                 "layers": layers}
 
     def _forward(self, params, x):

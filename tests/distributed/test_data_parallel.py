@@ -392,4 +392,4 @@ def test_the_pino_cli_trains_on_local_workers(tmp_path, capsys):
     assert main(["--problem", "burgers1d", "--n", "32", "--train", "8", "--test", "4", "--steps", "2", "--batch", "4",
                  "--modes", "4", "--width", "6", "--layers", "1", "--workers", "2", "--no-progress", "--no-plot",
                  "--out", str(tmp_path)]) == 0
-    assert "test relative L2 error" in capsys.readouterr().out
+    assert "test rel. L2" in capsys.readouterr().out

@@ -85,3 +85,18 @@ def test_softplus_activation_is_smooth_through_second_derivative():
     u_xx = frame.grad(lambda x: fnp.sum(frame.grad(lambda x: fnp.sum(model.apply(params, x)))(x)))(x)
     s = 1 / (1 + np.exp(-w * x))
     np.testing.assert_allclose(u_xx, w ** 2 * s * (1 - s), rtol=1e-12)
+
+
+def test_init_takes_a_dtype_as_workbench_model_says():
+    import pinn
+    from workbench.protocols import Model
+
+    for model in (pinn.MLP([1, 8, 1], seed=0), pinn.FourierFeatureMLP([1, 8, 1], seed=0),
+                  pinn.ModifiedMLP([1, 8, 8, 1], seed=0)):
+        assert isinstance(model, Model)
+        leaves64 = frame.tree_leaves(model.init(3, "float64"))
+        leaves = frame.tree_leaves(model.init(3))
+        assert {a.dtype for a in leaves64} == {np.dtype("float64")}
+        assert {a.dtype for a in leaves} == {np.dtype(model.dtype)}
+        for a, b in zip(leaves64, leaves):   # the same draws, only the precision differs
+            np.testing.assert_allclose(a, b, rtol=1e-6)
