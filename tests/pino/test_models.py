@@ -111,3 +111,17 @@ def test_bad_hyper_parameters_are_refused():
         SpectralConv1d(2, 2, 0)
     with pytest.raises(ValueError, match="width"):
         FNO1d(width=2.5)
+
+
+def test_models_gelu_is_fnp_gelu_with_the_same_derivatives():
+    # pino.models.gelu keeps only x and tanh(...) for its backward (a custom vjp); values are fnp.gelu's bits,
+    # first and second derivatives its own to rounding (the rule is written in frame ops, so it differentiates)
+    from pino.models import gelu
+    x = np.linspace(-6.0, 6.0, 97)
+    np.testing.assert_array_equal(frame.function(gelu)(x), frame.function(fnp.gelu)(x))
+    first = [frame.grad(lambda v, f=f: fnp.sum(f(v) * np.cos(v))) for f in (gelu, fnp.gelu)]
+    second = [frame.grad(lambda v, d=d: fnp.sum(d(v))) for d in first]     # elementwise: the Hessian's diagonal
+    for ours, theirs in (first, second):
+        np.testing.assert_allclose(frame.function(ours)(x), frame.function(theirs)(x), rtol=1e-12, atol=1e-14)
+    report = check_derivatives(lambda v: fnp.sum(gelu(v) * np.cos(v)), x, orders=(1, 2), rtol=1e-10, atol=1e-12)
+    assert report.passed                                  # and against JAX (float64)
