@@ -1,12 +1,13 @@
-"""`python -m pino --problem periodic-poisson1d|burgers1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot.
+"""`python -m pino --problem periodic-poisson1d|burgers-operator1d|darcy|navier-stokes|burgers-pino`: train an FNO, report, plot.
 
     python -m pino --problem periodic-poisson1d --steps 1000               # into out/periodic-poisson1d
-    python -m pino --problem burgers1d --steps 500 --lbfgs 50 --log out/burgers1d/history.csv
+    python -m pino --problem burgers-operator1d --steps 500 --lbfgs 50 --log out/burgers-operator1d/history.csv
     python -m pino --problem darcy --save out/darcy/model.npz              # the default: a 9-minute budget
     python -m pino --problem darcy --load out/darcy/model.npz --steps 0    # evaluate a saved model
 
 periodic-poisson1d (-u'' + u = f on a periodic grid; pinn's poisson1d is another problem) trains from
-the spectral physics residual alone (no solution data); burgers1d trains on (u0, u(1)) pairs from
+the spectral physics residual alone (no solution data); burgers-operator1d (formerly burgers1d, the
+name of pinn's Burgers PINN) trains on (u0, u(1)) pairs from
 the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train `pino.FNO2d` on data from
 `pino.datasets` (generated once and cached under $FRAME_CACHE_DIR/pino or ~/.cache/frame/pino):
 darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in -> t_in+1..t_in+t_out
@@ -39,8 +40,8 @@ from workbench.cli import (base_parser, check_args, format_error, prepare_output
 DEFAULTS = {
     "periodic-poisson1d": dict(n=64, modes=12, width=32, layers=3, train=256, test=64, steps=1000, lbfgs=0, batch=32,
                                lr=3e-3, dtype="float32"),
-    "burgers1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, lbfgs=0, batch=20,
-                      lr=1e-3, dtype="float32"),
+    "burgers-operator1d": dict(n=256, modes=16, width=64, layers=4, train=1000, test=100, steps=2000, lbfgs=0,
+                               batch=20, lr=1e-3, dtype="float32"),
     # 2-D: --modes counts as neuraloperator's n_modes (24 keeps frequencies -12..11 x rfft bins 0..12, the
     # FNO paper's "12 modes"); --n is the grid of the data; --solver-n the grid the solver runs on.
     "darcy": dict(n=85, modes=24, width=32, layers=4, train=1000, test=100, steps=1500, lbfgs=0, batch=20, lr=2e-3,
@@ -98,11 +99,31 @@ def build_parser():
     return parser
 
 
+#: pino's old problem names (the default --out of both packages is out/<problem>, and pinn has a burgers1d)
+RENAMED = {"burgers1d": "burgers-operator1d"}
+
+
+def _renamed(argv: list) -> list:
+    """`argv` with an old --problem name replaced by its new one (and a warning on stderr)."""
+    out = list(argv)
+    for i, a in enumerate(out):
+        old, prefix = (out[i + 1], None) if a == "--problem" and i + 1 < len(out) else \
+            (a.split("=", 1)[1], "--problem=") if a.startswith("--problem=") else (None, None)
+        if old in RENAMED:
+            print(f"warning: pino's --problem {old} is now {RENAMED[old]} (pinn's {old} is the PINN problem)",
+                  file=sys.stderr)
+            if prefix:
+                out[i] = prefix + RENAMED[old]
+            else:
+                out[i + 1] = RENAMED[old]
+    return out
+
+
 def parse_args(argv=None):
     """The flags of `build_parser`, defaults filled from `DEFAULTS`, validated before any work (status 2
     and one `error:` line naming the flag)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_renamed(sys.argv[1:] if argv is None else list(argv)))
     check_args(parser, args, load=_load)
     if args.saved is not None:
         for flag in ("modes", "width", "layers"):
@@ -306,7 +327,7 @@ def run(args) -> dict:
         test = problem.sample(args.test, args.n, seed=args.seed + 1)
         result = train_operator(model, train, test, steps=args.steps, batch_size=args.batch, lr=args.lr,
                                 dtype=args.dtype, seed=args.seed, progress=not args.no_progress,
-                                desc="FNO burgers1d", client=args.client, lbfgs_steps=args.lbfgs,
+                                desc="FNO burgers-operator1d", client=args.client, lbfgs_steps=args.lbfgs,
                                 problem_name=args.problem, **_resume(args))
         title = f"Burgers, nu = {problem.viscosity}: u(., 0) -> u(., {problem.final_time:g})"
         input_label, output_label = "u0(x)", f"u(x, {problem.final_time:g})"
@@ -379,10 +400,11 @@ def fit_steps(args, model, train, physics, started: float) -> int:
         trainer.step(x, y)
         times.append(time.perf_counter() - start)
     step = float(np.median(times))
-    # Test predictions ~ a third of a step per batch; fine-tuning steps at batch 1 ~ 1/batch of a step each;
+    # Test predictions ~ a third of a step per batch, made 11 times (train_operator measures the test error
+    # every steps // 10 steps and at the end); fine-tuning steps at batch 1 ~ 1/batch of a step each;
     # an L-BFGS iteration on all training samples ~ train/batch steps (one or two loss and gradient evaluations
     # in float64: counted as two).
-    reserve = step * (args.test / args.batch / 3 + 2 + args.fine_tune * args.fine_tune_samples / args.batch
+    reserve = step * (11 * args.test / args.batch / 3 + 2 + args.fine_tune * args.fine_tune_samples / args.batch
                       + 2 * args.lbfgs * args.train / args.batch)
     left = args.budget_minutes * 60 - (time.perf_counter() - started) - reserve
     steps = max(0, min(args.steps, int(left / step)))

@@ -138,7 +138,7 @@ class BurgersOperator1D:
     alpha: float = 2.0
     solver_dt: float = 2e-3
 
-    name = "burgers1d"
+    name = "burgers-operator1d"
 
     def data(self, seed=0, dtype="float32", num: int = 1000, n: int = 256) -> tuple[np.ndarray, np.ndarray]:
         """Training pairs `(u0, u(final_time))` as channel-first `[num, 1, n]` arrays in `dtype`."""

@@ -389,7 +389,7 @@ def test_pino_train_operator_with_a_client_equals_one_process(two_workers):
 
 def test_the_pino_cli_trains_on_local_workers(tmp_path, capsys):
     from pino.__main__ import main
-    assert main(["--problem", "burgers1d", "--n", "32", "--train", "8", "--test", "4", "--steps", "2", "--batch", "4",
+    assert main(["--problem", "burgers-operator1d", "--n", "32", "--train", "8", "--test", "4", "--steps", "2", "--batch", "4",
                  "--modes", "4", "--width", "6", "--layers", "1", "--workers", "2", "--no-progress", "--no-plot",
                  "--out", str(tmp_path)]) == 0
     assert "test rel. L2" in capsys.readouterr().out

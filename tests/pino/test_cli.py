@@ -2,6 +2,7 @@
 prints, write metrics.json and the plots into --out; --lbfgs, --save/--load/--log and the deprecated --plot."""
 import csv
 import json
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def test_module_entry_point_trains_poisson_from_physics_and_writes_into_out(tmp_
 
 def test_burgers_run_in_process_and_the_deprecated_plot_flag_still_works(tmp_path, capsys):
     plot = tmp_path / "burgers.png"
-    assert main(["--problem", "burgers1d", "--steps", "60", *TINY, "--out", str(tmp_path / "out"),
+    assert main(["--problem", "burgers-operator1d", "--steps", "60", *TINY, "--out", str(tmp_path / "out"),
                  "--plot", str(plot)]) == 0
     captured = capsys.readouterr()
     assert "ETDRK4" in captured.out and _test_error(captured.out) < 0.5
@@ -71,21 +72,21 @@ def test_lbfgs_after_adam_lowers_the_training_loss_and_is_marked_in_history_and_
 
 def test_save_then_load_evaluates_the_same_model_and_resumes(tmp_path, capsys):
     model = tmp_path / "fno.npz"
-    assert main(["--problem", "burgers1d", "--steps", "20", *TINY, "--out", str(tmp_path / "a"), "--save",
+    assert main(["--problem", "burgers-operator1d", "--steps", "20", *TINY, "--out", str(tmp_path / "a"), "--save",
                  str(model)]) == 0
     first = _test_error(capsys.readouterr().out)
     assert model.exists()
-    assert main(["--problem", "burgers1d", "--steps", "0", *TINY, "--out", str(tmp_path / "b"), "--load",
+    assert main(["--problem", "burgers-operator1d", "--steps", "0", *TINY, "--out", str(tmp_path / "b"), "--load",
                  str(model), "--no-plot"]) == 0
     assert _test_error(capsys.readouterr().out) == pytest.approx(first, rel=1e-6)
-    assert main(["--problem", "burgers1d", "--steps", "10", *TINY, "--out", str(tmp_path / "c"), "--load",
+    assert main(["--problem", "burgers-operator1d", "--steps", "10", *TINY, "--out", str(tmp_path / "c"), "--load",
                  str(model), "--no-plot"]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "c" / "metrics.json").read_text())["adam_steps"] == 30   # 20 saved + 10 resumed
     for flags, message in [(["--problem", "periodic-poisson1d"],
-                            "trained on --problem burgers1d, not periodic-poisson1d"),
-                           (["--problem", "burgers1d", "--dtype", "float64"], "was trained in float32"),
-                           (["--problem", "burgers1d", *TINY[:6], "--width", "32"], "--width 32: --load")]:
+                            "trained on --problem burgers-operator1d, not periodic-poisson1d"),
+                           (["--problem", "burgers-operator1d", "--dtype", "float64"], "was trained in float32"),
+                           (["--problem", "burgers-operator1d", *TINY[:6], "--width", "32"], "--width 32: --load")]:
         with pytest.raises(SystemExit) as info:
             main([*flags, "--load", str(model), "--out", str(tmp_path / "d")])
         captured = capsys.readouterr()
@@ -93,7 +94,7 @@ def test_save_then_load_evaluates_the_same_model_and_resumes(tmp_path, capsys):
 
 
 def test_defaults_fill_unset_options_and_bad_problems_are_refused():
-    args = parse_args(["--problem", "burgers1d", "--steps", "5"])
+    args = parse_args(["--problem", "burgers-operator1d", "--steps", "5"])
     assert (args.steps, args.n, args.modes, args.width) == (5, 256, 16, 64)
     with pytest.raises(SystemExit):
         parse_args(["--problem", "heat"])
@@ -132,3 +133,12 @@ def test_zero_steps_reports_the_untrained_error(tmp_path, capsys):
     assert main(["--problem", "periodic-poisson1d", "--steps", "0", *TINY, "--no-plot", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "no training steps taken" in out and _test_error(out) > 0
+
+
+def test_the_old_burgers1d_name_still_parses_as_burgers_operator1d(capsys):
+    # pino's burgers1d was renamed: with the default --out (out/<problem>) it shared pinn's burgers1d directory
+    from pino.__main__ import parse_args
+    for argv in (["--problem", "burgers1d"], ["--problem=burgers1d"]):
+        args = parse_args([*argv, "--steps", "1"])
+        assert args.problem == "burgers-operator1d" and args.out == os.path.join("out", "burgers-operator1d")
+        assert "now burgers-operator1d" in capsys.readouterr().err
