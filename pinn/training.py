@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer, lbfgs
+from workbench.cli import format_error
 from workbench.persistence import problem_settings
 from workbench.result import Result, add_phase
 
@@ -112,7 +113,7 @@ class PINNResult(Result):
         if self.variables:
             lines.append("variables: " + ", ".join(f"{k} = {v:.6g}" for k, v in self.variables.items()))
         final = f"final loss {self.history[-1]:.3e}" if self.history else "no steps taken"
-        lines.append(f"{final}, relative L2 error {self.relative_l2_error:.3e}")
+        lines.append(f"{final}, relative L2 error {format_error(self.relative_l2_error)}")   # the CLIs' unit
         return "\n".join(lines)
 
 
