@@ -12,17 +12,26 @@ from workbench.protocols import Model, Problem
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_workbench_never_imports_pinn_or_pino():
+def _imports_of(package: str, forbidden: tuple[str, ...]) -> list[str]:
+    """`package`'s imports (module- and function-level) of the top-level packages `forbidden`."""
     offenders = []
-    for path in sorted((ROOT / "workbench").glob("*.py")):
+    for path in sorted((ROOT / package).glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 names = [node.module or ""]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("pinn", "pino")]
-    assert offenders == []
+            offenders += [f"{package}/{path.name}: {n}" for n in names if n.split(".")[0] in forbidden]
+    return offenders
+
+
+def test_workbench_never_imports_pinn_or_pino():
+    assert _imports_of("workbench", ("pinn", "pino")) == []
+
+
+def test_pinn_and_pino_do_not_import_each_other():
+    assert _imports_of("pinn", ("pino",)) == [] and _imports_of("pino", ("pinn",)) == []
 
 
 @pytest.mark.parametrize("problem", [pinn.Poisson1D(n_collocation=8), pinn.Burgers1D(n_collocation=8),
