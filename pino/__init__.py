@@ -20,7 +20,8 @@ from .spectral import (derivative_symbol, grid, spectral_derivative, truncated_d
                        truncated_rfft, wavenumbers)
 from .models import FNO, FNO1d, FNO2d, FNO3d, SpectralConv, SpectralConv1d
 from .data import gaussian_random_field, solve_burgers
-from .problems import Burgers1D, BurgersOperator1D, OperatorData, PeriodicPoisson1D
+from .problems import (Burgers1D, BurgersOperator1D, BurgersSpaceTime, Darcy2D, NavierStokes2D, OperatorData,
+                       PeriodicPoisson1D)
 from .training import (Normalized, OperatorResult, SavedOperator, TrainResult, cosine_schedule, load, predict,
                        relative_l2, relative_l2_loss, save, train_operator, train_poisson_physics)
 from .datasets import (FieldData, burgers_pino_data, darcy_data, navier_stokes_data, solve_burgers_spacetime,
@@ -31,7 +32,8 @@ from .losses import (FineTuneResult, boundary_loss, burgers_physics_loss, burger
 
 __all__ = ["spectral_derivative", "wavenumbers", "grid", "derivative_symbol", "truncated_rfft", "truncated_irfft",
            "truncated_dft_bases", "SpectralConv1d", "FNO1d", "FNO2d", "FNO3d", "gaussian_random_field",
-           "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "BurgersOperator1D", "OperatorData", "TrainResult",
+           "solve_burgers", "PeriodicPoisson1D", "Burgers1D", "BurgersOperator1D", "Darcy2D", "NavierStokes2D",
+           "BurgersSpaceTime", "OperatorData", "TrainResult",
            "OperatorResult", "SavedOperator", "save", "load", "train_poisson_physics", "train_operator", "predict",
            "relative_l2", "relative_l2_loss", "cosine_schedule", "FNO", "SpectralConv", "Normalized", "FieldData",
            "darcy_data", "navier_stokes_data", "burgers_pino_data", "solve_darcy", "solve_darcy_batch",

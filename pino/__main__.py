@@ -334,39 +334,15 @@ def run(args) -> dict:
     return {"result": result, "test": test, "title": title, "input_label": input_label, "output_label": output_label}
 
 
-def _datasets(args):
-    """(train, test) FieldData of the 2-D problem; train from seed `seed`, test from seed + 1."""
-    from . import datasets as ds
+def problem_2d(args):
+    """The 2-D problem (`pino.problems`) the flags describe."""
+    from .problems import BurgersSpaceTime, Darcy2D, NavierStokes2D
 
-    common = dict(progress=not args.no_progress, cache=not args.no_cache)
     if args.problem == "darcy":
-        def make(num, seed):
-            return ds.darcy_data(num, args.n, solver_resolution=args.solver_n, seed=seed, **common)
-    elif args.problem == "navier-stokes":
-        def make(num, seed):
-            return ds.navier_stokes_data(num, args.n, t_in=10, t_out=args.t_out, solver_resolution=args.solver_n,
-                                         seed=seed, **common)
-    else:
-        def make(num, seed):
-            return ds.burgers_pino_data(num, args.n, nt=args.nt, solver_resolution=args.solver_n, seed=seed,
-                                        **common)
-    return make(args.train, args.seed), make(args.test, args.seed + 1)
-
-
-def physics_loss(problem: str):
-    """The PINO PDE loss `(pred, a) -> scalar` of a 2-D problem (None for navier-stokes's one-shot map)."""
-    from . import losses
-
-    if problem == "darcy":
-        # The generator's conservative scheme in the H^-1 norm, plus u = 0 on the boundary (see pino.losses).
-        def darcy(u, a):
-            return losses.darcy_physics_loss(u, a, scheme="faces", norm="h-1") + losses.boundary_loss(u)
-        return darcy
-    if problem == "burgers-pino":
-        def burgers(u, a):
-            return losses.burgers_pino_loss(u, a[:, 0, 0, :])
-        return burgers
-    return None
+        return Darcy2D(resolution=args.n, solver_resolution=args.solver_n)
+    if args.problem == "navier-stokes":
+        return NavierStokes2D(resolution=args.n, solver_resolution=args.solver_n, t_out=args.t_out)
+    return BurgersSpaceTime(resolution=args.n, solver_resolution=args.solver_n, nt=args.nt)
 
 
 def fit_steps(args, model, train, physics, started: float) -> int:
@@ -424,22 +400,22 @@ def run_2d(args) -> dict:
     started = time.perf_counter()
     print(f"{args.problem}: generating or loading data (solver grid {args.solver_n}, data grid {args.n}) ...",
           flush=True)
-    train, test = _datasets(args)
+    problem = problem_2d(args)
+    common = dict(progress=not args.no_progress, cache=not args.no_cache)
+    train, test = problem.fields(args.train, args.seed, **common), problem.fields(args.test, args.seed + 1, **common)
     c_in, c_out = train.inputs.shape[1], train.outputs.shape[1]
     if args.saved is not None:
         model = args.saved.model
         base = getattr(model, "model", model)
     else:
-        # Darcy and Burgers' time axis are not periodic: pad the domain as the FNO/PINO codes do.
-        padding = {"darcy": 0.1, "navier-stokes": None, "burgers-pino": (0.1, 0.0)}[args.problem]
         base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=c_in, out_channels=c_out,
-                     domain_padding=padding)
+                     domain_padding=problem.domain_padding)
         model = Normalized.from_data(base, train.inputs, train.outputs)
     print(f"{args.problem}: {base}, {base.num_parameters()} parameters, grid {tuple(train.inputs.shape[2:])}, "
           f"{args.train} train / {args.test} test samples, {args.steps} steps of batch {args.batch}"
           + (f", PDE loss weight {args.physics_weight:g}" if args.physics_weight else "")
           + (f", then {args.lbfgs} L-BFGS iterations" if args.lbfgs else ""), flush=True)
-    physics = physics_loss(args.problem)
+    physics = problem.physics if problem.has_physics else None
     steps = fit_steps(args, model, train, physics, started)
     with_physics = physics is not None and args.physics_weight > 0
     result = train_operator(model, train, test, steps=steps, batch_size=args.batch, lr=args.lr,
@@ -461,20 +437,9 @@ def run_2d(args) -> dict:
             after.append(tuned.final_error)
             prediction[i] = tuned.prediction[0]
         outcome["fine_tune"] = (before, after)
-    if args.problem == "darcy":
-        outcome.update(title="Darcy flow -div(a grad u) = 1: a -> u", input_label="permeability a",
-                       output_label="pressure u", plot_inputs=test.inputs[:, 0], plot_truth=test.outputs[:, 0],
-                       plot_prediction=prediction[:, 0])
-    elif args.problem == "navier-stokes":
-        last = 10 + args.t_out
-        outcome.update(title=f"Navier-Stokes, nu = 1e-3: vorticity at t = 1..10 -> t = 11..{last}",
-                       input_label="vorticity w(t=10)", output_label=f"vorticity w(t={last})",
-                       plot_inputs=test.inputs[:, -1], plot_truth=test.outputs[:, -1],
-                       plot_prediction=prediction[:, -1])
-    else:
-        outcome.update(title="Burgers, nu = 0.01: u(x, 0) -> u(x, t), t in [0, 1]", input_label="u0(x)",
-                       output_label="u(x, t)", plot_inputs=test.inputs[:, 0, 0], plot_truth=test.outputs[:, 0],
-                       plot_prediction=prediction[:, 0])
+    inputs, truth, shown = problem.plot_slices(test.inputs, test.outputs, prediction)
+    outcome.update(title=problem.title, input_label=problem.input_label, output_label=problem.output_label,
+                   plot_inputs=inputs, plot_truth=truth, plot_prediction=shown)
     return outcome
 
 

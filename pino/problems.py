@@ -1,7 +1,8 @@
-"""Operator-learning problems on periodic grids: `PeriodicPoisson1D` and `BurgersOperator1D`.
+"""Operator-learning problems: `PeriodicPoisson1D` and `BurgersOperator1D` on periodic 1-D grids, and the
+2-D problems `Darcy2D`, `NavierStokes2D` and `BurgersSpaceTime` (data from pino.datasets).
 
 A problem knows how to draw seeded samples (numpy, float64), its reference solution operator, and
-(where it has one) the spectral physics residual over `frame.numpy` used as a training loss. Both
+(where it has one) the spectral physics residual over `frame.numpy` used as a training loss. All
 satisfy `workbench.protocols.Problem`: `name`, `data(seed, dtype)`, `loss(apply)`,
 `reference(inputs)` and `metrics(result)`.
 
@@ -179,3 +180,153 @@ class BurgersOperator1D:
 
 #: the earlier name of `BurgersOperator1D` (pinn.Burgers1D is the PINN problem)
 Burgers1D = BurgersOperator1D
+
+
+# -- the 2-D operator problems (issue 19): data from pino.datasets, PINO losses from pino.losses -------------------
+class _FieldProblem:
+    """What the three 2-D problems share: seeded, cached `FieldData` (train from `seed`, test from
+    `seed + 1`), the relative-L2 data loss plus an optional PINO physics loss, and the plot choices."""
+
+    name = ""
+    title = input_label = output_label = ""
+
+    def fields(self, num: int, seed=0, *, progress: bool = True, cache: bool = True):
+        """`num` input/output pairs (`pino.datasets.FieldData`, float64), generated once and cached."""
+        raise NotImplementedError
+
+    def data(self, seed=0, dtype="float32", num: int = 100, *, progress: bool = True, cache: bool = True):
+        """`(inputs, outputs)` of `num` pairs, channel-first, in `dtype`."""
+        return self.fields(num, seed, progress=progress, cache=cache).channels(dtype)
+
+    def physics(self, pred, a):
+        """The PINO PDE loss of predictions `pred` on inputs `a` (None: the problem has none)."""
+        return None
+
+    @property
+    def has_physics(self) -> bool:
+        return type(self).physics is not _FieldProblem.physics
+
+    def loss(self, apply, physics_weight: float = 0.0):
+        """`loss_fn(params, a, u)`: relative-L2 data loss of `apply(params, a)`, plus `physics_weight`
+        times the PDE loss where the problem has one."""
+        from .training import relative_l2_loss   # imported here: pino.training imports this module
+
+        def loss_fn(params, a, u):
+            pred = apply(params, a)
+            data = relative_l2_loss(pred, u)
+            return data + physics_weight * self.physics(pred, a) if physics_weight and self.has_physics else data
+        return loss_fn
+
+    def metrics(self, result, test=None) -> dict:
+        """The trained result's relative L2 error (a fraction), and on `test` its mean and spread over samples."""
+        return _operator_metrics(self, result, test)
+
+    def plot_slices(self, inputs, outputs, prediction) -> tuple:
+        """(inputs, truth, prediction) as the 2-D fields the plots show, one per sample."""
+        return inputs[:, 0], outputs[:, 0], prediction[:, 0]
+
+
+@dataclass(frozen=True)
+class Darcy2D(_FieldProblem):
+    """Darcy flow `-div(a grad u) = 1` on the unit square, `u = 0` on the boundary: the operator
+    `a -> u` (the FNO paper's setting; `pino.datasets.darcy_data`). The PINO loss is the
+    generator's conservative scheme in the H^-1 norm plus the boundary term (`pino.losses`)."""
+
+    resolution: int = 85
+    solver_resolution: int = 421
+
+    name = "darcy"
+    title = "Darcy flow -div(a grad u) = 1: a -> u"
+    input_label, output_label = "permeability a", "pressure u"
+    domain_padding = 0.1   # not periodic: pad as the FNO/PINO codes do
+
+    def fields(self, num: int, seed=0, *, progress: bool = True, cache: bool = True):
+        from .datasets import darcy_data
+        return darcy_data(num, self.resolution, solver_resolution=self.solver_resolution, seed=seed,
+                          progress=progress, cache=cache)
+
+    def physics(self, pred, a):
+        from . import losses
+        return losses.darcy_physics_loss(pred, a, scheme="faces", norm="h-1") + losses.boundary_loss(pred)
+
+    def reference(self, a: np.ndarray) -> np.ndarray:
+        """The finite-difference solution on the grid of `a: (batch, n, n)` (`solve_darcy_batch`)."""
+        from .datasets import solve_darcy_batch
+        return solve_darcy_batch(np.asarray(a, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class NavierStokes2D(_FieldProblem):
+    """2-D Navier-Stokes in vorticity form on the unit torus (viscosity 1e-3, the FNO paper's forcing):
+    vorticity at t = 1..t_in -> t_in+1..t_in+t_out (`pino.datasets.navier_stokes_data`)."""
+
+    resolution: int = 64
+    solver_resolution: int = 64
+    t_in: int = 10
+    t_out: int = 10
+    viscosity: float = 1e-3
+
+    name = "navier-stokes"
+    input_label = "vorticity w(t=10)"
+    domain_padding = None   # periodic
+
+    @property
+    def title(self) -> str:
+        return (f"Navier-Stokes, nu = {self.viscosity:g}: vorticity at t = 1..{self.t_in} -> "
+                f"t = {self.t_in + 1}..{self.t_in + self.t_out}")
+
+    @property
+    def output_label(self) -> str:
+        return f"vorticity w(t={self.t_in + self.t_out})"
+
+    def fields(self, num: int, seed=0, *, progress: bool = True, cache: bool = True):
+        from .datasets import navier_stokes_data
+        return navier_stokes_data(num, self.resolution, t_in=self.t_in, t_out=self.t_out, viscosity=self.viscosity,
+                                  solver_resolution=self.solver_resolution, seed=seed, progress=progress, cache=cache)
+
+    def reference(self, w_in: np.ndarray) -> np.ndarray:
+        """The pseudo-spectral solution for t_out unit steps from the last input vorticity `w_in[:, -1]`."""
+        from .datasets import ns_forcing, solve_navier_stokes
+        w = np.asarray(w_in, dtype=np.float64)[:, -1]
+        return solve_navier_stokes(w, ns_forcing(w.shape[-1]), viscosity=self.viscosity, final_time=float(self.t_out),
+                                   record_steps=self.t_out)   # (batch, t_out, n, n): the outputs' layout
+
+    def plot_slices(self, inputs, outputs, prediction) -> tuple:
+        return inputs[:, -1], outputs[:, -1], prediction[:, -1]
+
+
+@dataclass(frozen=True)
+class BurgersSpaceTime(_FieldProblem):
+    """Burgers `u_t + u u_x = 0.01 u_xx` on [0, 1) periodic x [0, 1]: the PINO paper's operator from
+    `u0` to `u(x, t)` (`pino.datasets.burgers_pino_data`), with the PINO residual and initial-condition
+    loss (`pino.losses.burgers_pino_loss`)."""
+
+    resolution: int = 128
+    solver_resolution: int = 512
+    nt: int = 101
+    viscosity: float = 0.01
+    dt: float = 5e-4
+
+    name = "burgers-pino"
+    title = "Burgers, nu = 0.01: u(x, 0) -> u(x, t), t in [0, 1]"
+    input_label, output_label = "u0(x)", "u(x, t)"
+    domain_padding = (0.1, 0.0)   # time is not periodic
+
+    def fields(self, num: int, seed=0, *, progress: bool = True, cache: bool = True):
+        from .datasets import burgers_pino_data
+        return burgers_pino_data(num, self.resolution, nt=self.nt, viscosity=self.viscosity,
+                                 solver_resolution=self.solver_resolution, dt=self.dt, seed=seed, progress=progress,
+                                 cache=cache)
+
+    def physics(self, pred, a):
+        from . import losses
+        return losses.burgers_pino_loss(pred, a[:, 0, 0, :], viscosity=self.viscosity)
+
+    def reference(self, u0: np.ndarray) -> np.ndarray:
+        """`u(x, t_j)` from initial conditions `u0: (batch, n)` (`solve_burgers_spacetime`)."""
+        from .datasets import solve_burgers_spacetime
+        return solve_burgers_spacetime(np.asarray(u0, dtype=np.float64), viscosity=self.viscosity, nt=self.nt,
+                                       dt=self.dt)
+
+    def plot_slices(self, inputs, outputs, prediction) -> tuple:
+        return inputs[:, 0, 0], outputs[:, 0], prediction[:, 0]
