@@ -19,12 +19,11 @@ status 1; each prints one `error:` line. `--save PATH` keeps the trained model (
 """
 from __future__ import annotations
 
-import os
 import sys
 
 from frame.distributed.cli import client_from_args
 from frame.errors import FrameError
-from workbench.cli import base_parser, check_args, prepare_output_file, print_errors, result_metrics, write_metrics
+from workbench.cli import base_parser, check_args, print_errors, result_metrics, write_outputs
 
 from .persistence import load
 from .plots import save_plots
@@ -103,20 +102,7 @@ def main(argv=None) -> int:
             client.close()   # a --workers client also stops its local cluster
     print(result.summary())
     print_errors(result, detail=f"{result.wall_time:.1f} s training")
-    try:
-        metrics_path = write_metrics(os.path.join(args.out, "metrics.json"), run_metrics(result, args))
-        print(f"metrics: {metrics_path}", flush=True)
-        if args.save is not None:
-            print(f"model: {result.save(prepare_output_file(args.save))}", flush=True)
-        if args.log is not None:
-            print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
-        paths = {} if args.no_plot else save_plots(result, args.out)
-    except (OSError, FrameError) as e:
-        print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
-        return 1
-    for name, path in paths.items():
-        print(f"{name} plot: {path}")
-    return 0
+    return write_outputs(args, result, run_metrics(result, args), lambda: save_plots(result, args.out).items())
 
 
 if __name__ == "__main__":

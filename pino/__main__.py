@@ -33,8 +33,7 @@ import os
 import sys
 
 from frame.distributed.cli import client_from_args
-from workbench.cli import (base_parser, check_args, format_error, prepare_output_file, print_errors, result_metrics,
-                           write_metrics)
+from workbench.cli import base_parser, check_args, format_error, print_errors, result_metrics, write_outputs
 
 #: per problem, the budget and architecture every unset flag takes (a plain dict each: one line to retune).
 DEFAULTS = {
@@ -242,21 +241,7 @@ def main(argv=None) -> int:
         before, after = outcome["fine_tune"]
         print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances): rel. L2 "
               f"{format_error(sum(before) / len(before))} -> {format_error(sum(after) / len(after))} (mean)")
-    try:
-        path = write_metrics(os.path.join(args.out, "metrics.json"), run_metrics(args, outcome))
-        print(f"metrics: {path}", flush=True)
-        if args.save is not None:
-            from . import save
-            print(f"model: {save(result, prepare_output_file(args.save))}", flush=True)
-        if args.log is not None:
-            print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
-        paths = [] if args.no_plot else write_plots(args, outcome)
-    except (OSError, FrameError) as e:
-        print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
-        return 1
-    for name, path in paths:
-        print(f"{name} plot: {path}")
-    return 0
+    return write_outputs(args, result, run_metrics(args, outcome), lambda: write_plots(args, outcome))
 
 
 def run_metrics(args, outcome) -> dict:

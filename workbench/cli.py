@@ -257,6 +257,28 @@ def write_metrics(path: str, metrics: dict) -> str:
     return path
 
 
+def write_outputs(args, result, metrics: dict, write_plots: Callable[[], Iterable]) -> int:
+    """Write what every run of both CLIs writes, in one order: `metrics.json` into `--out` (first, so a
+    plotting failure never loses the numbers), `--save`'s model, `--log`'s history, then the plots
+    (`write_plots()` -> (name, path) pairs; skipped with `--no-plot`), printing each path. Returns the
+    exit status: 1 with one `error:` line when writing fails."""
+    from frame.errors import FrameError
+
+    try:
+        print(f"metrics: {write_metrics(os.path.join(args.out, 'metrics.json'), metrics)}", flush=True)
+        if args.save is not None:
+            print(f"model: {result.save(prepare_output_file(args.save))}", flush=True)
+        if args.log is not None:
+            print(f"history: {result.write_history(prepare_output_file(args.log))}", flush=True)
+        plots = [] if args.no_plot else list(write_plots())
+    except (OSError, FrameError) as e:
+        print(f"error: writing the results to {args.out} failed: {e}", file=sys.stderr)
+        return 1
+    for name, path in plots:
+        print(f"{name} plot: {path}")
+    return 0
+
+
 def _plain(value):
     """numpy scalars and arrays as JSON numbers and lists (the only non-JSON values a metrics dict holds)."""
     if hasattr(value, "tolist"):

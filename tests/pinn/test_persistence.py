@@ -1,6 +1,5 @@
 """pinn.save / pinn.load / train(resume=) / write_history and the CLI's --save, --load, --log (issue 20 item 2)."""
 import csv
-import io
 import json
 import os
 import zipfile
@@ -13,6 +12,7 @@ from frame.errors import CheckpointError
 from pinn import MLP, FourierFeatureMLP, ModifiedMLP, Poisson1D, load, save, train
 from pinn.__main__ import main
 from pinn.persistence import MODEL_CLASSES
+from tests.checkpoint_files import rewrite_meta
 
 
 @pytest.fixture(scope="module")
@@ -81,36 +81,22 @@ def test_resume_refuses_another_problem_or_model(poisson, tmp_path):
         train(poisson, MLP([1, 4, 1]), steps=1, progress=False, resume=path)
 
 
-def _rewrite_meta(src, dst, change):
-    """Copy a saved PINN with its JSON metadata edited (what a tampered file looks like)."""
-    with zipfile.ZipFile(src) as z:
-        members = {n: z.read(n) for n in z.namelist()}
-    meta = json.loads(str(np.load(io.BytesIO(members["__meta__.npy"]))[()]))
-    change(meta)
-    buf = io.BytesIO()
-    np.save(buf, np.array(json.dumps(meta)))
-    members["__meta__.npy"] = buf.getvalue()
-    with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as z:
-        for n, data in members.items():
-            z.writestr(n, data)
-
-
 def test_unknown_model_class_is_refused_and_nothing_runs(poisson, tmp_path, monkeypatch):
     path = _train(poisson, 3).save(tmp_path / "m.npz")
     ran = []
     monkeypatch.setattr(os, "system", lambda *a: ran.append(a))   # what a malicious class name might reach
     for name in ("os:system", "posix.system", "Network", "__import__"):
         bad = tmp_path / f"bad_{len(ran)}_{name.replace(':', '_')}.npz"
-        _rewrite_meta(path, bad, lambda m: m["workbench"].update(model=name))
+        rewrite_meta(path, bad, lambda m: m["workbench"].update(model=name))
         with pytest.raises(CheckpointError, match=rf"names the model class '{name}', which is not registered"):
             load(bad)
     assert ran == [] and "Network" not in MODEL_CLASSES
     bad = tmp_path / "bad_config.npz"
-    _rewrite_meta(path, bad, lambda m: m["workbench"]["model_config"].update(activation="relu"))
+    rewrite_meta(path, bad, lambda m: m["workbench"]["model_config"].update(activation="relu"))
     with pytest.raises(CheckpointError, match="does not build a MLP"):
         load(bad)
     bad = tmp_path / "bad_phases.npz"
-    _rewrite_meta(path, bad, lambda m: m["workbench"].update(phases=[["adam", 99]]))
+    rewrite_meta(path, bad, lambda m: m["workbench"].update(phases=[["adam", 99]]))
     with pytest.raises(CheckpointError, match="do not cover its 3 losses"):
         load(bad)
 
@@ -236,7 +222,7 @@ def test_files_saved_before_the_workbench_still_load(poisson, tmp_path):
                         "seed": record["seed"], "variables": extra["variables"]}
 
     old = tmp_path / "old.npz"
-    _rewrite_meta(path, old, to_legacy)
+    rewrite_meta(path, old, to_legacy)
     saved = load(old)
     x = np.linspace(-1, 1, 7).reshape(-1, 1)
     np.testing.assert_array_equal(saved.predict(x), result.predict(x))

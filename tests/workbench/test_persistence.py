@@ -1,6 +1,5 @@
 """workbench.Result and workbench.persistence: save/load round trips, the allow-list, history files (issue 20)."""
 import csv
-import io
 import json
 import math
 import os
@@ -14,6 +13,7 @@ from frame.errors import CheckpointError
 from workbench import Result, load, register_model, save
 from workbench import persistence as wb
 from workbench.result import add_phase
+from tests.checkpoint_files import rewrite_meta
 
 
 class Affine:
@@ -80,26 +80,13 @@ def test_save_load_round_trip(tmp_path):
         load(path, model=Affine(4))
 
 
-def _rewrite_meta(src, dst, change):
-    with zipfile.ZipFile(src) as z:
-        members = {n: z.read(n) for n in z.namelist()}
-    meta = json.loads(str(np.load(io.BytesIO(members["__meta__.npy"]))[()]))
-    change(meta)
-    buf = io.BytesIO()
-    np.save(buf, np.array(json.dumps(meta)))
-    members["__meta__.npy"] = buf.getvalue()
-    with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as z:
-        for n, data in members.items():
-            z.writestr(n, data)
-
-
 def test_only_registered_models_are_built_and_nothing_named_runs(tmp_path, monkeypatch):
     path = _result().save(tmp_path / "m.npz")
     ran = []
     monkeypatch.setattr(os, "system", lambda *a: ran.append(a))
     for i, name in enumerate(["os:system", "builtins.eval", "Affine", "__import__"]):
         bad = tmp_path / f"bad{i}.npz"
-        _rewrite_meta(path, bad, lambda m: m["workbench"].update(model=name))
+        rewrite_meta(path, bad, lambda m: m["workbench"].update(model=name))
         with pytest.raises(CheckpointError, match=f"names the model class '{name}', which is not registered"):
             load(bad)
     assert ran == []
@@ -112,7 +99,7 @@ def test_only_registered_models_are_built_and_nothing_named_runs(tmp_path, monke
             (lambda m: m["workbench"].update(dtype="object"), "is not float32 or float64"),
             (lambda m: m.pop("workbench"), "not a saved model")]):
         bad = tmp_path / f"worse{i}.npz"
-        _rewrite_meta(path, bad, change)
+        rewrite_meta(path, bad, change)
         with pytest.raises(CheckpointError, match=message):
             load(bad)
 
