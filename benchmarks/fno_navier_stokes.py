@@ -22,6 +22,11 @@ T = 20 is the "Navier-Stokes" entry of the paper's benchmark listing at
 https://www.wizwand.com/paper/68fa581d1e209131ce9ab45d.) The paper's error at T = 50 is over a 40-step
 horizon; over 10 steps it is lower, so 1.5 x 0.0128 is a loose bar for this shorter task.
 
+Not run at a size worth reporting this session: the data are the bottleneck. The solver took ~1.6 s of a
+core per sample and unit time under load (64^2, dt = 1e-3, batches of 100); the paper's task (1000 + 200
+trajectories to t = 50) is ~60,000 sample-time-units, ~27 h of one core at that rate; 200/50 samples with
+t_out = 10 (5,000 units) would be ~2 h of one core before any training.
+
     .venv/bin/python benchmarks/fno_navier_stokes.py [--train 1000] [--test 100] [--t-out 10]
         [--budget-minutes 60] [--seeds 0 1 2]
 """
