@@ -31,6 +31,47 @@ Published figures (`PUBLISHED`), compared like with like only where the setting 
   default: a plain 4 x 64 tanh MLP), 1.59e-3 with all but causal weighting, 5.84e-4 with all four;
   their budget is 300 000 Adam steps on 8192-point batches of a 4 x 256 modified MLP, far above
   ours, so only the plain row is the same method.
+
+Measured 2026-12-02 on the shared 2-core machine, heavily loaded by other engineers' jobs (load
+average 5-17 during the runs: wall times are several times an idle machine's, compare them only
+within a row), full budgets unless marked short; seeds 0, 1, 2:
+
+    problem          Adam + L-BFGS   seeds  rel. L2 mean ± std     [min, max]            wall s  load
+    poisson2d        2000 + 1000         3  6.11e-03 ± 1.67e-03    [4.89e-03, 8.01e-03]     162   6.6
+    heat             2000 + 1000         3  5.20e-04 ± 1.18e-04    [3.85e-04, 6.05e-04]     480  13.3
+    wave             3000 + 2000         3  2.00e-03 ± 8.17e-04    [1.13e-03, 2.75e-03]     777  12.8
+    helmholtz2d      1000 + 0 (short)    3  8.59e-02 ± 6.96e-02    [4.42e-02, 1.66e-01]     148   9.4
+    helmholtz2d      5000 + 0            3  1.39e-02 ± 1.46e-03    [1.25e-02, 1.54e-02]     478   6.7
+    burgers_inverse  500 + 1000 (short)  3  1.29e-02 ± 3.43e-03    [9.55e-03, 1.64e-02]     215  11.0
+    burgers_inverse  2000 + 5000         3  1.21e-03 ± 4.23e-04    [8.69e-04, 1.68e-03]    1090   8.9
+      (coefficients: l1 off by 0.04 %, l2 by 0.27 %, means over seeds)
+    burgers_raissi   0 + <= 50000        3  1.80e-03 ± 1.45e-04    [1.71e-03, 1.97e-03]    1933   8.0
+      (L-BFGS stopped itself after 4830, 5365, 5661 iterations; Raissi et al.: 6.7e-4)
+
+`burgers_raissi`: L-BFGS stops by itself ("CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH")
+after 4830 iterations for seed 0 (loss 3.6e-6): in float32 the loss stops changing between
+iterations, and a zero reduction meets any `ftol`, so Raissi's ftol = machine epsilon stops it
+exactly there too. Seed 0's error along the way: 5.2e-2 (500 iterations), 6.3e-3 (2000),
+2.6e-3 (3000), 1.5e-3 (4000), 1.1e-3 (4500), 1.7e-3 at the stop (the error is not monotone in
+the loss near the end); seeds 1 and 2 end at 2.0e-3 and 1.7e-3 after 5365 and 5661 iterations
+(losses 3.1e-6, 4.7e-6). So in Raissi's setting, as their code poses it (domain, data points
+among the collocation points, truncated Xavier init, no Adam, maxcor = maxls = 50), frame ends
+2.7x above their single published run. What still differs: `pinn.train` sets L-BFGS-B's ftol and
+gtol both to `lbfgs_tol` (1e-15; theirs: ftol = 2.2e-16, scipy's default gtol 1e-5, which can only
+stop earlier) and maxfun = max(15000, 4 maxiter) = 200 000 (theirs 50 000; neither binds at ~5000
+iterations); their random draws (one run, numpy/TF seed 1234) cannot be reproduced. The float32
+stop is what limits the error: the float64 `pinn.Burgers1D` (its own sampling, 1000 Adam + 15 000
+L-BFGS) reaches 1.53e-4 (`benchmarks/pinn_burgers.py`); `BurgersRaissi(dtype="float64")` was not
+run at the full budget here.
+
+`allen_cahn` (short runs, seed 0, 2048 collocation points, 2000 Adam steps, lr 1e-3, no L-BFGS,
+`periodic_embedding=True`): with loss weights 1 the network settles on u = 0 (the residual is
+then zero and only the initial condition's loss, 0.128, remains; rel. L2 0.985 with causal
+weighting, 0.987 without, after 1000 steps); with the initial condition weighted 100, 0.755 with
+causal weighting (32 slices, tol 1) and 0.884 without. Causal weighting helps but neither is a
+meaningful solution at this budget, in line with Wang et al.'s ablation (a network without
+Fourier features stays at 4e-1 to 5e-1 even with causal weighting and 300 000 steps). KdV was
+not run (0.36 s per Adam step idle: its full budget is hours here).
 """
 from __future__ import annotations
 
