@@ -200,8 +200,9 @@ def table(records: list[dict]) -> str:
         wall = statistics.fmean(r["wall"] for r in rs)
         load = statistics.fmean((r["load_start"] + r["load_end"]) / 2 for r in rs)
         s = "" if settings == "{}" else settings
+        spread = f"[{_fmt(min(errs))}, {_fmt(max(errs))}]"
         lines.append(f"{name:<16} {f'{adam} + {lbfgs_max}':<20} {s:<22} {len(rs):>5}  "
-                     f"{_fmt(mean) + ' ± ' + _fmt(std):<20} {'[' + _fmt(min(errs)) + ', ' + _fmt(max(errs)) + ']':<20} "
+                     f"{_fmt(mean) + ' ± ' + _fmt(std):<20} {spread:<20} "
                      f"{its:>10.0f} {wall:>8.1f} {load:>5.1f}")
         coeff = [r["coefficients"] for r in rs if "coefficients" in r]
         if coeff:

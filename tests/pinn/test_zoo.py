@@ -166,3 +166,26 @@ def test_allen_cahn_periodic_embedding_is_exactly_periodic():
     # so the periodic condition terms (value and u_x) vanish to rounding
     terms = problem.term_losses(model.apply, model.params, problem.training_data(0))
     assert problem.term_names[2:] == ["PeriodicBC 0", "PeriodicBC 1"] and max(terms[2:]) < 1e-25
+
+
+def test_zoo_benchmark_runs_each_seed_in_its_own_process(tmp_path, capsys):
+    """benchmarks/pinn_zoo.py at a tiny budget: one record per seed in the JSON, the table's mean and spread."""
+    import importlib.util
+    import statistics
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "pinn_zoo.py")
+    spec = importlib.util.spec_from_file_location("pinn_zoo_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "results.json"
+    assert bench.main(["--problems", "heat", "--seeds", "0", "1", "--adam", "5", "--lbfgs", "2",
+                       "--set", "n_collocation=64", "--json", str(out)]) == 0
+    records = json.loads(out.read_text())
+    assert [r["seed"] for r in records] == [0, 1] and {r["problem"] for r in records} == {"heat"}
+    assert all(r["adam_steps"] == 5 and r["lbfgs_iterations"] <= 2 and r["settings"] == {"n_collocation": 64}
+               for r in records)
+    errors = [r["rel_l2"] for r in records]
+    assert errors[0] != errors[1]                       # the seeds drew different points and weights
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("heat ")][-1]
+    assert f"{statistics.fmean(errors):.2e} ± {statistics.stdev(errors):.2e}" in row
+    assert set(bench.ORDER) == set(ZOO) and set(bench.SHORT_BUDGETS) == set(ZOO)
