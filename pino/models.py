@@ -28,7 +28,6 @@ import math
 
 import numpy as np
 
-import frame
 import frame.numpy as fnp
 from frame.errors import ShapeError
 
@@ -45,36 +44,11 @@ DFT_MAX_MODES = 128
 DFT_MAX_ENTRIES = 1 << 21
 # The four real products [Xr Wr, Xr Wi, Xi Wr, Xi Wi] (last axis) -> [Yr, Yi] of the complex product.
 _RECOMBINE = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [-1.0, 0.0]])
-_GELU_C, _GELU_A = math.sqrt(2.0 / math.pi), 0.044715
 
 
-@frame.custom_vjp
-def gelu(x):
-    """`frame.numpy.gelu` (the tanh form, the same values) whose gradient keeps only `x` and `t = tanh(...)`.
-
-    With frame's own rule the forward kernel of every gelu also exported `x**2` and `1 + t` for the
-    backward (common subexpressions of the rule and the forward), four arrays of the activation's size
-    written and read again instead of two. An FNO2d step at 85^2 is bound by such memory traffic: this
-    form moved ~0.9 of ~5.8 GB less (graph-level count) and took 0.96x the CPU time of the step with
-    `fnp.gelu` in an interleaved in-process A/B (load ~13). The backward spells `x * x` and `0.5 + 0.5 t`
-    unlike the forward's `square(x)` and `1 + t`, so common-subexpression elimination does not merge them
-    into forward values: they are recomputed inside the backward's kernel, which reads `x` and `t` anyway.
-    """
-    return fnp.gelu(x)
-
-
-def _gelu_fwd(x):
-    t = fnp.tanh(_GELU_C * (x + _GELU_A * (fnp.square(x) * x)))    # fnp.gelu's decomposition, term by term
-    return 0.5 * x * (1.0 + t), (x, t)
-
-
-def _gelu_bwd(residuals, g):
-    # d/dx [x/2 (1 + t)] = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 a x^2), frame's gelu rule
-    x, t = residuals
-    return (g * ((0.5 + 0.5 * t) + (0.5 * _GELU_C) * x * (1.0 - t * t) * (1.0 + (3.0 * _GELU_A) * (x * x))),)
-
-
-gelu.defvjp(_gelu_fwd, _gelu_bwd)
+#: the FNO's activation: frame.numpy's gelu (the tanh form). Its gradient rule keeps only x and tanh(...)
+#: for the backward (frame/ops/nn.py), which matters here: the FNO2d step at 85^2 is memory-bound.
+gelu = fnp.gelu
 
 
 def _rng(seed) -> np.random.Generator:

@@ -78,7 +78,7 @@ def test_a_budget_cuts_the_training_steps_to_what_fits(tmp_path, cache, capsys):
 
 def test_2d_defaults_and_output_directory():
     args = parse_args(["--problem", "darcy"])
-    assert (args.n, args.solver_n, args.modes, args.width, args.train, args.test) == (85, 169, 24, 32, 1000, 100)
+    assert (args.n, args.solver_n, args.modes, args.width, args.train, args.test) == (29, 169, 16, 32, 1000, 100)
     assert args.out.replace("\\", "/") == "out/darcy"
     assert args.budget_minutes == 9.0 and args.blas_threads == 1
     assert parse_args(["--problem", "navier-stokes"]).budget_minutes is None
@@ -90,7 +90,7 @@ def test_2d_defaults_and_output_directory():
     (["--problem", "navier-stokes", "--physics-weight", "1"], "--physics-weight and --fine-tune need a PDE loss"),
     (["--problem", "darcy", "--n", "30", "--solver-n", "61"], "--solver-n 61 cannot be subsampled to --n 30"),
     (["--problem", "burgers-pino", "--n", "48", "--solver-n", "100"], "--solver-n 100 is not a multiple of --n 48"),
-    (["--problem", "darcy", "--modes", "100"], "--modes 100 is more than the 85 grid points"),
+    (["--problem", "darcy", "--modes", "100"], "--modes 100 is more than the 29 grid points"),
     (["--problem", "darcy", "--fine-tune", "5", "--fine-tune-samples", "500"], "--fine-tune-samples 500 is more"),
     (["--problem", "darcy", "--out", "/proc/version"], "--out /proc/version: exists and is not a directory"),
 ])
