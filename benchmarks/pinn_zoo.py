@@ -64,8 +64,9 @@ gtol both to `lbfgs_tol` (1e-15; theirs: ftol = 2.2e-16, scipy's default gtol 1e
 stop earlier) and maxfun = max(15000, 4 maxiter) = 200 000 (theirs 50 000; neither binds at ~5000
 iterations); their random draws (one run, numpy/TF seed 1234) cannot be reproduced. The float32
 stop is what limits the error: the float64 `pinn.Burgers1D` (its own sampling, 1000 Adam + 15 000
-L-BFGS) reaches 1.53e-4 (`benchmarks/pinn_burgers.py`); `BurgersRaissi(dtype="float64")` was not
-run at the full budget here.
+L-BFGS) reaches 1.53e-4 (`benchmarks/pinn_burgers.py`), and `--set dtype=float64` (seed 0,
+stopped by hand at 6267 iterations, still descending) ran past the float32 stop: 2.4e-3 (3500
+iterations), 1.4e-3 (4500), 1.0e-3 (5500), 9.1e-4 (6000), loss 2.7e-6.
 
 `allen_cahn` (short runs, seed 0, 2048 collocation points, 2000 Adam steps, lr 1e-3, no L-BFGS,
 `periodic_embedding=True`): with loss weights 1 the network settles on u = 0 (the residual is
