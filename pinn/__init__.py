@@ -22,12 +22,13 @@ from .sampling import METHODS as SAMPLERS, SamplingError, sample
 from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime, Hypercube, Interval, Polygon,
                        Rectangle, TimeDomain)
 from .conditions import IC, BC, DirichletBC, NeumannBC, OperatorBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
+from .causal import CausalWeighting
 from .pde import PDE, Derivatives, TimePDE, Variable
 from .adaptive import RAR, GradientNormBalancing, PDEPointResampler
 # importing pinn.zoo registers its problems in PROBLEMS
 from .zoo import ZOO, AllenCahn, BurgersInverse, BurgersRaissi, Heat, Helmholtz2D, KdV, Poisson2D, Wave
 
-__all__ = ["MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
+__all__ = ["CausalWeighting", "MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
            "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError", "pointwise_derivative", "train", "PINNResult",
            "SAMPLERS", "SamplingError", "sample", "Geometry", "GeometryError", "Interval", "Rectangle", "Box",
            "Cuboid", "Hypercube", "Disk", "Polygon", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",

@@ -149,7 +149,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           lbfgs_steps: int = 0, seed: int = 0, *, progress: bool = True, eval_every: int = 500,
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
-          loss_weights=None, callbacks=(), client=None, resume=None, step_callbacks=()) -> PINNResult:
+          loss_weights=None, callbacks=(), client=None, resume=None, step_callbacks=(),
+          lbfgs_options: dict | None = None, lbfgs_dtype: str | None = None) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -162,6 +163,10 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
       None turns it off).
     - then `lbfgs_steps` iterations of L-BFGS (`frame.train.lbfgs`) with tolerance `lbfgs_tol`:
       the tolerance is relative to max(|loss|, 1), so PINN losses far below 1 need it tiny.
+      `lbfgs_options` go to scipy's L-BFGS-B as they are (e.g. Raissi et al.'s `ftol`, `gtol`,
+      `maxfun`; they override `lbfgs_tol`); `lbfgs_dtype="float64"` evaluates the loss in float64
+      during L-BFGS (a float32 loss stops changing before the fit does; the result keeps the
+      model's dtype).
     - `seed` draws the problem's collocation points (a grid problem ignores it).
     - `derivative_mode`: how the residual's derivatives are computed, "reverse" (nested
       `frame.grad`), "taylor" (Taylor mode) or "auto" (default: the cheapest mode that agrees
@@ -299,7 +304,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
             return record
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
                        desc=f"{problem.name} L-BFGS", client=client, shard=shard, dynamic_axes=dynamic,
-                       callback=lbfgs_measure, every=eval_every)
+                       callback=lbfgs_measure, every=eval_every, options=lbfgs_options, dtype=lbfgs_dtype)
         timings["lbfgs"] = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, message = result.params, result.nit, result.message

@@ -137,3 +137,24 @@ def test_a_plain_trainer_callback_can_stop_adam_early():
     assert result.errors[-1][0] == len(result.history)    # the final error is measured where Adam stopped
     with pytest.raises(ProblemError, match="step_callbacks must be callables"):
         train(problem, MLP([1, 8, 1]), steps=1, progress=False, step_callbacks=[42])
+
+
+def test_lbfgs_options_and_dtype_reach_scipy(monkeypatch):
+    import pinn
+    import frame.train as ft
+    import pinn.training as pt
+    seen = {}
+    real = ft.lbfgs
+
+    def spy(*args, **kwargs):
+        seen.update(options=kwargs.get("options"), dtype=kwargs.get("dtype"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pt, "lbfgs", spy)
+    problem = pinn.Poisson1D(n_collocation=16, dtype="float32")
+    result = pinn.train(problem, pinn.MLP([1, 8, 1], seed=0, dtype="float32"), steps=2, lbfgs_steps=3, progress=False,
+                        derivative_mode="reverse", lbfgs_options={"maxfun": 7, "ftol": 2.2e-16},
+                        lbfgs_dtype="float64")
+    assert seen == {"options": {"maxfun": 7, "ftol": 2.2e-16}, "dtype": "float64"}
+    assert {np.asarray(a).dtype for a in frame.tree_leaves(result.params)} == {np.dtype("float32")}
+    assert 0 < result.lbfgs_iterations <= 3
