@@ -108,15 +108,17 @@ def _renamed(argv: list) -> list:
     """`argv` with an old --problem name replaced by its new one (and a warning on stderr)."""
     out = list(argv)
     for i, a in enumerate(out):
-        old, prefix = (out[i + 1], None) if a == "--problem" and i + 1 < len(out) else \
-            (a.split("=", 1)[1], "--problem=") if a.startswith("--problem=") else (None, None)
+        if a == "--problem" and i + 1 < len(out):
+            at, prefix = i + 1, ""
+        elif a.startswith("--problem="):
+            at, prefix = i, "--problem="
+        else:
+            continue
+        old = out[at][len(prefix):]
         if old in RENAMED:
             print(f"warning: pino's --problem {old} is now {RENAMED[old]} (pinn's {old} is the PINN problem)",
                   file=sys.stderr)
-            if prefix:
-                out[i] = prefix + RENAMED[old]
-            else:
-                out[i + 1] = RENAMED[old]
+            out[at] = prefix + RENAMED[old]
     return out
 
 

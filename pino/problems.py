@@ -267,8 +267,11 @@ class NavierStokes2D(_FieldProblem):
     viscosity: float = 1e-3
 
     name = "navier-stokes"
-    input_label = "vorticity w(t=10)"
     domain_padding = None   # periodic
+
+    @property
+    def input_label(self) -> str:
+        return f"vorticity w(t={self.t_in})"
 
     @property
     def title(self) -> str:
