@@ -379,6 +379,7 @@ def load_library(specs: list[KernelSpec], segments=(), plan=None) -> tuple[list,
         lib.frame_set_blas(*(ctypes.cast(blas[routine][dtype], ctypes.c_void_p)
                              for routine in ("gemm", "gemv") for dtype in ("float32", "float64")))
     if segments:
+        lib.frame_set_loops(*seg.loop_pointers())
         for s in segments:
             fn = getattr(lib, s.name)
             fn.argtypes = [ctypes.c_void_p] * (1 + len(s.slots))

@@ -119,3 +119,54 @@ def test_views_of_inputs_and_fresh_results_feed_segments():
     want, got, source = numpy_then_native(fn, x, w, b)
     assert_same_bits(want, got)
     assert calls(source, "seg") >= 1
+
+
+@needs_cc
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transcendental_ufuncs_run_in_segments_through_numpys_own_loops(dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((40, 8)) * 3).astype(dtype)
+    x[0, :6] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30]
+    w = rng.standard_normal((8, 8)).astype(dtype)
+
+    def fn(x, w):
+        h = fnp.tanh(x @ w)
+        return fnp.exp(h) * fnp.sin(h @ w) + fnp.cos(h) - fnp.log(fnp.square(h) + 1.0)
+    with np.errstate(all="ignore"):
+        want, got, source = numpy_then_native(fn, x, w)
+    assert_same_bits(want, got)
+    for op in ("tanh", "exp", "sin", "cos", "log"):
+        assert segments.numpy_loop(op, np.dtype(dtype).name) is not None, op
+        assert f"np_{op}(" not in source, op     # called from C inside a segment
+    assert calls(source, "seg") == 1
+
+
+def test_numpy_loops_are_found_only_for_unary_ops_without_a_c_expression():
+    table = dict.fromkeys(op for op, _ in segments.loop_table())
+    assert {"tanh", "exp", "log", "sin", "cos"} <= set(table)
+    assert not {"add", "mul", "sqrt", "neg"} & set(table)         # exact C expressions: kernels, not loops
+    assert segments.numpy_loop("tanh", "int32") is None
+
+
+@needs_cc
+@needs_blas
+@pytest.mark.parametrize("shape", [(37, 5), (512, 64), (3, 2), (1, 7)])
+def test_sums_over_rows_run_in_segments_with_numpys_bits(shape):
+    rng = np.random.default_rng(shape[0])
+    g = (rng.standard_normal(shape) * np.exp(rng.uniform(-5, 5, shape))).astype(np.float32)
+    g[:, 0] = -0.0                                     # numpy adds into +0.0: the column sums to +0.0
+    w = rng.standard_normal((shape[1], shape[1])).astype(np.float32)
+
+    def fn(g, w):
+        h = g @ w
+        return fnp.sum(h * 2.0, axis=0), fnp.sum(h - 1.0, axis=0, keepdims=True) @ w
+    want, got, source = numpy_then_native(fn, g, w)
+    assert_same_bits(want, got)
+    assert "np_add_reduce" not in source
+    assert segments.colsum_shape("float32", *shape)
+
+
+def test_a_sum_over_one_column_stays_numpys_pairwise_sum():
+    assert not segments.colsum_shape("float32", 1000, 1)     # a contiguous 1-D sum: numpy adds pairwise
+    assert not segments.colsum_shape("int32", 10, 10)
