@@ -223,6 +223,14 @@ def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer
             dense = np.ascontiguousarray(ins.attrs["value"])
             pointer_of[name] = str(dense.ctypes.data)
             e.bind(dense, "cc")
+    for k in seg.early:   # views of inputs and constants: named before the call, which reads them
+        view = plan.instrs[k]
+        outs = []
+        for v in view.outputs:
+            names[v] = f"v{counter}"
+            counter += 1
+            outs.append(names[v])
+        e.emit(view, [names[v] for v in view.inputs], ", ".join(outs), None)
     produced_inside = set()
     for _, ins, detail in seg.steps:
         if ins.op == "matmul":
@@ -309,7 +317,7 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
             counter, macs = _emit_segment(e, plan, seg, fn, names, pointer_of, counter, constants)
             blas_macs = max(blas_macs, macs)
             produced_by.update((v, j.op) for k in seg.indices for j in [plan.instrs[k]] for v in j.outputs)
-            deferred = [k for k in seg.indices if is_view(plan.instrs[k].op)]
+            deferred = [k for k in seg.indices if is_view(plan.instrs[k].op) and k not in seg.early]
             freed = [v for k in seg.indices for v in plan.instrs[k].free_after]
             for k in deferred:   # views move no data: their Python lines follow the call
                 view = plan.instrs[k]

@@ -20,7 +20,8 @@ runs of steps into one generated C function:
 - sums over the rows of a 2-D array (a bias gradient: `sum(g, axis=0)`): numpy adds the rows one
   after another into a zeroed row, and so does a C loop (`colsum_shape` checks that order once
   per shape against `np.add.reduce`). numpy takes ~25 us for 512x64 float32, mostly iterator
-  overhead per row; the loop ~3 us.
+  overhead per row; the loop ~3 us. Sums over every axis (a loss) call numpy's add loop in its
+  reduce mode, which sums pairwise as `np.add.reduce` does (`sum_all_size`, checked per size).
 
 A step joins a segment when every operand's address is known when the segment is called: a plan
 buffer, a graph input, a constant, a result computed before the segment, or a result of the
@@ -137,11 +138,16 @@ def _loop_ufunc(schema):
     return ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 and ufunc.nout == 1 else None
 
 
+#: numpy's add loop called in its reduce mode (output = first operand, strides 0) sums a contiguous
+#: array pairwise, as `np.add.reduce` over all axes does: segments call it for a "sum" over every axis.
+SUM_ALL = "sum"
+
+
 @functools.lru_cache(maxsize=1)
 def loop_table() -> tuple[tuple[str, str], ...]:
     """(op, dtype) pairs whose numpy loops segments can call, in a fixed order: the C source names
     a loop by its index here (its address is set when the library loads, `frame_set_loops`)."""
-    ops = sorted(s.name for s in all_ops() if _loop_ufunc(s) is not None)
+    ops = sorted(s.name for s in all_ops() if _loop_ufunc(s) is not None) + [SUM_ALL]
     return tuple((op, dtype) for op in ops for dtype in _CTYPE)
 
 
@@ -153,18 +159,31 @@ _LOOP_TYPE = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.POIN
                               ctypes.POINTER(ctypes.c_ssize_t), ctypes.c_void_p)
 
 
-def _call_loop(fn: int, data: int | None, x: np.ndarray) -> np.ndarray:
+def _call_unary(fn: int, data: int | None, x: np.ndarray) -> np.ndarray:
     out = np.empty_like(x)
     _LOOP_TYPE(fn)((ctypes.c_void_p * 2)(x.ctypes.data, out.ctypes.data), (ctypes.c_ssize_t * 1)(x.size),
                    (ctypes.c_ssize_t * 2)(x.itemsize, x.itemsize), data)
     return out
 
 
+def _call_sum(fn: int, data: int | None, x: np.ndarray) -> np.ndarray:
+    """What the C side's `frame_sum_all` does: +0.0, then the add loop in reduce mode over every element."""
+    out = np.zeros(1, x.dtype)
+    _LOOP_TYPE(fn)((ctypes.c_void_p * 3)(out.ctypes.data, x.ctypes.data, out.ctypes.data),
+                   (ctypes.c_ssize_t * 1)(x.size), (ctypes.c_ssize_t * 3)(0, x.itemsize, 0), data)
+    return out
+
+
+def _spread(rng, size: int, dtype: str) -> np.ndarray:
+    return (rng.standard_normal(size) * np.exp(rng.uniform(-8.0, 8.0, size))).astype(dtype)
+
+
 @functools.lru_cache(maxsize=64)
 def numpy_loop(op: str, dtype: str) -> tuple[int, int] | None:
-    """(address, data pointer) of numpy's inner loop that computes op's ufunc on `dtype` with
-    numpy's bits (checked on spread-out values, infinities, nans and signed zeros), or None."""
-    ufunc = _loop_ufunc(get(op))
+    """(address, data pointer) of numpy's inner loop that computes op (a unary ufunc, or SUM_ALL)
+    on `dtype` with numpy's bits, or None. Checked on spread-out values (and, for unary ops,
+    infinities, nans and signed zeros) against the ufunc itself."""
+    ufunc = np.add if op == SUM_ALL else _loop_ufunc(get(op))
     if ufunc is None or dtype not in _CTYPE or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
     base = id(ufunc)
@@ -176,19 +195,43 @@ def numpy_loop(op: str, dtype: str) -> tuple[int, int] | None:
     if (nin, nout, ntypes) != (ufunc.nin, ufunc.nout, ufunc.ntypes) or not functions:
         return None
     rng = np.random.default_rng(7)
-    x = (rng.standard_normal(4099) * np.exp(rng.uniform(-8.0, 8.0, 4099))).astype(dtype)
-    x[:8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 0.5]
+    char = np.dtype(dtype).char
+    if op == SUM_ALL:
+        draws = [_spread(rng, n, dtype) for n in (1, 7, 129, 4099, 20011)]
+        signature, call = f"{char}{char}->{char}", _call_sum
+        want = [np.add.reduce(x).reshape(1) for x in draws]
+    else:
+        x = _spread(rng, 4099, dtype)
+        x[:8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 0.5]
+        draws, signature, call = [x], f"{char}->{char}", _call_unary
+        with np.errstate(all="ignore"):
+            want = [ufunc(x)]
     with np.errstate(all="ignore"):
-        want = ufunc(x)
-        char = np.dtype(dtype).char
         for i, types in enumerate(ufunc.types):
-            if types != f"{char}->{char}":
+            if types != signature:
                 continue
             fn = ctypes.c_void_p.from_address(functions + i * ptr).value
             fn_data = ctypes.c_void_p.from_address(data + i * ptr).value if data else None
-            if fn and np.array_equal(want.view(np.uint8), _call_loop(fn, fn_data, x).view(np.uint8)):
+            if fn and all(np.array_equal(w.view(np.uint8), call(fn, fn_data, x).view(np.uint8))
+                          for w, x in zip(want, draws)):
                 return fn, fn_data or 0
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def sum_all_shape(dtype: str, shape: tuple, axes: tuple) -> bool:
+    """Whether `np.add.reduce(x, axis=axes)` of a contiguous `x` of `shape`, axes covering every axis
+    longer than 1, gives the bits of numpy's add loop in reduce mode over all its elements (one
+    pairwise sum; checked on three draws)."""
+    loop = numpy_loop(SUM_ALL, dtype)
+    size = math.prod(shape)
+    if loop is None or size < 1:
+        return False
+    rng = np.random.default_rng(size)
+    with np.errstate(all="ignore"):
+        return all(np.array_equal(np.add.reduce(x.reshape(shape), axis=axes).reshape(1).view(np.uint8),
+                                  _call_sum(*loop, x).view(np.uint8))
+                   for x in (_spread(rng, size, dtype) for _ in range(3)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,16 +264,21 @@ def loop_step(ins) -> tuple | None:
     return loop_table().index((ins.op, y.dtype)), math.prod(y.shape), np.dtype(y.dtype).itemsize
 
 
-def colsum_step(ins) -> tuple | None:
-    """(dtype, m, n) of a sum over the rows of a 2-D float array that runs as the C loop, else None."""
+def sum_step(ins) -> tuple | None:
+    """("colsum", dtype, m, n) of a sum over the rows of a 2-D float array (the C loop), ("all",
+    loop index, size, itemsize) of a sum over every axis (numpy's pairwise add loop), else None."""
     if ins.op != "sum" or len(ins.inputs) != 1:
         return None
     x, y = ins.inputs[0].type, ins.outputs[0].type
+    axes = tuple(sorted(a % x.rank for a in ins.attrs.get("axes", ()))) if x.rank else ()
+    if x.dtype == y.dtype and axes and all(d == 1 or k in axes for k, d in enumerate(x.shape)) \
+            and (SUM_ALL, x.dtype) in loop_table() and sum_all_shape(x.dtype, tuple(x.shape), axes):
+        return "all", loop_table().index((SUM_ALL, x.dtype)), math.prod(x.shape), np.dtype(x.dtype).itemsize
     axes = tuple(a % 2 for a in ins.attrs.get("axes", ())) if x.rank == 2 else ()
     if axes != (0,) or x.dtype != y.dtype or math.prod(y.shape) != x.shape[1]:
         return None
     m, n = x.shape
-    return (x.dtype, m, n) if colsum_shape(x.dtype, m, n) else None
+    return ("colsum", x.dtype, m, n) if colsum_shape(x.dtype, m, n) else None
 
 
 def matmul_shape(ins) -> tuple | None:
@@ -252,11 +300,12 @@ def matmul_shape(ins) -> tuple | None:
 class Segment:
     """Steps `indices` of a plan run as C function `name`: `steps` are (kind, instr, detail) with kind
     "kernel" (detail: kernel index in the library), "gemm" (`matmul_shape`), "loop" (`loop_step`)
-    or "colsum" (`colsum_step`); `slots` the non-buffer values whose addresses the call passes, in order."""
+    or "sum" (`sum_step`); `slots` the non-buffer values whose addresses the call passes, in order."""
     name: str
     indices: list[int]
     steps: list = field(default_factory=list)
     slots: list = field(default_factory=list)
+    early: list = field(default_factory=list)   # plan indices of views of inputs/constants, emitted before the call
 
 
 def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
@@ -284,7 +333,7 @@ def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
         if v in inputs or v in plan.buffer_of:
             return True
         if v in view_values:   # a view's address is taken before the call: only of what the call keeps
-            return stable(v) and produced_at[v] < start
+            return stable(v)   # (one made inside the run is emitted before the call: `Segment.early`)
         return v in produced_at   # constants, fresh results before or inside the segment
 
     def contiguous(v: Value) -> bool:
@@ -312,7 +361,7 @@ def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
         elif ins.op == "matmul":
             kind, detail = "gemm", matmul_shape(ins)
         elif ins.op == "sum":
-            kind, detail = "colsum", colsum_step(ins)
+            kind, detail = "sum", sum_step(ins)
         else:
             kind, detail = "loop", loop_step(ins)
         start = current.indices[0] if current is not None else i
@@ -328,6 +377,7 @@ def find_segments(plan: ExecutionPlan, kernel_of: dict) -> list[Segment]:
     for seg in segments:   # trailing views/constants after the last C step belong to the Python lines
         last = plan.instrs.index(seg.steps[-1][1])
         seg.indices = [i for i in seg.indices if i <= last]
+        seg.early = [i for i in seg.indices if is_view(plan.instrs[i].op) and all(stable(v) for v in plan.instrs[i].outputs)]
         seen = set()
         for _, ins, _ in seg.steps:
             for v in (*ins.inputs, *ins.outputs):
@@ -352,9 +402,12 @@ def segment_source(seg: Segment, plan: ExecutionPlan) -> str:
         elif kind == "loop":
             index, size, itemsize = detail
             lines.append(f"    frame_loop({index}, {ptr(ins.inputs[0])}, {ptr(ins.outputs[0])}, {size}, {itemsize});")
-        elif kind == "colsum":
-            dtype, m, n = detail
+        elif kind == "sum" and detail[0] == "colsum":
+            _, dtype, m, n = detail
             lines.append(f"    frame_colsum_{_CTYPE[dtype]}({ptr(ins.inputs[0])}, {ptr(ins.outputs[0])}, {m}, {n});")
+        elif kind == "sum":
+            _, index, size, itemsize = detail
+            lines.append(f"    frame_sum_all({index}, {ptr(ins.inputs[0])}, {ptr(ins.outputs[0])}, {size}, {itemsize});")
         else:
             dtype, routine, args = detail
             operands = {"A": ptr(ins.inputs[0]), "B": ptr(ins.inputs[1]), "C": ptr(ins.outputs[0])}
@@ -394,6 +447,13 @@ static void frame_loop(int k, void *in, void *out, intptr_t n, intptr_t itemsize
     char *args[2] = {(char *)in, (char *)out};
     intptr_t dims[1] = {n};
     intptr_t steps[2] = {itemsize, itemsize};
+    frame_loops[k](args, dims, steps, frame_loop_data[k]);
+}
+static void frame_sum_all(int k, void *in, void *out, intptr_t n, intptr_t itemsize) {
+    char *args[3] = {(char *)out, (char *)in, (char *)out};
+    intptr_t dims[1] = {n};
+    intptr_t steps[3] = {0, itemsize, 0};
+    memset(out, 0, (size_t)itemsize);   /* +0.0, numpy's start for add.reduce */
     frame_loops[k](args, dims, steps, frame_loop_data[k]);
 }
 #define FRAME_COLSUM(T) \

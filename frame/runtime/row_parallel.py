@@ -31,6 +31,7 @@ import numpy as np
 
 from ..compiler.rows import RowPartition
 from .executable import Executable
+from .spin_workers import spin_workers
 
 MAX_THREADS = 8
 DEFAULT_TILE = 1024
@@ -172,12 +173,47 @@ class RowParallelExecutable:
         o, n = self.offsets[k], self.sizes[k]
         return [a[o:o + n] if i in self._row_inputs else a for i, a in enumerate(arrays)] + self._constants[k]
 
+    def _run_all(self, arrays) -> list:
+        """Every chunk's results in chunk order: the calling thread runs the first run of chunks, the
+        spin workers (frame/runtime/spin_workers.py) or else the pool the others."""
+        workers = spin_workers(self.threads - 1) if self.threads > 1 else None
+        claimed = []
+        if workers is not None:
+            for w in workers:   # all or none: another caller may be using them
+                if not w.lock.acquire(blocking=False):
+                    break
+                claimed.append(w)
+            if len(claimed) < len(workers):
+                for w in claimed:
+                    w.lock.release()
+                claimed = []
+        if not claimed:
+            futures = [self._pool.submit(self._run, arrays, run) for run in self._runs[1:]]
+            results = self._run(arrays, self._runs[0])
+            for f in futures:
+                results += f.result()
+            return results
+        pending = []
+        try:
+            for w, run in zip(claimed, self._runs[1:]):
+                w.submit(self._run, arrays, run)
+                pending.append(w)
+            results = self._run(arrays, self._runs[0])
+            while pending:
+                results += pending.pop(0).result()
+            return results
+        finally:
+            for w in pending:   # the calling thread failed: let the workers finish before releasing them
+                try:
+                    w.result()
+                except BaseException:   # noqa: BLE001  (the caller's own error is the one raised)
+                    pass
+            for w in claimed:
+                w.lock.release()
+
     def __call__(self, *args) -> list[np.ndarray]:
         arrays = self._check(args)
-        futures = [self._pool.submit(self._run, arrays, run) for run in self._runs[1:]]
-        results = self._run(arrays, self._runs[0])
-        for f in futures:
-            results += f.result()
+        results = self._run_all(arrays)
         part = self.partition
         sums = {}
         for i in set(part.combine_sums) | {o[1] for o in part.outputs if o[0] == "sum"}:

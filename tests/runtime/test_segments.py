@@ -56,7 +56,8 @@ def test_a_pinn_steps_segments_give_the_numpy_tiers_bits(dtype):
     args = ([(cast(w), cast(b)) for w, b in params], cast(x), cast(xb), cast(f))
     want, got, source = numpy_then_native(pinn_step_fn(1e-3), *args)
     assert_same_bits(want, got)
-    assert calls(source, "seg") >= 3
+    assert calls(source, "seg") >= 1
+    assert "np_tanh(" not in source and "np_add_reduce(" not in source   # numpy's loops, called from C
     # most matmuls moved into segments: only those of shapes numpy computes otherwise stay numpy calls
     assert source.count("np_matmul(") <= 3
 
