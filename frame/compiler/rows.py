@@ -13,8 +13,10 @@ sums. `partition_rows(graph)` finds that split, graph to graphs:
 - the **combine graph**: the row-free inputs and the summed partials in, the rest of the graph (the
   optimiser update, the loss value) out.
 
-Row inputs are the inputs whose leading axis has the graph's largest leading size (the row count
-N); they are split along it. A constant that reaches a row axis (a splat of ones seeding a
+Row inputs are the inputs whose leading axis has the row count N, tried from the largest leading
+size down (`row_counts`); they are split along it. A row axis may be merged with its neighbouring
+axes by a reshape and split out again (`_State.pre`/`post`: the axis holds pre x N x post elements),
+as a batch folded into a GEMM's rows is. A constant that reaches a row axis (a splat of ones seeding a
 gradient, a dense array of N values) is resized, or sliced per chunk as an extra chunk input. The
 analysis gives up (returns None, and the graph runs whole) when an op has no `rows` fact, mixes
 rows other than by a sum (max over the rows, a row permutation), when a row-wise value is needed
@@ -42,6 +44,12 @@ FREE, ROW, PARTIAL, AFTER = "free", "row", "partial", "after"   # what a value i
 class _State:
     kind: str
     axis: int | None = None      # the row axis of a ROW value
+    pre: int = 1                 # that axis holds pre x rows x post elements, row-major: the rows merged
+    post: int = 1                # with neighbouring axes by a reshape (a batch axis folded into GEMM rows)
+
+    def length(self, rows: int) -> int:
+        """The row axis' length for `rows` rows."""
+        return self.pre * rows * self.post
 
 
 def rows_rule(op: str):
@@ -83,9 +91,16 @@ class RowPartition:
         return self._chunks[n]
 
 
+def row_counts(graph: Graph) -> list[int]:
+    """The candidate row counts: the inputs' distinct leading sizes above 1, largest first (a PINN's
+    points outnumber its widths; an FNO's parameters can be longer than its batch, so each is tried)."""
+    return sorted({v.type.shape[0] for v in graph.inputs if v.type.rank >= 1 and v.type.shape[0] >= 2},
+                  reverse=True)
+
+
 def row_count(graph: Graph) -> int:
-    """The graph's row count: its inputs' largest leading size (0 without inputs of rank >= 1)."""
-    return max((v.type.shape[0] for v in graph.inputs if v.type.rank >= 1), default=0)
+    """The graph's largest candidate row count (0 without one)."""
+    return max(row_counts(graph), default=0)
 
 
 def _row_inputs(graph: Graph, rows: int) -> tuple[int, ...]:
@@ -93,35 +108,39 @@ def _row_inputs(graph: Graph, rows: int) -> tuple[int, ...]:
 
 
 def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | None:
-    """The row partition of `graph`, or None when it has none (see the module docstring) or its
-    row-wise values hold fewer than `min_row_elements` elements in all."""
-    rows = row_count(graph)
-    if rows < 2:
-        return None
-    row_inputs = _row_inputs(graph, rows)
-    try:
-        states, promotions = _classify(graph, rows, row_inputs)
-    except _GiveUp:
-        return None
-    row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
-    if row_elements < min_row_elements:
-        return None
-    try:
-        return _split(graph, rows, row_inputs, states, promotions, row_elements)
-    except _GiveUp:
-        return None
+    """The row partition of `graph` along the first row count of `row_counts` that has one, or None
+    when none has (see the module docstring) or its row-wise values hold fewer than
+    `min_row_elements` elements in all."""
+    for rows in row_counts(graph):
+        row_inputs = _row_inputs(graph, rows)
+        try:
+            states, promotions = _classify(graph, rows, row_inputs)
+        except _GiveUp:
+            continue
+        row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
+        if row_elements < min_row_elements:
+            return None
+        try:
+            return _split(graph, rows, row_inputs, states, promotions, row_elements)
+        except _GiveUp:
+            continue
+    return None
 
 
 def why_not_partitioned(graph: Graph) -> str | None:
-    """Why `graph` has no row partition (the op or value that stops it), or None when it has one."""
-    rows = row_count(graph)
-    if rows < 2:
-        return "no input has more than one row"
-    try:
-        _classify(graph, rows, _row_inputs(graph, rows))
-    except _GiveUp as e:
-        return str(e)
-    return None
+    """Why `graph` has no row partition (for each candidate row count, the op or value that stops it),
+    or None when it has one."""
+    reasons = []
+    for rows in row_counts(graph):
+        row_inputs = _row_inputs(graph, rows)
+        try:
+            states, promotions = _classify(graph, rows, row_inputs)
+            _split(graph, rows, row_inputs, states, promotions, 0)
+        except _GiveUp as e:
+            reasons.append(f"{rows} rows: {e}")
+            continue
+        return None
+    return "; ".join(reasons) or "no input has more than one row"
 
 
 # -- analysis -------------------------------------------------------------------------------------
@@ -143,7 +162,7 @@ def _classify(graph: Graph, rows: int, row_inputs) -> tuple[dict, dict]:
                 raise _GiveUp(f"{node.op} needs a row-wise value after a sum over the rows")
             out = [_State(AFTER)] * len(node.outputs)
         elif ROW in kinds:
-            out = _row_node(node, [s.axis if s.kind == ROW else None for s in ins], rows, promotions)
+            out = _row_node(node, ins, rows, promotions)
         else:
             out = [_State(FREE)] * len(node.outputs)
         for v, s in zip(node.outputs, out):
@@ -164,14 +183,45 @@ def _apply_rule(node, axes, n):
     return got, out
 
 
-def _row_node(node, axes, rows: int, promotions) -> list:
-    got, out = _apply_rule(node, axes, rows)
+def _layout(node, ins) -> tuple[int, int]:
+    """(pre, post) shared by the node's row-wise operands (see `_State`); gives up when they differ."""
+    layouts = {(s.pre, s.post) for s in ins if s.kind == ROW}
+    if len(layouts) != 1:
+        raise _GiveUp(f"the row-wise operands of '{node.op}' hold their rows merged with different axes")
+    return layouts.pop()
+
+
+def _node_rule(node, ins, n: int):
+    """(Rows, output states) of a node with row-wise operands `ins` for `n` rows a chunk. A reshape
+    follows rows merged with other axes (`rows_rules.reshape_rows`); every other rule keeps the row
+    axis' length, so it runs with that length in place of the row count and keeps the layout."""
+    pre, post = _layout(node, ins)
+    if node.op == "reshape":
+        (state,) = ins
+        shape = node.attrs["shape"]
+        found = rows_rules.reshape_rows(node.inputs[0].type.shape, state.axis, pre, post,
+                                        node.inputs[0].type.shape[state.axis] // (pre * post), shape)
+        if found is None:
+            raise _GiveUp("op 'reshape' mixes rows")
+        b, pre2, post2 = found
+        return rows_rules.Rows((b,), {**node.attrs, "shape": (*shape[:b], pre2 * n * post2, *shape[b + 1:])}), \
+            [_State(ROW, b, pre2, post2)]
+    axes = [s.axis if s.kind == ROW else None for s in ins]
+    got, out = _apply_rule(node, axes, pre * n * post)
+    return got, [_State(PARTIAL) if a == SUM else _State(ROW, a, pre, post) for a in out]
+
+
+def _row_node(node, ins, rows: int, promotions) -> list:
+    got, out = _node_rule(node, ins, rows)
+    pre, post = _layout(node, ins)
+    if got.needs and (pre, post) != (1, 1):
+        raise _GiveUp(f"'{node.op}' needs a row-free operand over rows merged with other axes")
     for i, axis in got.needs:
         if not _promote(node.inputs[i], axis, rows, promotions):
             producer = node.inputs[i].node.op if node.inputs[i].node is not None else "an input"
             raise _GiveUp(f"operand {i} of '{node.op}' ({producer}, {node.inputs[i].type}) has the row count "
                           f"without depending on the rows")
-    return [_State(PARTIAL) if a == SUM else _State(ROW, a) for a in out]
+    return out
 
 
 def _promote(value: Value, axis: int, rows: int, promotions, depth: int = 0) -> bool:
@@ -230,6 +280,8 @@ def _split(graph: Graph, rows: int, row_inputs, states, promotions, row_elements
     outputs = []
     for v in graph.outputs:
         s = states[v]
+        if s.kind == ROW and s.pre != 1:
+            raise _GiveUp("a row-wise output holds its rows interleaved with another axis")
         if s.kind == ROW:
             outputs.append(("row", chunk_output(v), s.axis))
         elif s.kind == PARTIAL:
@@ -287,7 +339,12 @@ def _build_chunk(part: RowPartition, n: int) -> Graph:
         return env[key]
 
     def emit(node, axes):
-        got, out = _apply_rule(node, axes, n)
+        if any(a is not None and states[u].kind == ROW for u, a in zip(node.inputs, axes)):
+            got, out_states = _node_rule(node, [states[u] if a is not None else _State(FREE)
+                                                for u, a in zip(node.inputs, axes)], n)
+            out = [s.axis if s.kind == ROW else SUM for s in out_states]
+        else:   # a promotion: row-free operands given the rows (never merged with other axes)
+            got, out = _apply_rule(node, axes, n)
         need = dict(got.needs)
         operands = [promoted(u, need[i]) if i in need else (promoted(u, a) if (u, a) in part._promotions
                                                               and states[u].kind == FREE else env_row(u, a))

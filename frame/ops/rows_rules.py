@@ -102,19 +102,34 @@ def reduce_sum(ctx: NodeContext, axes, n) -> Rows | None:
     return Rows((a - sum(1 for s in summed if s < a),))
 
 
+def reshape_rows(in_shape, axis: int, pre: int, post: int, rows: int, shape) -> tuple[int, int, int] | None:
+    """Where a reshape puts the rows of its operand, whose axis `axis` holds pre x rows x post
+    elements in row-major order (a row axis merged with its neighbours, as a batch axis folded into
+    a GEMM's rows): (b, pre', post') when they land in output axis b as pre' x rows x post', else None.
+
+    The row index has the flat stride S = post * prod(in_shape[axis+1:]); it is one digit of output
+    axis b (stride T, extent E) exactly when T divides S and rows * S divides T * E. The same holds
+    with any other row count, so a chunk's reshape is this one with pre' x n x post' at b."""
+    stride = post * _prod(in_shape[axis + 1:])
+    for b in range(len(shape)):
+        t = _prod(shape[b + 1:])
+        if stride % t == 0 and (t * shape[b]) % (rows * stride) == 0:
+            return b, t * shape[b] // (rows * stride), stride // t
+    return None
+
+
 def reshape(ctx: NodeContext, axes, n) -> Rows | None:
     """The row axis survives a reshape that keeps it as one axis, with the same elements before and
-    after it; the chunk's shape holds `n` there."""
+    after it; the chunk's shape holds `n` there. (The row partition also follows rows merged with
+    other axes and split out again: `reshape_rows`.)"""
     (a,) = axes
     x = ctx.input_types[0]
     shape = ctx.attrs["shape"]
-    before, rows = _prod(x.shape[:a]), x.shape[a]
-    for b in range(len(shape)):
-        if _prod(shape[:b]) == before and shape[b] == rows:
-            return Rows((b,), {**ctx.attrs, "shape": (*shape[:b], n, *shape[b + 1:])})
-        if _prod(shape[:b]) > before:
-            break
-    return None
+    found = reshape_rows(x.shape, a, 1, 1, x.shape[a], shape)
+    if found is None or found[1:] != (1, 1):
+        return None
+    b = found[0]
+    return Rows((b,), {**ctx.attrs, "shape": (*shape[:b], n, *shape[b + 1:])})
 
 
 def transpose(ctx: NodeContext, axes, n) -> Rows | None:

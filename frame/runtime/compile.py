@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 
 from ..backends.numpy import NUMPY
 from ..compiler.pipeline import STAGE_NAMES, PipelineOptions, lower, run_pipeline
-from ..compiler.rows import partition_rows, row_count
+from ..compiler.rows import partition_rows, row_counts
 from ..ir.graph import Graph, is_symbolic_graph
 from ..ir.printer import fingerprint
 from .executable import Executable
@@ -67,8 +67,11 @@ def _row_parallel(graph: Graph, options: PipelineOptions, policy):
         return None
     early = run_pipeline(graph, dataclasses.replace(options, stages=tuple(s for s in STAGE_NAMES
                                                                           if s not in ("fuse", "plan"))))
-    partition = partition_rows(early, min_row_elements=row_parallel.MIN_CHUNK_ELEMENTS * parts)
+    partition = partition_rows(early, min_row_elements=row_parallel.MIN_CHUNK_ELEMENTS * 2)
     if partition is None:
+        return None
+    parts = min(policy.chunks(partition.rows), partition.row_elements // max(row_parallel.MIN_CHUNK_ELEMENTS, 1))
+    if parts < 2:
         return None
     whole = row_parallel.RowPolicy(1, 0)
     return row_parallel.RowParallelExecutable(partition, lambda g: compile(g, options, rows=whole), options, policy,
@@ -76,14 +79,15 @@ def _row_parallel(graph: Graph, options: PipelineOptions, policy):
 
 
 def _parts(graph: Graph, policy) -> int:
-    """How many chunks the policy makes of `graph`'s rows (the inputs' largest leading size), fewer when
-    the values with that many rows hold too few elements for each chunk to pay for its call; a
+    """The most chunks the policy could make of `graph`'s rows (over its candidate row counts), fewer
+    when the values with that many rows hold too few elements for each chunk to pay for its call; a
     cheap bound taken before the partition is analysed."""
-    rows = row_count(graph)
-    if rows == 0:
-        return 1
-    total = sum(v.type.size for node in graph.nodes for v in node.outputs if v.type.rank >= 1 and rows in v.type.shape)
-    return min(policy.chunks(rows), total // max(row_parallel.MIN_CHUNK_ELEMENTS, 1))
+    best = 1
+    for rows in row_counts(graph):
+        total = sum(v.type.size for node in graph.nodes for v in node.outputs
+                    if v.type.rank >= 1 and rows in v.type.shape)
+        best = max(best, min(policy.chunks(rows), total // max(row_parallel.MIN_CHUNK_ELEMENTS, 1)))
+    return best
 
 
 def cache_info() -> CacheInfo:

@@ -14,7 +14,7 @@ import pytest
 
 import frame
 import frame.numpy as fnp
-from frame.compiler.rows import partition_rows
+from frame.compiler.rows import partition_rows, why_not_partitioned
 from frame.frontend.pytree import tree_flatten
 from frame.runtime import row_parallel
 from frame.runtime.compile import compile as compile_graph
@@ -99,12 +99,41 @@ def test_reshapes_that_keep_the_row_axis_partition(any_size):
     assert_same_results(lambda x: fnp.sum(fnp.reshape(x, (40, 2, 3)) ** 2, axis=(0, 2)), (x,), 2, 1e-12)
 
 
+def test_rows_merged_with_other_axes_by_reshapes_partition(any_size):
+    """A batch axis folded into a GEMM's rows and split out again (an FNO's spectral convolution: the
+    batch merged with the channels after it, or with the real/imaginary axis before it)."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((12, 3, 8))
+    w, v = rng.standard_normal((8, 5)), rng.standard_normal((5, 4))
+
+    def fn(x, w, v):
+        h = fnp.reshape(fnp.reshape(x, (36, 8)) @ w, (12, 3, 5))                  # rows x 3 merged, then split
+        pair = fnp.transpose(fnp.stack([h, 2.0 * h]), (3, 0, 1, 2))              # (5, 2, 12, 3)
+        mixed = fnp.reshape(pair, (5, 72)).T @ v                                 # (72, 4): 2 x rows x 3
+        return fnp.sum(fnp.tanh(mixed) ** 2) + fnp.sum(h * h), fnp.reshape(x, (-1,)) * 2.0
+
+    exe = assert_same_results(fn, (x, w, v), 2, 1e-12)
+    assert exe.partition.rows == 12
+    grads = frame.grad(lambda w, x: fn(x, w, v)[0])
+    assert_same_results(lambda w, x: grads(w, x), (w, x), 3, 1e-12)
+
+
+def test_the_batch_is_found_when_parameters_are_longer():
+    """Row counts are tried largest first: a (64, 64) weight is not the batch of 20 samples."""
+    rng = np.random.default_rng(12)
+    x, w = rng.standard_normal((20, 64)), rng.standard_normal((64, 64))
+    graph = frame.trace(lambda x, w: fnp.sum(fnp.tanh(x @ w) ** 2), x, w)
+    part = partition_rows(graph)
+    assert part is not None and part.rows == 20 and part.row_inputs == (0,)
+    assert why_not_partitioned(frame.trace(lambda w: fnp.max(w @ w), w)).startswith("64 rows:")
+
+
 @pytest.mark.parametrize("name, fn", [
     ("max over rows", lambda x: fnp.max(x, axis=0)),
     ("row-wise after a sum", lambda x: x - fnp.mean(x, axis=0)),
     ("rows reversed", lambda x: x[::-1] * x),
     ("rows times rows", lambda x: x @ x.T),
-    ("rows merged by a reshape", lambda x: fnp.reshape(x, (-1,)) * 2.0),
+    ("rows interleaved with another axis in an output", lambda x: fnp.reshape(x.T, (-1,)) * 2.0),
 ])
 def test_graphs_that_mix_rows_other_than_by_sums_stay_whole(any_size, name, fn):
     x = np.random.default_rng(7).standard_normal((32, 4))
