@@ -209,6 +209,17 @@ def _emit_native_call(e: Emitter, ins: Instr, args: list[str], outs: list[str], 
     line(f"{e.bind(kernel, 'nk')}({', '.join(pointers)})")
 
 
+def _emit_view(e: Emitter, view: Instr, names: dict, counter: int) -> int:
+    """The line of a view step outside a segment's call (views move no data); returns the next name number."""
+    outs = []
+    for v in view.outputs:
+        names[v] = f"v{counter}"
+        counter += 1
+        outs.append(names[v])
+    e.emit(view, [names[v] for v in view.inputs], ", ".join(outs), None)
+    return counter
+
+
 def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer_of: dict, counter: int,
                   constants: dict) -> tuple[int, int]:
     """Lines calling segment `seg` (C function `fn`): its constants bound, its results named (plan
@@ -224,13 +235,7 @@ def _emit_segment(e: Emitter, plan: ExecutionPlan, seg, fn, names: dict, pointer
             pointer_of[name] = str(dense.ctypes.data)
             e.bind(dense, "cc")
     for k in seg.early:   # views of inputs and constants: named before the call, which reads them
-        view = plan.instrs[k]
-        outs = []
-        for v in view.outputs:
-            names[v] = f"v{counter}"
-            counter += 1
-            outs.append(names[v])
-        e.emit(view, [names[v] for v in view.inputs], ", ".join(outs), None)
+        counter = _emit_view(e, plan.instrs[k], names, counter)
     produced_inside = set()
     for _, ins, detail in seg.steps:
         if ins.op == "matmul":
@@ -320,13 +325,7 @@ def generate_source(plan: ExecutionPlan, kernels: dict | None = None, segments=(
             deferred = [k for k in seg.indices if is_view(plan.instrs[k].op) and k not in seg.early]
             freed = [v for k in seg.indices for v in plan.instrs[k].free_after]
             for k in deferred:   # views move no data: their Python lines follow the call
-                view = plan.instrs[k]
-                outs = []
-                for v in view.outputs:
-                    names[v] = f"v{counter}"
-                    counter += 1
-                    outs.append(names[v])
-                e.emit(view, [names[v] for v in view.inputs], ", ".join(outs), None)
+                counter = _emit_view(e, plan.instrs[k], names, counter)
             if freed:
                 body.append(f"del {', '.join(names[v] for v in freed)}")
             continue
