@@ -2,21 +2,22 @@
 
 A row-parallel step hands one chunk to another thread and waits for it. Through a
 `ThreadPoolExecutor` each hand-off wakes a sleeping thread (a futex): on the 2-core VMs this
-project measures on, the worker started its chunk 60-80 us after the submit, the caller learnt
-of its end as late, and the GIL passed between them the same slow way, so an N = 256 PINN step
-ran two 128-row chunks in 0.85 ms when one chunk alone takes 0.34 ms. Here a worker that has
-finished a job spins for `SPIN_SECONDS` in C (the GIL released) on a counter the caller bumps,
-and the caller spins the same way on the worker's done counter, so a hand-off is a memory write
-seen within a microsecond. Past the spin both sleep on an `Event`, as a pool thread would: a
-spinning thread burns its core, so the spin is short (an idle worker stops after 1 ms) and
-`FRAME_SPIN_US=0` turns spinning off. Without a C compiler the row-parallel executable keeps its
-thread pool.
+project measures on, the worker started its chunk 60-80 us after the submit and the caller learnt
+of its end as late, so an N = 256 PINN step ran two 128-row chunks in 0.85 ms when one chunk alone
+takes 0.34 ms. Here a worker that has finished a job spins in C (the GIL released) on a counter
+the caller bumps, and the caller spins the same way on the worker's done counter, which the
+worker writes from C after letting go of the GIL: a hand-off is a memory write seen within a
+microsecond. A spinning thread burns its core, so an idle worker spins for `FRAME_SPIN_US`
+(default 1000 us) and then sleeps on an `Event`, as a pool thread would (a caller still waiting
+after 20 ms polls every 0.2 ms); `FRAME_SPIN_US=0` turns spinning off, and without a C compiler
+the row-parallel executable keeps its thread pool.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -105,7 +106,7 @@ class SpinWorker:
         self.lock = threading.Lock()
         self._job = None
         self._outcome = None
-        self._wake, self._done = threading.Event(), threading.Event()   # (_done is never set: a sleep)
+        self._wake = threading.Event()
         self._sleeping = False
         threading.Thread(target=self._loop, name="frame-rows-spin", daemon=True).start()
 
@@ -138,7 +139,7 @@ class SpinWorker:
         target = int(self.counters[0])
         if int(self.counters[1]) != target and not self._spin(self._done_at, target - 1, DONE_SPIN_US * 1000, None, 0):
             while int(self.counters[1]) != target:
-                self._done.wait(0.0002)
+                time.sleep(0.0002)
         ok, value = self._outcome
         self._outcome = None
         if not ok:
