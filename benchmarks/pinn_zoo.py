@@ -47,6 +47,8 @@ within a row), full budgets unless marked short; seeds 0, 1, 2:
       (coefficients: l1 off by 0.04 %, l2 by 0.27 %, means over seeds)
     burgers_raissi   0 + <= 50000        3  1.80e-03 ± 1.45e-04    [1.71e-03, 1.97e-03]    1933   8.0
       (L-BFGS stopped itself after 4830, 5365, 5661 iterations; Raissi et al.: 6.7e-4)
+    burgers_raissi   0 + 15000           3  3.29e-04 ± 1.41e-04    [2.03e-04, 4.82e-04]    1402   1.6
+      (--set dtype=float64, 2026-12-02 on an idle machine, one core a run: every seed below 6.7e-4)
 
 `burgers_raissi`: L-BFGS stops by itself ("CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH")
 after 4830 iterations for seed 0 (loss 3.6e-6): in float32 the loss stops changing between
@@ -66,7 +68,10 @@ iterations); their random draws (one run, numpy/TF seed 1234) cannot be reproduc
 stop is what limits the error: the float64 `pinn.Burgers1D` (its own sampling, 1000 Adam + 15 000
 L-BFGS) reaches 1.53e-4 (`benchmarks/pinn_burgers.py`), and `--set dtype=float64` (seed 0,
 stopped by hand at 6267 iterations, still descending) ran past the float32 stop: 2.4e-3 (3500
-iterations), 1.4e-3 (4500), 1.0e-3 (5500), 9.1e-4 (6000), loss 2.7e-6.
+iterations), 1.4e-3 (4500), 1.0e-3 (5500), 9.1e-4 (6000), loss 2.7e-6. Run to 15 000 iterations
+(`--lbfgs 15000 --set dtype=float64`, seeds 0-2): 2.03e-4, 4.82e-4, 3.03e-4 (losses 4.3e-7, 4.3e-7,
+7.6e-7; 1347-1431 s each; errors at 12 000 iterations 6.15e-4, 3.90e-4, 2.94e-4; not monotone
+along the way: seed 1 was 3.85e-4 at 10 000), all below Raissi's 6.7e-4.
 
 `allen_cahn` (short runs, seed 0, 2048 collocation points, 2000 Adam steps, lr 1e-3, no L-BFGS,
 `periodic_embedding=True`): with loss weights 1 the network settles on u = 0 (the residual is
