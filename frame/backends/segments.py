@@ -21,7 +21,7 @@ runs of steps into one generated C function:
   after another into a zeroed row, and so does a C loop (`colsum_shape` checks that order once
   per shape against `np.add.reduce`). numpy takes ~25 us for 512x64 float32, mostly iterator
   overhead per row; the loop ~3 us. Sums over every axis (a loss) call numpy's add loop in its
-  reduce mode, which sums pairwise as `np.add.reduce` does (`sum_all_size`, checked per size).
+  reduce mode, which sums pairwise as `np.add.reduce` does (`sum_all_shape`, checked per shape).
 
 A step joins a segment when every operand's address is known when the segment is called: a plan
 buffer, a graph input, a constant, a result computed before the segment, or a result of the
