@@ -47,10 +47,6 @@ class _State:
     pre: int = 1                 # that axis holds pre x rows x post elements, row-major: the rows merged
     post: int = 1                # with neighbouring axes by a reshape (a batch axis folded into GEMM rows)
 
-    def length(self, rows: int) -> int:
-        """The row axis' length for `rows` rows."""
-        return self.pre * rows * self.post
-
 
 def rows_rule(op: str):
     """The op's `rows` fact, else the generic elementwise rule for ELEMENTWISE ops, else None."""
