@@ -94,49 +94,40 @@ def row_counts(graph: Graph) -> list[int]:
                   reverse=True)
 
 
-def row_count(graph: Graph) -> int:
-    """The graph's largest candidate row count (0 without one)."""
-    return max(row_counts(graph), default=0)
-
-
 def _row_inputs(graph: Graph, rows: int) -> tuple[int, ...]:
     return tuple(i for i, v in enumerate(graph.inputs) if v.type.rank >= 1 and v.type.shape[0] == rows)
+
+
+def _first_partition(graph: Graph, min_row_elements: int) -> tuple[RowPartition | None, list[str]]:
+    """The partition along the first row count of `row_counts` that has one (None when none has, or
+    when its row-wise values hold fewer than `min_row_elements` elements in all), and why each row
+    count tried before it has none."""
+    reasons = []
+    for rows in row_counts(graph):
+        row_inputs = _row_inputs(graph, rows)
+        try:
+            states, promotions = _classify(graph, rows, row_inputs)
+            row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
+            if row_elements < min_row_elements:
+                return None, reasons + [f"{rows} rows: {row_elements} row-wise elements, fewer than {min_row_elements}"]
+            return _split(graph, rows, row_inputs, states, promotions, row_elements), reasons
+        except _GiveUp as e:
+            reasons.append(f"{rows} rows: {e}")
+    return None, reasons
 
 
 def partition_rows(graph: Graph, min_row_elements: int = 0) -> RowPartition | None:
     """The row partition of `graph` along the first row count of `row_counts` that has one, or None
     when none has (see the module docstring) or its row-wise values hold fewer than
     `min_row_elements` elements in all."""
-    for rows in row_counts(graph):
-        row_inputs = _row_inputs(graph, rows)
-        try:
-            states, promotions = _classify(graph, rows, row_inputs)
-        except _GiveUp:
-            continue
-        row_elements = sum(v.type.size for v, s in states.items() if s.kind == ROW)
-        if row_elements < min_row_elements:
-            return None
-        try:
-            return _split(graph, rows, row_inputs, states, promotions, row_elements)
-        except _GiveUp:
-            continue
-    return None
+    return _first_partition(graph, min_row_elements)[0]
 
 
 def why_not_partitioned(graph: Graph) -> str | None:
     """Why `graph` has no row partition (for each candidate row count, the op or value that stops it),
     or None when it has one."""
-    reasons = []
-    for rows in row_counts(graph):
-        row_inputs = _row_inputs(graph, rows)
-        try:
-            states, promotions = _classify(graph, rows, row_inputs)
-            _split(graph, rows, row_inputs, states, promotions, 0)
-        except _GiveUp as e:
-            reasons.append(f"{rows} rows: {e}")
-            continue
-        return None
-    return "; ".join(reasons) or "no input has more than one row"
+    partition, reasons = _first_partition(graph, 0)
+    return None if partition is not None else "; ".join(reasons) or "no input has more than one row"
 
 
 # -- analysis -------------------------------------------------------------------------------------
@@ -204,14 +195,13 @@ def _node_rule(node, ins, n: int):
             [_State(ROW, b, pre2, post2)]
     axes = [s.axis if s.kind == ROW else None for s in ins]
     got, out = _apply_rule(node, axes, pre * n * post)
+    if got.needs and (pre, post) != (1, 1):   # promotions resize or slice whole rows only
+        raise _GiveUp(f"'{node.op}' needs a row-free operand over rows merged with other axes")
     return got, [_State(PARTIAL) if a == SUM else _State(ROW, a, pre, post) for a in out]
 
 
 def _row_node(node, ins, rows: int, promotions) -> list:
     got, out = _node_rule(node, ins, rows)
-    pre, post = _layout(node, ins)
-    if got.needs and (pre, post) != (1, 1):
-        raise _GiveUp(f"'{node.op}' needs a row-free operand over rows merged with other axes")
     for i, axis in got.needs:
         if not _promote(node.inputs[i], axis, rows, promotions):
             producer = node.inputs[i].node.op if node.inputs[i].node is not None else "an input"
