@@ -38,6 +38,7 @@ from ..ops import rows_rules
 from ..ops.rows_rules import SUM
 
 FREE, ROW, PARTIAL, AFTER = "free", "row", "partial", "after"   # what a value is, see `_classify`
+BROADCAST = "broadcast"   # how a row-free broadcast_to is given the rows (`_promote`)
 
 
 @dataclass
@@ -136,7 +137,7 @@ def _classify(graph: Graph, rows: int, row_inputs) -> tuple[dict, dict]:
     sum over the rows: chunks give partial sums) or AFTER (computed from partial sums); and the
     promotions: row-free values that must run over the rows for a row-wise consumer."""
     states: dict[Value, _State] = {}
-    promotions: dict = {}    # (value, axis) -> None for a constant, else its producer's operand axes
+    promotions: dict = {}    # (value, axis) -> None for a constant, BROADCAST, else its producer's operand axes
     for i, v in enumerate(graph.inputs):
         states[v] = _State(ROW, 0) if i in row_inputs else _State(FREE)
     for node in graph.nodes:
@@ -212,8 +213,9 @@ def _row_node(node, ins, rows: int, promotions) -> list:
 
 def _promote(value: Value, axis: int, rows: int, promotions, depth: int = 0) -> bool:
     """Whether a row-free value can be given the rows along `axis`, recording how in `promotions`:
-    a constant of that length there (a splat is resized, a dense one sliced per chunk), or a value
-    computed from such constants by ops with rows rules (a seed of ones times a weight row)."""
+    a constant of that length there (a splat is resized, a dense one sliced per chunk), a broadcast
+    that creates that axis (of a loss weight, say: it is broadcast to the chunk's length instead), or
+    a value computed from such values by ops with rows rules (a seed of ones times a weight row)."""
     if (value, axis) in promotions:
         return True
     node = value.node
@@ -222,6 +224,12 @@ def _promote(value: Value, axis: int, rows: int, promotions, depth: int = 0) -> 
     if node.op == "constant":
         promotions[(value, axis)] = None
         return True
+    if node.op == "broadcast_to":
+        source = node.inputs[0].type
+        p = axis - (value.type.rank - source.rank)
+        if p < 0 or source.shape[p] == 1:
+            promotions[(value, axis)] = BROADCAST
+            return True
     if rows_rule(node.op) is None:
         return False
     for j, operand in enumerate(node.inputs):
@@ -314,7 +322,12 @@ def _build_chunk(part: RowPartition, n: int) -> Graph:
         key = (v, axis)
         if key not in env:
             how = part._promotions[key]
-            if how is None:   # a splat constant, resized (dense ones are chunk inputs)
+            if how == BROADCAST:   # broadcast to the chunk's length
+                shape = list(v.node.attrs["shape"])
+                shape[axis] = n
+                env[key] = chunk.add_node("broadcast_to", [row_free(v.node.inputs[0])],
+                                          {**v.node.attrs, "shape": tuple(shape)}).output
+            elif how is None:   # a splat constant, resized (dense ones are chunk inputs)
                 value = np.asarray(v.node.attrs["value"])
                 shape = list(value.shape)
                 shape[axis] = n

@@ -246,3 +246,34 @@ def test_a_taylor_mode_laplacian_pinn_step_partitions(any_size):
         lap = laplacian(lambda z: fnp.tanh(z @ p[0][0] + p[0][1]) @ p[1][0] + p[1][1])(z)[1]
         return fnp.mean((lap + f) ** 2)
     assert_same_results(frame.value_and_grad(loss), (params, z, f), 2, 1e-11)
+
+
+def test_a_loss_weighted_by_an_input_partitions(any_size):
+    # pinn.train passes its loss weights as data: the mean's gradient seed is an input weight broadcast
+    # to the row count, which each chunk broadcasts to its own length (it used to keep the graph whole).
+    rng = np.random.default_rng(12)
+    w, x, weights = rng.standard_normal((2, 8)), rng.standard_normal((70, 2)), np.array([0.5, 2.0])
+
+    def loss(w, x, weights):
+        r = fnp.tanh(x @ w)
+        return weights[0] * fnp.mean(r ** 2) + weights[1] * fnp.mean(r[:, :1])
+    graph = frame.trace(frame.value_and_grad(loss), w, x, weights)
+    assert any(n.op == "broadcast_to" for n in graph.nodes)
+    assert_same_results(frame.value_and_grad(loss), (w, x, weights), 2, 1e-12)
+
+
+def test_pinn_training_graphs_run_row_parallel(any_size, monkeypatch):
+    import pinn
+    from frame.train import loss_graph
+
+    compiled = []
+    original = loss_graph.LossGraph.compiled
+
+    def record(self, data):
+        exe, arrays = original(self, data)
+        compiled.append(exe)
+        return exe, arrays
+    monkeypatch.setattr(loss_graph.LossGraph, "compiled", record)
+    problem = pinn.Heat(n_collocation=200, n_boundary=20, n_initial=20)   # a pinn.PDE: loss weights are data
+    pinn.train(problem, steps=2, lbfgs_steps=2, progress=False, derivative_mode="reverse")
+    assert compiled and all(isinstance(exe, RowParallelExecutable) for exe in compiled)   # Adam's and L-BFGS's
