@@ -174,7 +174,7 @@ def frame_worker(problem: str, arrays: dict, weights, args) -> dict:
     wall = time.perf_counter() - t0
     error = relative_l2(result.predict(*test), arrays["u_test"])
     return {"time": wall, "error": error, "loss": float(result.history[-1]), "lbfgs iters": result.lbfgs_iterations,
-            "adam s": result.adam_seconds, "lbfgs s": result.lbfgs_seconds, "version": f"frame {frame.__version__}",
+            "lbfgs evals": result.lbfgs_evaluations, "adam s": result.adam_seconds, "lbfgs s": result.lbfgs_seconds, "version": f"frame {frame.__version__}",
             "mode": result.derivative_mode.mode if result.derivative_mode else ""}
 
 
@@ -224,7 +224,7 @@ def deepxde_worker(problem: str, arrays: dict, weights, args) -> dict:
     if args.adam:
         model.compile("adam", lr=args.lr, loss_weights=[1.0, 1.0])
         model.train(iterations=args.adam, **quiet)
-    iters = 0
+    iters = evals = 0
     if args.lbfgs:
         dde.optimizers.config.set_LBFGS_options(maxcor=50, ftol=args.lbfgs_tol, gtol=args.lbfgs_tol,
                                                 maxiter=args.lbfgs, maxfun=max(15000, 4 * args.lbfgs), maxls=50)
@@ -240,10 +240,11 @@ def deepxde_worker(problem: str, arrays: dict, weights, args) -> dict:
         model.train(**quiet)
         state = model.opt.state_dict()["state"]
         iters = int(state[0]["n_iter"]) if state else 0
+        evals = int(state[0]["func_evals"]) if state else 0
     wall = time.perf_counter() - t0
     error = relative_l2(model.predict(test), arrays["u_test"])
     loss = float(np.sum(model.train_state.loss_train))
-    return {"time": wall, "error": error, "loss": loss, "lbfgs iters": iters,
+    return {"time": wall, "error": error, "loss": loss, "lbfgs iters": iters, "lbfgs evals": evals,
             "version": f"deepxde {dde.__version__}, torch {torch.__version__}", "mode": "reverse (torch)"}
 
 
@@ -284,10 +285,12 @@ def summarise(report: Report, problem: str) -> list[str]:
     for label, recs in by_label.items():
         errors = [r["error"] for r in recs]
         iters = [r["lbfgs iters"] for r in recs]
+        evals = [r.get("lbfgs evals", 0) for r in recs]
         lines.append(f"  {label:8s} relative L2 error {geometric_mean(errors):.3e} (geometric mean over "
                      f"{len(errors)} seed(s); range {min(errors):.3e}-{max(errors):.3e}); wall time median "
                      f"{statistics.median(r['time'] for r in recs):.1f} s (range {min(r['time'] for r in recs):.1f}-"
-                     f"{max(r['time'] for r in recs):.1f}); L-BFGS iterations {min(iters)}-{max(iters)}; "
+                     f"{max(r['time'] for r in recs):.1f}); L-BFGS iterations {min(iters)}-{max(iters)} "
+                     f"({min(evals)}-{max(evals)} loss evaluations); "
                      f"{recs[0]['version']}")
     if "frame" in by_label and "deepxde" in by_label:
         ratios = report.pair_ratios(problem, "frame", "deepxde")
@@ -365,7 +368,7 @@ def main(argv=None) -> None:
           "optimiser budget; each framework alone in its own process, one pair per seed")
     for problem, report in reports.items():
         print(budget_line(problem, args))
-        print(report.table(fields=["error", "lbfgs iters"], unit="s"))
+        print(report.table(fields=["error", "lbfgs iters", "lbfgs evals"], unit="s"))
         print("(time: one training run's wall time per process, one process per framework and seed)")
         print("\n".join(summarise(report, problem)))
     if args.json:

@@ -34,6 +34,7 @@ class PINNResult(Result):
     ||u - u_ref|| / ||u_ref|| on the problem's test points (a fraction: the last of `errors`);
     `errors` holds `(step, error)` pairs measured during Adam and L-BFGS (every `eval_every` steps)
     and at the end; `timings` (and `adam_seconds`, `lbfgs_seconds`) are wall-clock seconds;
+    `lbfgs_iterations` and `lbfgs_evaluations` count L-BFGS's iterations and loss evaluations;
     `derivative_mode` says how the residual's derivatives were computed (and what was measured).
 
     A resumed run (`train(resume=...)`) carries the saved run's record on: `history` and `errors`
@@ -47,6 +48,7 @@ class PINNResult(Result):
     problem: Problem | None = None
     adam_steps: int = 0
     lbfgs_iterations: int = 0
+    lbfgs_evaluations: int = 0
     lbfgs_message: str = ""
     data: tuple = ()
     derivative_mode: ModeChoice | None = None
@@ -290,7 +292,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     add_phase(phases, "adam", len(history) - resumed_at)
     adam_end = len(history)
 
-    nit, message = 0, ""
+    nit, nfev, message = 0, 0, ""
     timings["lbfgs"] = 0.0
     if lbfgs_steps:
         start = time.perf_counter()
@@ -307,13 +309,14 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
                        callback=lbfgs_measure, every=eval_every, options=lbfgs_options, dtype=lbfgs_dtype)
         timings["lbfgs"] = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
-        params, nit, message = result.params, result.nit, result.message
+        params, nit, nfev, message = result.params, result.nit, result.nfev, result.message
         history += result.history[1:]
         add_phase(phases, "lbfgs", len(result.history) - 1)
     errors.append((len(history), error_at(params)))
     timings["total"] = time.perf_counter() - started
     return PINNResult(problem=problem, model=model, params=params, history=history, adam_steps=adam_end,
-                      errors=errors, lbfgs_iterations=nit, lbfgs_message=message, timings=timings, data=data,
+                      errors=errors, lbfgs_iterations=nit, lbfgs_evaluations=nfev, lbfgs_message=message,
+                      timings=timings, data=data,
                       derivative_mode=choice, callbacks=callbacks, phases=phases, opt_state=trainer.opt_state,
                       optimizer_config=opt.config(), step_count=trainer.step_count, metrics=metrics, seed=seed,
                       dtype=problem.dtype, resumed_at=resumed_at)
