@@ -42,7 +42,7 @@ from .causal import CausalWeighting
 from .conditions import IC, DirichletBC, OperatorBC, PeriodicBC, PointSetBC, boundary, initial
 from .geometry import GeometryXTime, Interval, Rectangle, TimeDomain
 from .pde import PDE, TimePDE, Variable
-from .problems import PROBLEMS
+from .problems import PROBLEMS, ProblemError
 from .reference import allen_cahn_spectral, burgers_cole_hopf, kdv_spectral
 
 
@@ -150,39 +150,72 @@ def _periodic_conditions(geom, derivative_orders=(0, 1)):
 class AllenCahn(_SpectralReference, TimePDE):
     """u_t - 1e-4 u_xx + 5 u^3 - 5 u = 0, u(x, 0) = x^2 cos(pi x), periodic on [-1, 1], t in [0, 1].
 
+    The defaults are what fits it at the CLI's budget (5000 Adam steps, 5000 L-BFGS iterations):
+    the default model sees an exactly periodic input (`periodic_embedding`) through
+    `fourier_features` random Fourier features of scale `fourier_sigma` (a `FourierFeatureMLP`),
+    and meets the initial condition exactly (`hard_initial`). Measured at 2000 + 2000 (seed 0):
+    relative L2 2.3e-2 and still falling, 0.10 without the Fourier features (`fourier_features=0`); a plain MLP
+    with soft conditions (`periodic_embedding=False, hard_initial=False, fourier_features=0`)
+    stays near 0.5-0.9, the failure Wang et al.'s ablation reports for networks without Fourier
+    features (`benchmarks/pinn_zoo.py`).
+
     `causal_chunks` > 0 weights the residual causally over that many time slices with tolerance
     `causal_tol` (`pinn.causal.CausalWeighting`; Wang et al. use 32 and 1). `periodic_embedding`
     makes the default model exactly periodic in x, as Wang et al.'s: it sees (cos(pi x), sin(pi x),
     2 t - 1) instead of (x, 2 t - 1) (the periodic conditions then hold by construction and stay in
-    the loss at zero cost to accuracy)."""
+    the loss at zero cost to accuracy). `hard_initial` makes the default model meet the initial
+    condition exactly, u = x^2 cos(pi x) + t N(x, t), and drops the initial term and the periodic u_x
+    term from the loss: x^2 cos(pi x) has u_x = -2 at x = 1 and 2 at x = -1, a kink the diffusion
+    (1e-4) smooths only within ~0.01 of the boundary, so that condition would fight the initial one."""
 
     def __init__(self, n_collocation: int = 8000, n_boundary: int = 200, n_initial: int = 512, dtype: str = "float64",
-                 causal_chunks: int = 0, causal_tol: float = 1.0, periodic_embedding: bool = False, **kwargs):
+                 causal_chunks: int = 0, causal_tol: float = 1.0, periodic_embedding: bool = True,
+                 hard_initial: bool = True, fourier_features: int = 64, fourier_sigma: float = 1.0, **kwargs):
         geom = GeometryXTime(Interval(-1, 1), TimeDomain(0, 1))
-        self.periodic_embedding = bool(periodic_embedding)
+        self.periodic_embedding, self.hard_initial = bool(periodic_embedding), bool(hard_initial)
+        if isinstance(fourier_features, bool) or not isinstance(fourier_features, (int, np.integer)) \
+                or fourier_features < 0:
+            raise ProblemError(f"allen_cahn: fourier_features must be an int >= 0, got {fourier_features!r}")
+        self.fourier_features, self.fourier_sigma = int(fourier_features), fourier_sigma
         if causal_chunks:   # Wang et al.'s causal weighting (pinn.causal): 32 slices, tol 1 in their code
             kwargs.setdefault("causal", CausalWeighting(causal_chunks, causal_tol))
         x, t, U = allen_cahn_spectral()
         test_x = self._set_grid(x, t, U, stride=4)
-        conditions = [IC(geom, lambda X: X[:, :1] ** 2 * np.cos(np.pi * X[:, :1]), initial),
-                      *_periodic_conditions(geom)]
+        if self.hard_initial:
+            conditions = _periodic_conditions(geom, (0,))
+        else:
+            conditions = [IC(geom, lambda X: X[:, :1] ** 2 * np.cos(np.pi * X[:, :1]), initial),
+                          *_periodic_conditions(geom)]
         super().__init__(geom, lambda x, u, d: d("t") - 1e-4 * d("x", "x") + 5 * u ** 3 - 5 * u, conditions,
                          n_collocation, n_boundary, n_initial, solution=self.reference, test_x=test_x,
                          layers=[64, 64, 64, 64], name="allen_cahn", dtype=dtype, **kwargs)
 
-    def default_model(self, seed: int = 0, layers=None, activation: str = "tanh", kind: str = "mlp", **kwargs):
-        """The default network, exactly periodic in x with `periodic_embedding`."""
+    def default_model(self, seed: int = 0, layers=None, activation: str = "tanh", kind: str | None = None,
+                      **kwargs):
+        """The default network: `kind` "fourier" (`fourier_features` > 0: that many features of scale
+        `fourier_sigma`) or "mlp", exactly periodic in x with `periodic_embedding`, meeting the initial
+        condition exactly with `hard_initial`."""
+        if kind is None:
+            kind = "fourier" if self.fourier_features else "mlp"
+        if kind == "fourier":
+            kwargs.setdefault("num_features", self.fourier_features or 64)
+            kwargs.setdefault("sigma", self.fourier_sigma)
         if not self.periodic_embedding:
-            return super().default_model(seed, layers, activation, kind, **kwargs)
-        from .models import MODELS
+            model = super().default_model(seed, layers, activation, kind, **kwargs)
+        else:
+            from .models import MODELS
 
-        widths = list(self.layers if layers is None else layers)
-        model = MODELS[kind]([3] + widths + [1], activation=activation, seed=seed, dtype=self.dtype, **kwargs)
+            widths = list(self.layers if layers is None else layers)
+            model = MODELS[kind]([3] + widths + [1], activation=activation, seed=seed, dtype=self.dtype, **kwargs)
 
-        def embed(x):   # period 2 in x; t from [0, 1] to [-1, 1] (input_bounds cannot precede a width change)
-            return fnp.concatenate([fnp.cos(np.pi * x[:, 0:1]), fnp.sin(np.pi * x[:, 0:1]), 2 * x[:, 1:2] - 1], axis=1)
+            def embed(x):   # period 2 in x; t from [0, 1] to [-1, 1] (input_bounds cannot precede a width change)
+                return fnp.concatenate([fnp.cos(np.pi * x[:, 0:1]), fnp.sin(np.pi * x[:, 0:1]), 2 * x[:, 1:2] - 1],
+                                       axis=1)
 
-        return model.apply_feature_transform(embed, input_dim=2)
+            model.apply_feature_transform(embed, input_dim=2)
+        if self.hard_initial:
+            model.apply_output_transform(lambda x, u: x[:, 0:1] ** 2 * fnp.cos(np.pi * x[:, 0:1]) + x[:, 1:2] * u)
+        return model
 
 
 class KdV(_SpectralReference, TimePDE):
