@@ -34,6 +34,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,16 +49,32 @@ ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 
 # -- numpy's BLAS -------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
-def blas_functions() -> dict:
-    """numpy's BLAS gemm and gemv per float dtype as ctypes functions ({"gemm": {"float32": ...}, ...,
-    "index": the C type of its integer arguments}); {} when it cannot be found (segments then hold no
-    matmuls)."""
+def numpy_blas_controllers() -> tuple:
+    """threadpoolctl's controllers of the BLAS numpy's matmul calls: the library numpy's wheel ships
+    (in `numpy.libs/` or `numpy/.dylibs/`) when there is one, else every BLAS threadpoolctl finds
+    (a system numpy's, which other packages share); () without threadpoolctl.
+
+    Not simply the first BLAS listed: scipy's wheel ships an OpenBLAS of its own, and threadpoolctl
+    listed the two in an order that changed from process to process here. Taking the first gave
+    scipy's in about half the processes, so numpy's kept two spinning threads against the row
+    threads and a KdV training step took 0.16-0.22 s instead of 0.06 s."""
     try:
         from threadpoolctl import ThreadpoolController
         controllers = ThreadpoolController().select(user_api="blas").lib_controllers
     except Exception:   # noqa: BLE001  (no threadpoolctl, or a library it cannot inspect)
-        return {}
-    for controller in controllers:
+        return ()
+    package = os.path.dirname(os.path.realpath(np.__file__))
+    shipped = (package + os.sep, os.path.join(os.path.dirname(package), "numpy.libs") + os.sep)
+    own = [c for c in controllers if os.path.realpath(c.filepath).startswith(shipped)]
+    return tuple(own or controllers)
+
+
+@functools.lru_cache(maxsize=1)
+def blas_functions() -> dict:
+    """numpy's BLAS gemm and gemv per float dtype as ctypes functions ({"gemm": {"float32": ...}, ...,
+    "index": the C type of its integer arguments}); {} when it cannot be found (segments then hold no
+    matmuls)."""
+    for controller in numpy_blas_controllers():
         try:
             lib = ctypes.CDLL(controller.filepath)
         except OSError:

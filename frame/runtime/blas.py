@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import threading
 
+from ..backends.segments import numpy_blas_controllers
+
 # Largest matmul (in multiply-adds) that still runs best on one BLAS thread.
 SMALL_MATMUL_MACS = 1 << 26
 
@@ -23,11 +25,7 @@ SMALL_MATMUL_MACS = 1 << 26
 @functools.lru_cache(maxsize=1)
 def _blas_threads():
     """threadpoolctl's controller of numpy's BLAS, or None when threadpoolctl or a BLAS is missing."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+    controllers = numpy_blas_controllers()
     return controllers[0] if controllers else None
 
 

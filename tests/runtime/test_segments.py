@@ -171,3 +171,49 @@ def test_sums_over_rows_run_in_segments_with_numpys_bits(shape):
 def test_a_sum_over_one_column_stays_numpys_pairwise_sum():
     assert not segments.colsum_shape("float32", 1000, 1)     # a contiguous 1-D sum: numpy adds pairwise
     assert not segments.colsum_shape("int32", 10, 10)
+
+
+class _FakeLibrary:
+    def __init__(self, filepath):
+        self.filepath = filepath
+
+
+@pytest.mark.parametrize("scipy_first", [True, False])
+def test_numpy_blas_is_numpys_own_library_whatever_order_threadpoolctl_lists(monkeypatch, scipy_first):
+    # threadpoolctl listed scipy's bundled OpenBLAS before numpy's in about half the processes; taking
+    # the first left numpy's BLAS with its spinning threads (a KdV step 3x slower).
+    import os
+    import threadpoolctl
+
+    site = os.path.dirname(os.path.dirname(os.path.realpath(np.__file__)))
+    ours = _FakeLibrary(os.path.join(site, "numpy.libs", "libscipy_openblas64_-x.so"))
+    theirs = _FakeLibrary(os.path.join(site, "scipy.libs", "libscipy_openblas-y.so"))
+    listed = [theirs, ours] if scipy_first else [ours, theirs]
+
+    class FakeController:
+        def select(self, user_api):
+            assert user_api == "blas"
+            return type("Selection", (), {"lib_controllers": listed})()
+
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", FakeController)
+    segments.numpy_blas_controllers.cache_clear()
+    try:
+        assert segments.numpy_blas_controllers() == (ours,)
+        listed[:] = [theirs]   # a system numpy shipping no BLAS of its own: every BLAS found
+        segments.numpy_blas_controllers.cache_clear()
+        assert segments.numpy_blas_controllers() == (theirs,)
+    finally:
+        segments.numpy_blas_controllers.cache_clear()
+
+
+def test_numpy_blas_of_this_install_is_the_library_numpy_ships():
+    import os
+
+    found = segments.numpy_blas_controllers()
+    if not found:
+        pytest.skip("threadpoolctl finds no BLAS")
+    package = os.path.dirname(os.path.realpath(np.__file__))
+    shipped = [os.path.join(os.path.dirname(package), "numpy.libs"), os.path.join(package, ".dylibs")]
+    if not any(os.path.isdir(d) for d in shipped):
+        pytest.skip("this numpy ships no BLAS of its own")
+    assert len(found) == 1 and os.path.dirname(os.path.realpath(found[0].filepath)) in shipped
