@@ -57,21 +57,29 @@ def median_seconds(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-def jax_loss_and_grad(problem, model):
-    """The Burgers PINN loss and its parameter gradient in JAX, written independently of frame."""
-    import jax
+def jax_network(model):
+    """`u_point(params, x, t)`: the model's tanh MLP at one point in JAX (inputs rescaled as the model does)."""
     import jax.numpy as jnp
 
-    scale, shift = jnp.asarray(model._scale[0]), jnp.asarray(model._shift[0])
+    scale, shift = model._scale[0], model._shift[0]
 
     def u_point(params, x, t):
-        h = jnp.stack([x, t]) * scale + shift
+        h = jnp.stack([x, t]) * scale.astype(x.dtype) + shift.astype(x.dtype)
         for i, layer in enumerate(params):
             h = h @ layer["W"] + layer["b"]
             if i < len(params) - 1:
                 h = jnp.tanh(h)
         return h[0]
 
+    return u_point
+
+
+def jax_loss_and_grad(problem, model):
+    """The Burgers PINN loss and its parameter gradient in JAX, written independently of frame."""
+    import jax
+    import jax.numpy as jnp
+
+    u_point = jax_network(model)
     u_x = jax.grad(u_point, argnums=1)
     u_t = jax.grad(u_point, argnums=2)
     u_xx = jax.grad(u_x, argnums=1)
@@ -84,6 +92,54 @@ def jax_loss_and_grad(problem, model):
         return jnp.mean(residual ** 2) + jnp.mean((batched(u_point, x_u, t_u) - u_u[:, 0]) ** 2)
 
     return jax.jit(jax.value_and_grad(loss))
+
+
+def jax_raissi_lbfgs(problem, model, initial, data, maxiter: int, tol: float) -> dict:
+    """`pinn.BurgersRaissi`'s loss written in JAX (per-point nested `jax.grad`, `vmap`, `jit`) in the
+    model's dtype, minimised from `initial` (the parameters frame's run started from) by scipy's
+    L-BFGS-B with the options `pinn.train` passes: the same data, start and optimiser as frame's
+    run, another framework's arithmetic. Returns iterations, evaluations, final loss, relative L2 error, scipy's message, seconds."""
+    import jax
+    import jax.numpy as jnp
+    from scipy.optimize import minimize
+
+    from frame.train.quasi_newton import lbfgs_b_options
+
+    dtype = problem.dtype
+    points, weights, data_points, values = data
+    u_point = jax_network(model)
+    d_x, d_t = jax.grad(u_point, argnums=1), jax.grad(u_point, argnums=2)
+    d_xx = jax.grad(d_x, argnums=1)
+    shapes = [(layer["W"].shape, layer["b"].shape) for layer in initial]
+
+    def unflatten(v):
+        params, i = [], 0
+        for w_shape, b_shape in shapes:
+            nw, nb = int(np.prod(w_shape)), int(np.prod(b_shape))
+            params.append({"W": v[i:i + nw].reshape(w_shape), "b": v[i + nw:i + nw + nb]})
+            i += nw + nb
+        return params
+
+    def loss(v):
+        params = unflatten(v)
+        at = lambda fn, xt: jax.vmap(fn, in_axes=(None, 0, 0))(params, xt[:, 0], xt[:, 1])  # noqa: E731
+        residual = at(d_t, points) + at(u_point, points) * at(d_x, points) - problem.nu * at(d_xx, points)
+        return weights[0] * jnp.mean(residual ** 2) + weights[1] * jnp.mean((at(u_point, data_points) - values[:, 0]) ** 2)
+
+    with jax.enable_x64(dtype == "float64"):
+        value_and_grad = jax.jit(jax.value_and_grad(loss))
+
+        def evaluate(v):
+            value, grad = value_and_grad(jnp.asarray(v, dtype))
+            return float(value), np.asarray(grad, np.float64)
+
+        x0 = np.concatenate([np.concatenate([p["W"].ravel(), p["b"].ravel()]) for p in initial]).astype(np.float64)
+        start = time.perf_counter()
+        result = minimize(evaluate, x0, jac=True, method="L-BFGS-B", tol=tol, options=lbfgs_b_options(maxiter))
+        seconds = time.perf_counter() - start
+    params = [{k: a.astype(dtype) for k, a in layer.items()} for layer in unflatten(result.x)]
+    return {"nit": int(result.nit), "nfev": int(result.nfev), "loss": float(result.fun), "message": str(result.message),
+            "error": problem.relative_l2_error(model.apply, params), "seconds": seconds}
 
 
 def compare_step_time(problem, model, data, repeats: int) -> None:
@@ -122,14 +178,23 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="out/pinn_burgers")
     parser.add_argument("--raissi", action="store_true",
                         help="pinn.BurgersRaissi (their code's setting); defaults --adam 0 --lbfgs 50000")
+    parser.add_argument("--jax-lbfgs", action="store_true",
+                        help="with --raissi: also run the same L-BFGS-B on the loss written in JAX (same data, start "
+                             "and options) and print where each stops")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default=None,
+                        help="with --raissi: the problem's dtype (default its own, float32)")
     args = parser.parse_args(argv)
+    if (args.jax_lbfgs or args.dtype) and not args.raissi:
+        parser.error("--jax-lbfgs and --dtype go with --raissi")
 
     if args.raissi:
         defaults = parser.parse_args([])
         args.adam = 0 if args.adam == defaults.adam else args.adam
         args.lbfgs = 50000 if args.lbfgs == defaults.lbfgs else args.lbfgs
         args.no_jax = True
-        problem = pinn.BurgersRaissi(n_collocation=args.collocation)
+        if args.jax_lbfgs and args.adam:
+            parser.error("--jax-lbfgs runs L-BFGS from the initial parameters: use it with --adam 0")
+        problem = pinn.BurgersRaissi(n_collocation=args.collocation, dtype=args.dtype or "float32")
     else:
         problem = pinn.Burgers1D(n_collocation=args.collocation)
     model = problem.default_model(seed=args.seed, layers=[2] + [args.width] * args.hidden + [1])
@@ -138,6 +203,7 @@ def main(argv=None) -> None:
     if not args.no_jax:
         compare_step_time(problem, model, problem.training_data(args.seed), args.repeats)
 
+    initial = [{k: np.array(a) for k, a in layer.items()} for layer in model.params]
     start = time.perf_counter()
     result = pinn.train(problem, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=args.seed,
                         progress=not args.no_progress, eval_every=250)
@@ -153,6 +219,13 @@ def main(argv=None) -> None:
           f"s/step; L-BFGS {result.lbfgs_seconds:.1f} s for {result.lbfgs_iterations} iterations)")
     for name, path in paths.items():
         print(f"{name} plot: {path}")
+    if args.jax_lbfgs:
+        twin = jax_raissi_lbfgs(problem, model, initial, problem.training_data(args.seed), args.lbfgs, 1e-15)
+        print(f"{'':6s} {'iterations':>10s} {'evaluations':>11s} {'loss':>10s} {'rel. L2':>10s}  stop")
+        print(f"{'frame':6s} {result.lbfgs_iterations:10d} {result.lbfgs_evaluations:11d} {result.history[-1]:10.3e} "
+              f"{result.relative_l2_error:10.3e}  {result.lbfgs_message}")
+        print(f"{'jax':6s} {twin['nit']:10d} {twin['nfev']:11d} {twin['loss']:10.3e} {twin['error']:10.3e}  "
+              f"{twin['message']} ({twin['seconds']:.0f} s)")
 
 
 if __name__ == "__main__":

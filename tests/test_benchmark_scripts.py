@@ -158,3 +158,23 @@ def test_the_vs_deepxde_benchmark_runs_tiny_with_the_frame_worker(tmp_path, caps
     case = vs_deepxde.make_case("poisson1d", 0, argparse.Namespace(dtype="float64", poisson_points=8))
     assert case["x_f"].shape == (8, 1) and case["W0"].shape == (1, 50) and case["W3"].shape == (50, 1)
     np.testing.assert_allclose(case["u_test"][:, 0], np.sin(np.pi * case["x_test"][:, 0]))
+
+
+def test_the_raissi_jax_twin_poses_the_same_problem_as_frame():
+    # pinn_burgers.py --raissi --jax-lbfgs: where frame's float32 L-BFGS stops is compared with the same
+    # L-BFGS-B on the loss written in JAX; that only says something if the two losses are the same.
+    pytest.importorskip("jax")
+    import numpy as np
+
+    import pinn
+    import pinn_burgers
+
+    problem = pinn.BurgersRaissi(n_collocation=64, n_data=16, dtype="float64")
+    model = problem.default_model(seed=0)
+    initial = [{k: np.array(a) for k, a in layer.items()} for layer in model.params]
+    data = problem.training_data(0)
+    result = pinn.train(problem, model, steps=0, lbfgs_steps=5, progress=False, derivative_mode="reverse")
+    twin = pinn_burgers.jax_raissi_lbfgs(problem, model, initial, data, maxiter=5, tol=1e-15)
+    assert twin["nit"] == result.lbfgs_iterations == 5
+    assert twin["loss"] == pytest.approx(result.history[-1], rel=1e-8)
+    assert twin["error"] == pytest.approx(result.relative_l2_error, rel=1e-6)

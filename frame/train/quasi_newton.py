@@ -39,6 +39,13 @@ class LBFGSResult:
     metrics: list = field(default_factory=list)
 
 
+def lbfgs_b_options(maxiter: int, maxcor: int = 50, maxls: int = 50, options: dict | None = None) -> dict:
+    """scipy L-BFGS-B's `options` as `lbfgs` passes them (`options` override the others); benchmarks
+    that run scipy on another framework's loss use the same."""
+    return {"maxiter": int(maxiter), "maxcor": maxcor, "maxls": maxls, "maxfun": max(15000, 4 * int(maxiter)),
+            **(options or {})}
+
+
 def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
           desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
           options: dict | None = None, client=None, shard: Sequence[int] | None = None,
@@ -129,8 +136,7 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
     if not math.isfinite(loss0):
         raise TrainingError(f"lbfgs: at the initial parameters {last_problem[0]}")
     history = [loss0]
-    opts = {"maxiter": int(maxiter), "maxcor": maxcor, "maxls": maxls, "maxfun": max(15000, 4 * int(maxiter)),
-            **(options or {})}
+    opts = lbfgs_b_options(maxiter, maxcor, maxls, options)
     metrics: list = []
     with tqdm(total=int(maxiter), desc=desc, disable=not progress) as bar:
         def after_iteration(intermediate_result):
