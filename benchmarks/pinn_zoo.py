@@ -79,7 +79,11 @@ stopped by hand at 6267 iterations, still descending) ran past the float32 stop:
 iterations), 1.4e-3 (4500), 1.0e-3 (5500), 9.1e-4 (6000), loss 2.7e-6. Run to 15 000 iterations
 (`--lbfgs 15000 --set dtype=float64`, seeds 0-2): 2.03e-4, 4.82e-4, 3.03e-4 (losses 4.3e-7, 4.3e-7,
 7.6e-7; 1347-1431 s each; errors at 12 000 iterations 6.15e-4, 3.90e-4, 2.94e-4; not monotone
-along the way: seed 1 was 3.85e-4 at 10 000), all below Raissi's 6.7e-4.
+along the way: seed 1 was 3.85e-4 at 10 000), all below Raissi's 6.7e-4. Is the float32 stop
+frame's? `benchmarks/pinn_burgers.py --raissi --jax-lbfgs` runs the same L-BFGS-B (same options, data
+and initial parameters) on the loss written in JAX (per-point nested `jax.grad`): in float32 it stops
+by the same criterion after 4681, 4385, 4176 iterations at 1.77e-3, 1.33e-3, 3.10e-3 (seeds 0-2,
+losses 4.0e-6, 4.6e-6, 1.4e-5), 2.07e-3 ± 9.2e-4 against frame's 1.80e-3 ± 1.45e-4.
 
 `allen_cahn`, first with the old default (a plain MLP on (x, t), soft initial and periodic
 conditions; short runs, seed 0, 2048 collocation points, 2000 Adam steps, lr 1e-3, no L-BFGS,
