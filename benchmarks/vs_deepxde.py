@@ -317,7 +317,19 @@ def summarise(report: Report, problem: str) -> list[str]:
         lines.append(f"  frame / DeepXDE wall time {ratio:.3f}x (median of per-seed ratios "
                      f"{', '.join(f'{q:.2f}' for q in ratios)}); error {e_frame / e_dde:.2f}x DeepXDE's; "
                      f"target <= {TARGET_RATIO}x at equal or better error: {'met' if met else 'not met'}")
+        logs = error_log_ratios(by_label["frame"], by_label["deepxde"])
+        if len(logs) >= 2:
+            mean, se = statistics.fmean(logs), statistics.stdev(logs) / math.sqrt(len(logs))
+            lines.append(f"  per-seed log(frame error / DeepXDE error): mean {mean:+.3f}, standard error {se:.3f} "
+                         f"over {len(logs)} seeds (frame lower in {sum(v < 0 for v in logs)}); "
+                         f"a mean within 2 standard errors of 0 is no measured difference")
     return lines
+
+
+def error_log_ratios(frame_records, deepxde_records) -> list[float]:
+    """log(frame error / DeepXDE error) for each seed both ran (the same points and initial draw)."""
+    theirs = {r["seed"]: r["error"] for r in deepxde_records}
+    return [math.log(r["error"] / theirs[r["seed"]]) for r in frame_records if r["seed"] in theirs]
 
 
 def main(argv=None) -> None:

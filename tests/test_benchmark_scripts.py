@@ -160,6 +160,27 @@ def test_the_vs_deepxde_benchmark_runs_tiny_with_the_frame_worker(tmp_path, caps
     np.testing.assert_allclose(case["u_test"][:, 0], np.sin(np.pi * case["x_test"][:, 0]))
 
 
+def test_the_vs_deepxde_summary_pairs_errors_by_seed():
+    import math
+
+    import vs_deepxde
+    from driver import Report
+
+    def record(label, seed, error, pair):
+        return {"case": "burgers1d", "label": label, "seed": seed, "error": error, "time": 1.0 if label == "frame" else 2.5,
+                "pair": pair, "lbfgs iters": 10, "lbfgs evals": 12, "version": "v"}
+
+    # DeepXDE's records in another seed order: pairing is by seed, not by position
+    records = [record("frame", 0, 2e-3, 0), record("frame", 1, 1e-3, 1), record("frame", 2, 4e-3, 2),
+               record("deepxde", 2, 2e-3, 2), record("deepxde", 0, 1e-3, 0), record("deepxde", 1, 2e-3, 1)]
+    logs = vs_deepxde.error_log_ratios(records[:3], records[3:])
+    assert logs == pytest.approx([math.log(2), math.log(0.5), math.log(2)])
+    lines = vs_deepxde.summarise(Report(["frame", "deepxde"], "deepxde", 3, records), "burgers1d")
+    text = "\n".join(lines)
+    assert "wall time 0.400x" in text and "not met" in text   # error 1.26x DeepXDE's geometric mean
+    assert f"mean {math.log(2) / 3:+.3f}" in text and "over 3 seeds (frame lower in 1)" in text
+
+
 def test_the_raissi_jax_twin_poses_the_same_problem_as_frame():
     # pinn_burgers.py --raissi --jax-lbfgs: where frame's float32 L-BFGS stops is compared with the same
     # L-BFGS-B on the loss written in JAX; that only says something if the two losses are the same.
