@@ -1,4 +1,6 @@
 """frame.train.lbfgs: scipy's L-BFGS-B driven by frame's compiled value-and-gradient."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -102,3 +104,27 @@ def test_callback_sees_each_reported_iterate_and_its_records_are_kept():
         np.testing.assert_allclose(record["loss"], result.history[i], rtol=1e-5)   # float32 params vs float64 loss
     with pytest.raises(frame.FrameError, match="every"):
         lbfgs(mlp_loss, params, x, y, maxiter=2, progress=False, callback=callback, every=0)
+
+
+def _stalling_problem():
+    # a loss whose float32 value stops changing (1 + a small fitted term) while the fit could go on
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((200, 20)).astype(np.float32)
+    y = rng.standard_normal((200,)).astype(np.float32)
+
+    def loss(p, A, y):
+        r = fnp.tanh(A @ p["w"]) - 0.3 * y
+        return fnp.mean(r * r) + 1.0
+
+    return loss, {"w": np.zeros(20, np.float32)}, A, y
+
+
+def test_a_float32_loss_that_stops_changing_is_said_with_the_way_on():
+    loss, params, A, y = _stalling_problem()
+    with pytest.warns(RuntimeWarning, match=r"stopped after \d+ of 500 iterations because the float32 loss "
+                                            r"stopped changing.*dtype='float64'"):
+        result = lbfgs(loss, params, A, y, maxiter=500, tol=1e-15, progress=False)
+    assert result.nit < 500 and result.history[-1] == result.history[-2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # in float64 the same stop is convergence: nothing to say
+        lbfgs(loss, params, A, y, maxiter=500, tol=1e-15, progress=False, dtype="float64")
