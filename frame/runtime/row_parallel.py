@@ -132,6 +132,10 @@ def _forget_pools():   # a forked child has none of its parent's pool threads
 os.register_at_fork(after_in_child=_forget_pools)
 
 
+_CALLS = [0]   # calls of row-parallel executables running now, in all threads
+_CALLS_LOCK = threading.Lock()
+
+
 def chunk_sizes(rows: int, parts: int) -> list[int]:
     """np.array_split's sizes: the first `rows % parts` chunks one row longer."""
     base, extra = divmod(rows, parts)
@@ -177,7 +181,22 @@ class RowParallelExecutable:
 
     def _run_all(self, arrays) -> list:
         """Every chunk's results in chunk order: the calling thread runs the first run of chunks, the
-        spin workers (frame/runtime/spin_workers.py) or else the pool the others."""
+        spin workers (frame/runtime/spin_workers.py) or else the pool the others. When another
+        caller holds the spin workers, the cores are busy with its chunks: this caller runs all of
+        its own chunks itself rather than hand them to more threads; so does every caller while
+        another call of a row-parallel executable is running (one caller a core, no spinning)."""
+        with _CALLS_LOCK:
+            _CALLS[0] += 1
+            alone = _CALLS[0] == 1
+        try:
+            if not alone:
+                return [out for run in self._runs for out in self._run(arrays, run)]
+            return self._run_spread(arrays)
+        finally:
+            with _CALLS_LOCK:
+                _CALLS[0] -= 1
+
+    def _run_spread(self, arrays) -> list:
         workers = spin_workers(self.threads - 1) if self.threads > 1 else None
         claimed = []
         if workers is not None:
@@ -188,7 +207,7 @@ class RowParallelExecutable:
             if len(claimed) < len(workers):
                 for w in claimed:
                     w.lock.release()
-                claimed = []
+                return [out for run in self._runs for out in self._run(arrays, run)]
         if not claimed:
             futures = [self._pool.submit(self._run, arrays, run) for run in self._runs[1:]]
             results = self._run(arrays, self._runs[0])
