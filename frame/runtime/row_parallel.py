@@ -189,9 +189,7 @@ class RowParallelExecutable:
             _CALLS[0] += 1
             alone = _CALLS[0] == 1
         try:
-            if not alone:
-                return [out for run in self._runs for out in self._run(arrays, run)]
-            return self._run_spread(arrays)
+            return self._run_spread(arrays) if alone else self._run_here(arrays)
         finally:
             with _CALLS_LOCK:
                 _CALLS[0] -= 1
@@ -207,7 +205,7 @@ class RowParallelExecutable:
             if len(claimed) < len(workers):
                 for w in claimed:
                     w.lock.release()
-                return [out for run in self._runs for out in self._run(arrays, run)]
+                return self._run_here(arrays)
         if not claimed:
             futures = [self._pool.submit(self._run, arrays, run) for run in self._runs[1:]]
             results = self._run(arrays, self._runs[0])
@@ -256,6 +254,10 @@ class RowParallelExecutable:
 
     def _run(self, arrays, run) -> list:
         return [self.chunks[k](*self._chunk_args(arrays, k)) for k in run]
+
+    def _run_here(self, arrays) -> list:
+        """Every chunk in the calling thread, in chunk order."""
+        return self._run(arrays, range(self.parts))
 
     # -- what Executable offers besides calls --------------------------------------------------------
     def _executables(self) -> list:
