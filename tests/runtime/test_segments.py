@@ -217,3 +217,28 @@ def test_numpy_blas_of_this_install_is_the_library_numpy_ships():
     if not any(os.path.isdir(d) for d in shipped):
         pytest.skip("this numpy ships no BLAS of its own")
     assert len(found) == 1 and os.path.dirname(os.path.realpath(found[0].filepath)) in shipped
+
+
+def test_every_process_controls_numpys_blas_whatever_its_hash_seed():
+    # threadpoolctl's order of the BLAS libraries followed the process's string hashing: with
+    # PYTHONHASHSEED 1, 3, 5 frame took scipy's bundled OpenBLAS and left numpy's threads spinning.
+    import os
+    import subprocess
+    import sys
+
+    package = os.path.dirname(os.path.realpath(np.__file__))
+    if not any(os.path.isdir(d) for d in (os.path.join(os.path.dirname(package), "numpy.libs"),
+                                          os.path.join(package, ".dylibs"))):
+        pytest.skip("this numpy ships no BLAS of its own")
+    code = ("import scipy.linalg, frame\n"   # scipy's own BLAS loaded too, as pinn's imports load it
+            "from frame.runtime import blas\n"
+            "c = blas._blas_threads()\n"
+            "print(c.filepath if c is not None else '')\n")
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        assert out.returncode == 0, out.stderr
+        path = os.path.realpath(out.stdout.strip())
+        assert path.startswith((package + os.sep, os.path.join(os.path.dirname(package), "numpy.libs") + os.sep)), \
+            f"PYTHONHASHSEED={seed}: frame controls {path}"
