@@ -1,9 +1,9 @@
 """`python -m pinn`: train a PINN from the command line, print its error, write its plots.
 
     python -m pinn --problem poisson1d --steps 1000 --lbfgs 500 --seed 0       # into out/poisson1d
-    python -m pinn --problem burgers1d          # its default budget, 2000 Adam + 3000 L-BFGS: ~14 min (issue 20)
-    python -m pinn --problem burgers1d --steps 1000 --lbfgs 6000   # Raissi's budget: ~18 min (README), rel. L2 ~3e-3
-    python -m pinn --problem burgers1d --steps 300 --lbfgs 300 --collocation 2000   # ~1 min; runs, but is no fit
+    python -m pinn --problem burgers1d          # its default budget, 2000 Adam + 3000 L-BFGS: ~3 min, rel. L2 ~2.5e-3
+    python -m pinn --problem burgers1d --steps 1000 --lbfgs 6000   # Raissi's budget: ~4.5 min (README), rel. L2 ~2.4e-3
+    python -m pinn --problem burgers1d --steps 300 --lbfgs 300 --collocation 2000   # ~10 s; runs, but is no fit
     python -m pinn --problem poisson1d --save out/poisson/model.npz --log out/poisson/history.csv
     python -m pinn --problem poisson1d --load out/poisson/model.npz --steps 0 --lbfgs 0   # evaluate only
 
