@@ -102,7 +102,8 @@ def jax_raissi_lbfgs(problem, model, initial, data, maxiter: int, tol: float) ->
     """`pinn.BurgersRaissi`'s loss written in JAX (per-point nested `jax.grad`, `vmap`, `jit`) in the
     model's dtype, minimised from `initial` (the parameters frame's run started from) by scipy's
     L-BFGS-B with the options `pinn.train` passes: the same data, start and optimiser as frame's
-    run, another framework's arithmetic. Returns iterations, evaluations, final loss, relative L2 error, scipy's message, seconds."""
+    run, another framework's arithmetic. Returns iterations, evaluations, final loss, relative L2
+    error, scipy's message and seconds."""
     import jax
     import jax.numpy as jnp
     from scipy.optimize import minimize
@@ -128,7 +129,8 @@ def jax_raissi_lbfgs(problem, model, initial, data, maxiter: int, tol: float) ->
         params = unflatten(v)
         at = lambda fn, xt: jax.vmap(fn, in_axes=(None, 0, 0))(params, xt[:, 0], xt[:, 1])  # noqa: E731
         residual = at(d_t, points) + at(u_point, points) * at(d_x, points) - problem.nu * at(d_xx, points)
-        return weights[0] * jnp.mean(residual ** 2) + weights[1] * jnp.mean((at(u_point, data_points) - values[:, 0]) ** 2)
+        misfit = at(u_point, data_points) - values[:, 0]
+        return weights[0] * jnp.mean(residual ** 2) + weights[1] * jnp.mean(misfit ** 2)
 
     with jax.enable_x64(dtype == "float64"):
         value_and_grad = jax.jit(jax.value_and_grad(loss))

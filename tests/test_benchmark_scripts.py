@@ -167,8 +167,8 @@ def test_the_vs_deepxde_summary_pairs_errors_by_seed():
     from driver import Report
 
     def record(label, seed, error, pair):
-        return {"case": "burgers1d", "label": label, "seed": seed, "error": error, "time": 1.0 if label == "frame" else 2.5,
-                "pair": pair, "lbfgs iters": 10, "lbfgs evals": 12, "version": "v"}
+        return {"case": "burgers1d", "label": label, "seed": seed, "error": error, "pair": pair,
+                "time": 1.0 if label == "frame" else 2.5, "lbfgs iters": 10, "lbfgs evals": 12, "version": "v"}
 
     # DeepXDE's records in another seed order: pairing is by seed, not by position
     records = [record("frame", 0, 2e-3, 0), record("frame", 1, 1e-3, 1), record("frame", 2, 4e-3, 2),

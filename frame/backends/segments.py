@@ -55,9 +55,9 @@ def numpy_blas_controllers() -> tuple:
     (a system numpy's, which other packages share); () without threadpoolctl.
 
     Not simply the first BLAS listed: scipy's wheel ships an OpenBLAS of its own, and threadpoolctl
-    listed the two in an order that followed the process's string-hash seed (PYTHONHASHSEED). Taking the first gave
-    scipy's in about half the processes, so numpy's kept two spinning threads against the row
-    threads and a KdV training step took 0.16-0.22 s instead of 0.06 s."""
+    listed the two in an order that followed the process's string-hash seed (PYTHONHASHSEED).
+    Taking the first gave scipy's in about half the processes, so numpy's kept two spinning
+    threads against the row threads and a KdV training step took 0.16-0.22 s instead of 0.06 s."""
     try:
         from threadpoolctl import ThreadpoolController
         controllers = ThreadpoolController().select(user_api="blas").lib_controllers

@@ -180,11 +180,10 @@ class RowParallelExecutable:
         return [a[o:o + n] if i in self._row_inputs else a for i, a in enumerate(arrays)] + self._constants[k]
 
     def _run_all(self, arrays) -> list:
-        """Every chunk's results in chunk order: the calling thread runs the first run of chunks, the
-        spin workers (frame/runtime/spin_workers.py) or else the pool the others. When another
-        caller holds the spin workers, the cores are busy with its chunks: this caller runs all of
-        its own chunks itself rather than hand them to more threads; so does every caller while
-        another call of a row-parallel executable is running (one caller a core, no spinning)."""
+        """Every chunk's results in chunk order. A call alone spreads its chunks (`_run_spread`); a
+        call made while another call of a row-parallel executable runs keeps them in its own thread:
+        the cores are busy with the other call's chunks, so more threads only add hand-offs and
+        spinning (one caller a core)."""
         with _CALLS_LOCK:
             _CALLS[0] += 1
             alone = _CALLS[0] == 1
@@ -195,6 +194,9 @@ class RowParallelExecutable:
                 _CALLS[0] -= 1
 
     def _run_spread(self, arrays) -> list:
+        """The calling thread runs the first run of chunks, the spin workers
+        (frame/runtime/spin_workers.py) or else the pool the others; if a racing call took the
+        spin workers first, this one runs all its chunks itself."""
         workers = spin_workers(self.threads - 1) if self.threads > 1 else None
         claimed = []
         if workers is not None:

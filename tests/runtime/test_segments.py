@@ -3,6 +3,7 @@ call, with the numpy tier's bits."""
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -173,6 +174,13 @@ def test_a_sum_over_one_column_stays_numpys_pairwise_sum():
     assert not segments.colsum_shape("int32", 10, 10)
 
 
+def _numpy_blas_dirs() -> list[str]:
+    """The folders a numpy wheel ships its BLAS in (numpy.libs/ beside the package, numpy/.dylibs/), those present."""
+    package = os.path.dirname(os.path.realpath(np.__file__))
+    return [d for d in (os.path.join(os.path.dirname(package), "numpy.libs"), os.path.join(package, ".dylibs"))
+            if os.path.isdir(d)]
+
+
 class _FakeLibrary:
     def __init__(self, filepath):
         self.filepath = filepath
@@ -182,7 +190,6 @@ class _FakeLibrary:
 def test_numpy_blas_is_numpys_own_library_whatever_order_threadpoolctl_lists(monkeypatch, scipy_first):
     # threadpoolctl listed scipy's bundled OpenBLAS before numpy's in about half the processes; taking
     # the first left numpy's BLAS with its spinning threads (a KdV step 3x slower).
-    import os
     import threadpoolctl
 
     site = os.path.dirname(os.path.dirname(os.path.realpath(np.__file__)))
@@ -207,14 +214,11 @@ def test_numpy_blas_is_numpys_own_library_whatever_order_threadpoolctl_lists(mon
 
 
 def test_numpy_blas_of_this_install_is_the_library_numpy_ships():
-    import os
-
     found = segments.numpy_blas_controllers()
     if not found:
         pytest.skip("threadpoolctl finds no BLAS")
-    package = os.path.dirname(os.path.realpath(np.__file__))
-    shipped = [os.path.join(os.path.dirname(package), "numpy.libs"), os.path.join(package, ".dylibs")]
-    if not any(os.path.isdir(d) for d in shipped):
+    shipped = _numpy_blas_dirs()
+    if not shipped:
         pytest.skip("this numpy ships no BLAS of its own")
     assert len(found) == 1 and os.path.dirname(os.path.realpath(found[0].filepath)) in shipped
 
@@ -222,13 +226,11 @@ def test_numpy_blas_of_this_install_is_the_library_numpy_ships():
 def test_every_process_controls_numpys_blas_whatever_its_hash_seed():
     # threadpoolctl's order of the BLAS libraries followed the process's string hashing: with
     # PYTHONHASHSEED 1, 3, 5 frame took scipy's bundled OpenBLAS and left numpy's threads spinning.
-    import os
     import subprocess
     import sys
 
-    package = os.path.dirname(os.path.realpath(np.__file__))
-    if not any(os.path.isdir(d) for d in (os.path.join(os.path.dirname(package), "numpy.libs"),
-                                          os.path.join(package, ".dylibs"))):
+    shipped = _numpy_blas_dirs()
+    if not shipped:
         pytest.skip("this numpy ships no BLAS of its own")
     code = ("import scipy.linalg, frame\n"   # scipy's own BLAS loaded too, as pinn's imports load it
             "from frame.runtime import blas\n"
@@ -240,5 +242,4 @@ def test_every_process_controls_numpys_blas_whatever_its_hash_seed():
                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         assert out.returncode == 0, out.stderr
         path = os.path.realpath(out.stdout.strip())
-        assert path.startswith((package + os.sep, os.path.join(os.path.dirname(package), "numpy.libs") + os.sep)), \
-            f"PYTHONHASHSEED={seed}: frame controls {path}"
+        assert os.path.dirname(path) in shipped, f"PYTHONHASHSEED={seed}: frame controls {path}"
