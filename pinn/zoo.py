@@ -276,8 +276,9 @@ class BurgersRaissi(TimePDE):
     - `n_data` = 100 points drawn (per `data_seed`) from the initial and boundary nodes of their data
       grid (256 x-nodes at t = 0, 100 t-nodes at each end) as one PointSetBC;
     - `n_collocation` = 10,000 Latin-hypercube residual points on their domain [-1, 1] x [0, 0.99]
-      (the data grid's extent, which is also where the error is measured), with the 100 data
-      points added to them (their `X_f_train = vstack([X_f_train, X_u_train])`; `anchors`);
+      (the data grid's extent, which is also where the error is measured), with all 456 initial
+      and boundary nodes added to them (`anchors`): their code stacks `X_u_train` onto the
+      collocation points before it draws the 100 data points from it;
     - the 9 x 20 tanh network, inputs rescaled from that domain to [-1, 1] (their `lb`, `ub`),
       float32, Xavier weights from a normal truncated at two standard deviations (their
       `tf.truncated_normal`) and zero biases;
@@ -305,7 +306,7 @@ class BurgersRaissi(TimePDE):
         self.truncated_init = bool(truncated_init)
         nu = self.nu
         exact = lambda X: burgers_cole_hopf(X[:, :1], X[:, 1:], nu)  # noqa: E731
-        kwargs.setdefault("anchors", data if raissi_domain else None)
+        kwargs.setdefault("anchors", candidates if raissi_domain else None)
         super().__init__(geom, lambda x, u, d: d("t") + u * d("x") - nu * d("x", "x"), [PointSetBC(data, values)],
                          n_collocation, 0, 0, train_distribution="LHS", solution=exact, test_x=_grid(xs, ts),
                          layers=[20] * 8, name="burgers_raissi", dtype=dtype, **kwargs)

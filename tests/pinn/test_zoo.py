@@ -119,9 +119,16 @@ def test_burgers_inverse_moves_its_coefficients_toward_the_truth():
 def test_burgers_in_raissis_setting():
     problem = BurgersRaissi()
     x_f, weights, x_u, u_u = problem.training_data(0)
-    # 10 000 Latin-hypercube points on Raissi's domain [-1, 1] x [0, 0.99], then the 100 data points
-    assert x_f.shape == (10100, 2) and x_f.dtype == np.float32 and x_u.shape == (100, 2)
-    np.testing.assert_array_equal(x_f[10000:], x_u)
+    # 10 000 Latin-hypercube points on Raissi's domain [-1, 1] x [0, 0.99], then all 456 initial and
+    # boundary nodes of the data grid (their X_f_train stacks X_u_train before the 100 are drawn)
+    assert x_f.shape == (10456, 2) and x_f.dtype == np.float32 and x_u.shape == (100, 2)
+    nodes = x_f[10000:].astype(np.float64)
+    np.testing.assert_array_equal(nodes[:256, 1], 0)
+    np.testing.assert_allclose(nodes[:256, 0], np.linspace(-1, 1, 256), atol=1e-7)
+    np.testing.assert_array_equal(nodes[256:356, 0], -1)
+    np.testing.assert_array_equal(nodes[356:, 0], 1)
+    np.testing.assert_allclose(nodes[256:356, 1], np.linspace(0, 0.99, 100), atol=1e-7)
+    assert {tuple(p) for p in x_u.tolist()} <= {tuple(p) for p in x_f[10000:].tolist()}
     # Latin hypercube: one collocation point per stratum of each coordinate
     for j, (lo, hi) in enumerate([(-1, 1), (0, 0.99)]):
         strata = np.floor((x_f[:10000, j].astype(np.float64) - lo) / (hi - lo) * 10000).astype(int)
