@@ -51,6 +51,8 @@ def parse_args(argv=None):
     p.add_argument("--budget-minutes", type=float, default=60.0, help="training time budget per run")
     p.add_argument("--max-epochs", type=int, default=500)
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--data-seed", type=int, default=None,
+                   help="one data set for every seed (train seed N, test seed N + 1000); default: per seed")
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
     p.add_argument("--no-progress", action="store_true")
     return p.parse_args(argv)
@@ -94,8 +96,9 @@ def main(args) -> None:
     errors = []
     for seed in args.seeds:
         common = dict(t_in=10, t_out=args.t_out, progress=not args.no_progress)
-        train = ds.navier_stokes_data(args.train, args.s, seed=seed, **common)
-        test = ds.navier_stokes_data(args.test, args.s, seed=seed + 1000, **common)
+        data_seed = seed if args.data_seed is None else args.data_seed
+        train = ds.navier_stokes_data(args.train, args.s, seed=data_seed, **common)
+        test = ds.navier_stokes_data(args.test, args.s, seed=data_seed + 1000, **common)
         base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=10,
                      out_channels=args.t_out)
         model = Normalized.from_data(base, train.inputs, train.outputs)

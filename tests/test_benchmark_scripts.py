@@ -199,3 +199,26 @@ def test_the_raissi_jax_twin_poses_the_same_problem_as_frame():
     assert twin["nit"] == result.lbfgs_iterations == 5
     assert twin["loss"] == pytest.approx(result.history[-1], rel=1e-8)
     assert twin["error"] == pytest.approx(result.relative_l2_error, rel=1e-6)
+
+
+def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_path, capsys, monkeypatch):
+    import fno_navier_stokes
+    from pino import datasets
+
+    asked = []
+    real = datasets.navier_stokes_data
+
+    def recording(num, s, seed, **kwargs):
+        asked.append((num, seed))
+        return real(num, s, seed=seed, cache_directory=tmp_path, **kwargs)
+
+    monkeypatch.setattr(fno_navier_stokes.ds, "navier_stokes_data", recording)
+    args = ["--s", "16", "--t-out", "2", "--train", "4", "--test", "2", "--batch", "2", "--modes", "4", "--width", "4",
+            "--layers", "1", "--max-epochs", "1", "--seeds", "0", "1", "--no-progress"]
+    fno_navier_stokes.main(fno_navier_stokes.parse_args(args + ["--data-seed", "7"]))
+    printed = capsys.readouterr().out
+    assert "[seed 0]" in printed and "[seed 1]" in printed and "mean +- std over 2 seeds" in printed
+    assert asked == [(4, 7), (2, 1007)] * 2          # both seeds train and test on the same samples
+    asked.clear()
+    fno_navier_stokes.main(fno_navier_stokes.parse_args(args))
+    assert asked == [(4, 0), (2, 1000), (4, 1), (2, 1001)]   # by default each seed draws its own

@@ -142,6 +142,16 @@ def test_navier_stokes_is_second_order_in_time_and_keeps_zero_mean_vorticity():
     assert np.abs(w.mean(axis=(-2, -1))).max() < 1e-12        # the forcing and the flow have zero mean
 
 
+def test_navier_stokes_default_step_is_accurate_and_a_blow_up_is_reported():
+    # the data's default dt against a 10x smaller one, at the FNO task's 64^2 over 5 unit times
+    w0, f = ds.periodic_grf_2d(2, 64, seed=3), ds.ns_forcing(64)
+    fine = ds.solve_navier_stokes(w0, f, final_time=5.0, dt=5e-4, record_steps=5)
+    coarse = ds.solve_navier_stokes(w0, f, final_time=5.0, record_steps=5)
+    assert np.linalg.norm(coarse - fine) / np.linalg.norm(fine) < 1e-5
+    with pytest.raises(ValueError, match="no longer finite.*smaller dt"):
+        ds.solve_navier_stokes(20 * w0, f, final_time=2.0, dt=0.05, record_steps=2)
+
+
 def test_navier_stokes_grf_and_forcing_follow_the_fno_setting():
     w0 = ds.periodic_grf_2d(200, 16, seed=1)
     assert np.abs(w0.mean(axis=(1, 2))).max() < 1e-12

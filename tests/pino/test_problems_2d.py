@@ -33,7 +33,9 @@ def test_problem_protocol_data_and_reference(problem):
     elif problem.name == "navier-stokes":
         ref = problem.reference(fields.inputs)
         assert ref.shape == fields.outputs.shape
-        np.testing.assert_allclose(ref, fields.outputs, rtol=1e-8, atol=1e-10)
+        # the reference restarts the two-step scheme at t_in (one Heun step) where the data ran on:
+        # an O(dt^3) difference, ~1e-7 of the field at the default dt = 5e-3
+        np.testing.assert_allclose(ref, fields.outputs, rtol=1e-6, atol=1e-8)
     else:
         ref = problem.reference(fields.inputs[:, 0, 0, :])
         np.testing.assert_allclose(ref, fields.outputs[:, 0], rtol=1e-8, atol=1e-10)
