@@ -2,10 +2,10 @@
 
 Setting (Li et al. 2021, FNO, sec. 5.3): vorticity form on the unit torus, forcing
 `0.1 (sin 2pi(x+y) + cos 2pi(x+y))`, `w0` from `N(0, 7^3 (-Laplacian + 49 I)^-2.5)`, 64^2 grid
-(`pino.datasets.navier_stokes_data`: pseudo-spectral, 2/3 rule, Crank-Nicolson + AB2, dt = 1e-3, solved
+(`pino.datasets.navier_stokes_data`: pseudo-spectral, 2/3 rule, Crank-Nicolson + AB2, dt = 5e-3, solved
 at 64^2 here, the paper at 256^2 with dt = 1e-4); input `w` at t = 1..10. The paper predicts t = 11..50
 (T = 50, 1000 training samples); this script predicts t = 11..10+`--t-out` (10 by default: the horizon
-is shortened because the solver needs ~1.6 s of one core per sample and unit time at this load).
+is shortened to keep data and training within an hour here; see Measured).
 
 Model: `pino.FNO2d` (neuraloperator's structure, n_modes 24 = the paper's 12 per sign, width 32,
 4 layers; no padding: the domain is periodic) as a one-shot map from the 10 input snapshots (channels)
@@ -22,13 +22,20 @@ T = 20 is the "Navier-Stokes" entry of the paper's benchmark listing at
 https://www.wizwand.com/paper/68fa581d1e209131ce9ab45d.) The paper's error at T = 50 is over a 40-step
 horizon; over 10 steps it is lower, so 1.5 x 0.0128 is a loose bar for this shorter task.
 
-Not run at a size worth reporting this session: the data are the bottleneck. The solver took ~1.6 s of a
-core per sample and unit time under load (64^2, dt = 1e-3, batches of 100); the paper's task (1000 + 200
-trajectories to t = 50) is ~60,000 sample-time-units, ~27 h of one core at that rate; 200/50 samples with
-t_out = 10 (5,000 units) would be ~2 h of one core before any training.
+Measured 2026-12-02 (2 cores, `--budget-minutes 20 --seeds 0 1 2 --data-seed 0`: one data set of 1000
+training trajectories (seed 0) and 100 test trajectories (seed 1000), t = 0..20 at dt = 5e-3; the three
+seeds change the initialisation and minibatch order): test relative L2 0.722 %, 0.664 %, 0.663 %
+(0.683 +- 0.028 %, mean +- std) after 64.6, 76.7 and 83.6 epochs (0.29-0.37 s a step, 18-22 min a
+seed). Against the bar: 1.5 x 1.28 % = 1.92 %, and below the paper's 1.28 % itself; the paper's figure
+is over 40 predicted steps of a recurrent model and ours over 10 of a one-shot model, so this meets
+the loose bar, not a like-with-like comparison (the paper gives no nu = 1e-3 figure at a shorter
+horizon). The data took 29 min for the 1000 training trajectories on the two cores shared with a
+one-core job (the solver ~45-70 ms a sample and unit time at dt = 5e-3, 5x fewer steps than the
+earlier default 1e-3, which was as accurate to < 2e-6); the paper's full task (1200 trajectories to
+t = 50, 60 000 sample-time-units) would be ~1 h of solver, then 4x the training per epoch.
 
     .venv/bin/python benchmarks/fno_navier_stokes.py [--train 1000] [--test 100] [--t-out 10]
-        [--budget-minutes 60] [--seeds 0 1 2]
+        [--budget-minutes 60] [--seeds 0 1 2] [--data-seed 0]
 """
 from __future__ import annotations
 

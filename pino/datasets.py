@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-import scipy.fft
 
 from frame.backends.native import cache_root
 
@@ -425,7 +424,7 @@ def _torus_wavenumbers(n: int):
 
 def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity: float = 1e-3,
                         final_time: float = 1.0, dt: float = 5e-3, record_steps: int = 1,
-                        progress: bool = False, workers: int = -1) -> np.ndarray:
+                        progress: bool = False) -> np.ndarray:
     """Vorticity `w(t)` of 2-D incompressible Navier-Stokes on the unit torus from `w0: (..., n, n)`.
 
     `w_t + u . grad w = viscosity Lap w + forcing`, `u = (psi_y, -psi_x)`, `-Lap psi = w`. Pseudo-
@@ -435,9 +434,8 @@ def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity
     here it is Adams-Bashforth 2 (one Heun step to start): the same one evaluation per step, and
     second order in time. At 64^2 the default dt = 5e-3 differs from dt = 5e-4 by < 2e-6 relative L2
     at t = 1..20 (8 fields of the FNO paper's distribution; 1e-2 by < 8e-6); ns_2d.py uses 1e-4 at
-    256^2. The transforms run on `workers` threads (scipy.fft; -1: all cores). Returns
-    `(..., record_steps, n, n)`: w at `t = j final_time / record_steps`, j = 1..record_steps; raises
-    `ValueError` if the fields blow up (dt too large for the flow).
+    256^2. Returns `(..., record_steps, n, n)`: w at `t = j final_time / record_steps`,
+    j = 1..record_steps; raises `ValueError` if the fields blow up (dt too large for the flow).
     """
     w0 = np.asarray(w0, dtype=np.float64)
     if w0.ndim < 2 or w0.shape[-1] != w0.shape[-2] or w0.shape[-1] < 4:
@@ -460,10 +458,11 @@ def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity
     def tendency(w_h):
         """`-u . grad w + f` in Fourier space (de-aliased)."""
         psi_h = w_h * inv_lap
-        # u, v, w_x, w_y by one batched inverse transform (scipy.fft spreads the batch over the cores)
-        u, v, w_x, w_y = scipy.fft.irfft2(np.stack([dy * psi_h, -dx * psi_h, dx * w_h, dy * w_h]), s=(n, n),
-                                          workers=workers)
-        return -dealias * scipy.fft.rfft2(u * w_x + v * w_y, workers=workers) + f_h
+        u = np.fft.irfft2(dy * psi_h, s=(n, n))
+        v = np.fft.irfft2(-dx * psi_h, s=(n, n))
+        w_x = np.fft.irfft2(dx * w_h, s=(n, n))
+        w_y = np.fft.irfft2(dy * w_h, s=(n, n))
+        return -dealias * np.fft.rfft2(u * w_x + v * w_y) + f_h
 
     half = 0.5 * h * viscosity * lap
     implicit, explicit = 1.0 / (1.0 + half), 1.0 - half
@@ -484,7 +483,7 @@ def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity
                 w_h = (explicit * w_h + h * increment) * implicit
                 previous = current
                 bar.update(1)
-            out[..., r, :, :] = scipy.fft.irfft2(w_h, s=(n, n), workers=workers)
+            out[..., r, :, :] = np.fft.irfft2(w_h, s=(n, n))
             if not np.isfinite(out[..., r, :, :]).all():
                 raise ValueError(f"solve_navier_stokes: the vorticity is no longer finite at t = "
                                  f"{(r + 1) * final_time / record_steps:g} with dt = {dt:g}: take a smaller dt")
