@@ -18,8 +18,9 @@ shock at x = 0. With `--lbfgs 15000` the error falls to 1.53e-4 (below Raissi et
 2178 s wall time.
 
 `--raissi` trains `pinn.BurgersRaissi` instead, their code's setting exactly (float32, 100 data
-points, all 456 initial/boundary nodes among the collocation points, truncated-normal Xavier init, no Adam, up to 50 000 L-BFGS
-iterations; `benchmarks/pinn_zoo.py --problems burgers_raissi` runs it over seeds). The JAX
+points, all 456 initial/boundary nodes among the collocation points, truncated-normal Xavier init,
+no Adam, up to 50 000 L-BFGS iterations; `benchmarks/pinn_zoo.py --problems burgers_raissi` runs it
+over seeds). The JAX
 per-step comparison needs `pinn.Burgers1D`'s data layout and is skipped then. `--raissi --jax-lbfgs`
 then runs the same L-BFGS-B (scipy, the options `pinn.train` passes) from the same initial parameters
 on the loss written in JAX, in the same dtype, and prints where each stopped: in float32 (seeds 0-2,
