@@ -168,6 +168,61 @@ def _progress(total: int, desc: str, progress: bool):
     return tqdm(total=total, desc=desc, disable=not progress, leave=False)
 
 
+def _threads(owner: str, threads) -> int:
+    """`threads` (None: the usable cores) checked: solver chunks run at most this many at once."""
+    if threads is None:
+        from frame.runtime.row_parallel import usable_cores
+        return usable_cores()
+    _check_int(owner, threads=(threads, 1))
+    return int(threads)
+
+
+def _solve_chunks(solve: Callable, chunks, threads: int, bar) -> list:
+    """`solve(item)` for every `(count, item)` of the iterable `chunks`, in order, at most `threads` at once.
+
+    `chunks` is drawn in this thread, in order (a generator drawing random fields from one seeded
+    generator keeps its sequence), one chunk ahead of the solves; the solvers are numpy/scipy FFTs,
+    sparse solves and elementwise passes, which release the GIL, so threads use the cores. Each chunk
+    is solved as it would be alone: the results are the same bits whatever `threads` is.
+    """
+    if threads <= 1:
+        results = []
+        for count, item in chunks:
+            results.append(solve(item))
+            bar.update(count)
+        return results
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    results, pending = [], deque()
+
+    def finish():
+        count, future = pending.popleft()
+        results.append(future.result())
+        bar.update(count)
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="pino-data") as pool:
+        try:
+            for count, item in chunks:
+                if len(pending) >= threads:
+                    finish()
+                pending.append((count, pool.submit(solve, item)))
+            while pending:
+                finish()
+        except BaseException:
+            for _, future in pending:   # a failed chunk (or Ctrl-C): do not start the queued ones
+                future.cancel()
+            raise
+    return results
+
+
+def _row_chunks(array: np.ndarray, chunk: int):
+    """`(count, array[i:i + chunk])` for consecutive chunks of the leading axis (`_solve_chunks`' input)."""
+    for i in range(0, len(array), chunk):
+        part = array[i:i + chunk]
+        yield len(part), part
+
+
 def _check_int(owner: str, **values) -> None:
     for name, (value, low) in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
@@ -321,8 +376,8 @@ def subsample_stride(fine: int, coarse: int) -> int:
 
 def darcy_data(num: int, resolution: int = 85, *, solver_resolution: int = 421, seed: int = 0,
                high: float = 12.0, low: float = 3.0, alpha: float = 2.0, tau: float = 3.0,
-               method: str = "cg", chunk: int = 16, progress: bool = True, cache: bool = True,
-               cache_directory=None) -> FieldData:
+               method: str = "cg", chunk: int = 16, threads: int | None = None, progress: bool = True,
+               cache: bool = True, cache_directory=None) -> FieldData:
     """`num` Darcy pairs `(a, u)` solved at `solver_resolution` and subsampled to `resolution` (node grids on [0, 1]^2).
 
     The FNO paper solves at 421 and subsamples to s = 85, 141, 211, 421 (stride (421-1)/(s-1)).
@@ -330,6 +385,7 @@ def darcy_data(num: int, resolution: int = 85, *, solver_resolution: int = 421, 
     sparse LU, one sample at a time); both solve the same discrete system (they agree to ~1e-12,
     tests/pino/test_datasets.py). Sample i's field comes from one generator seeded with `seed`, in order.
     Returns `FieldData` with `inputs a: [num, 1, s, s]`, `outputs u: [num, 1, s, s]`, coords x, y.
+    `threads` chunks are solved at once (default: the usable cores; the same data whatever it is).
     With the cache on, a cached run of the same solves at a resolution this one subsamples (and at least
     `num` samples: sample i is the same in every run) is subsampled instead of solving again (s = 43 and 29
     from a cached 85; the first 200 samples of a cached 1000).
@@ -338,23 +394,30 @@ def darcy_data(num: int, resolution: int = 85, *, solver_resolution: int = 421, 
                chunk=(chunk, 1))
     if method not in ("cg", "lu"):
         raise ValueError(f"darcy_data: method must be 'cg' or 'lu', got {method!r}")
+    threads = _threads("darcy_data", threads)
     stride = subsample_stride(solver_resolution, resolution)
     params = dict(num=num, s=resolution, solver=solver_resolution, seed=seed, high=float(high), low=float(low),
                   alpha=float(alpha), tau=float(tau), method=method)
 
     def make():
         rng = np.random.default_rng(seed)
-        a_out = np.empty((num, resolution, resolution))
-        u_out = np.empty((num, resolution, resolution))
-        with _progress(num, f"Darcy {solver_resolution}^2 solves", progress) as bar:
+
+        def fields():   # chunk by chunk, from the one generator in sample order
             for i in range(0, num, chunk):
                 count = min(chunk, num - i)
-                a = darcy_coefficient(np.stack([darcy_grf(1, solver_resolution, alpha=alpha, tau=tau, seed=rng)[0]
-                                                for _ in range(count)]), high, low)
-                u = solve_darcy_batch(a) if method == "cg" else np.stack([solve_darcy(one) for one in a])
-                a_out[i:i + count], u_out[i:i + count] = a[:, ::stride, ::stride], u[:, ::stride, ::stride]
-                bar.update(count)
-        return {"a": a_out, "u": u_out}
+                yield count, darcy_coefficient(np.stack([darcy_grf(1, solver_resolution, alpha=alpha, tau=tau,
+                                                                   seed=rng)[0] for _ in range(count)]), high, low)
+
+        def solve(a):
+            u = solve_darcy_batch(a) if method == "cg" else np.stack([solve_darcy(one) for one in a])
+            # copies: a view of the subsample would keep the whole fine-grid chunk alive until the end
+            return a[:, ::stride, ::stride].copy(), u[:, ::stride, ::stride].copy()
+
+        with _progress(num, f"Darcy {solver_resolution}^2 solves", progress) as bar:
+            solved = _solve_chunks(solve, fields(), threads, bar)
+        if not solved:
+            return {"a": np.empty((0, resolution, resolution)), "u": np.empty((0, resolution, resolution))}
+        return {"a": np.concatenate([a for a, _ in solved]), "u": np.concatenate([u for _, u in solved])}
 
     def derive():
         # A cached run of the same solves with at least `num` samples at a resolution this one subsamples: the
@@ -492,18 +555,21 @@ def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity
 
 def navier_stokes_data(num: int, resolution: int = 64, *, t_in: int = 10, t_out: int = 10, viscosity: float = 1e-3,
                        dt: float = 5e-3, solver_resolution: int | None = None, alpha: float = 2.5, tau: float = 7.0,
-                       seed: int = 0, chunk: int = 100, progress: bool = True, cache: bool = True,
-                       cache_directory=None) -> FieldData:
+                       seed: int = 0, chunk: int = 100, threads: int | None = None, progress: bool = True,
+                       cache: bool = True, cache_directory=None) -> FieldData:
     """`num` Navier-Stokes trajectories: inputs `w(t = 1..t_in)`, outputs `w(t = t_in+1 .. t_in+t_out)`, unit steps.
 
     The FNO paper's nu = 1e-3 task maps `w` on t in [0, 10) to [10, 50) (t_in = 10, t_out = 40,
     recorded at t = 1..50, solved at 256^2 with dt = 1e-4, subsampled to 64^2); the defaults here
     shorten the horizon to t_out = 10 and solve at the 64^2 of the data (`solver_resolution` may be
-    a multiple of `resolution`, subsampled by striding). Returns `FieldData` with inputs
-    `[num, t_in, s, s]`, outputs `[num, t_out, s, s]`, coords x, y (torus grids `j/s`).
+    a multiple of `resolution`, subsampled by striding). `chunk` trajectories are solved together,
+    `threads` chunks at once (default: the usable cores; the same data whatever it is). Returns
+    `FieldData` with inputs `[num, t_in, s, s]`, outputs `[num, t_out, s, s]`, coords x, y (torus
+    grids `j/s`).
     """
     _check_int("navier_stokes_data", num=(num, 0), resolution=(resolution, 4), t_in=(t_in, 1), t_out=(t_out, 1),
                chunk=(chunk, 1))
+    threads = _threads("navier_stokes_data", threads)
     solver_resolution = resolution if solver_resolution is None else solver_resolution
     if solver_resolution % resolution:
         raise ValueError(f"navier_stokes_data: solver_resolution {solver_resolution} is not a multiple of "
@@ -516,13 +582,14 @@ def navier_stokes_data(num: int, resolution: int = 64, *, t_in: int = 10, t_out:
     def make():
         w0 = periodic_grf_2d(num, solver_resolution, alpha=alpha, tau=tau, seed=seed)
         f = ns_forcing(solver_resolution)
-        parts = []
+
+        def solve(w_start):
+            w = solve_navier_stokes(w_start, f, viscosity=viscosity, final_time=float(total), dt=dt,
+                                    record_steps=total)
+            return np.ascontiguousarray(w[..., ::stride, ::stride])
+
         with _progress(num, "Navier-Stokes trajectories", progress) as bar:
-            for i in range(0, num, chunk):
-                w = solve_navier_stokes(w0[i:i + chunk], f, viscosity=viscosity, final_time=float(total), dt=dt,
-                                        record_steps=total)
-                parts.append(w[..., ::stride, ::stride])
-                bar.update(len(w))
+            parts = _solve_chunks(solve, _row_chunks(w0, chunk), threads, bar)
         w = np.concatenate(parts) if parts else np.zeros((0, total, resolution, resolution))
         return {"w": w}
 
@@ -555,17 +622,19 @@ def solve_burgers_spacetime(u0: np.ndarray, *, viscosity: float = 0.01, nt: int 
 
 def burgers_pino_data(num: int, resolution: int = 128, *, nt: int = 101, viscosity: float = 0.01,
                       solver_resolution: int = 512, sigma: float = 25.0, tau: float = 5.0, alpha: float = 2.0,
-                      dt: float = 5e-4, seed: int = 0, chunk: int = 100, progress: bool = True, cache: bool = True,
-                      cache_directory=None) -> FieldData:
+                      dt: float = 5e-4, seed: int = 0, chunk: int = 100, threads: int | None = None,
+                      progress: bool = True, cache: bool = True, cache_directory=None) -> FieldData:
     """`num` pairs `u0 -> u(x, t)` of Burgers with viscosity 0.01 on [0, 1) x [0, 1] (the PINO paper's Burgers task).
 
     Initial conditions from `N(0, 625 (-Laplacian + 25 I)^-2)` (sigma 25, tau 5, alpha 2, periodic, zero
     mean) drawn on the solver grid; solved there (`solve_burgers_spacetime`) and subsampled to
     `resolution` points (the PINO paper's data is 128 x 101). Returns `FieldData` with inputs
     `[num, 1, nt, s]` (u0 repeated along t, the layout a space-time FNO2d takes) and outputs
-    `[num, 1, nt, s]`; coords t (nt points on [0, 1]), x (s points j/s).
+    `[num, 1, nt, s]`; coords t (nt points on [0, 1]), x (s points j/s). `chunk` samples are solved
+    together, `threads` chunks at once (default: the usable cores; the same data whatever it is).
     """
     _check_int("burgers_pino_data", num=(num, 0), resolution=(resolution, 4), nt=(nt, 2), chunk=(chunk, 1))
+    threads = _threads("burgers_pino_data", threads)
     if solver_resolution % resolution:
         raise ValueError(f"burgers_pino_data: solver_resolution {solver_resolution} is not a multiple of "
                          f"resolution {resolution}")
@@ -575,11 +644,10 @@ def burgers_pino_data(num: int, resolution: int = 128, *, nt: int = 101, viscosi
 
     def make():
         u0 = gaussian_random_field(num, solver_resolution, sigma=sigma, tau=tau, alpha=alpha, seed=seed)
-        parts = []
         with _progress(num, "Burgers trajectories", progress) as bar:
-            for i in range(0, num, chunk):
-                parts.append(solve_burgers_spacetime(u0[i:i + chunk], viscosity=viscosity, nt=nt, dt=dt)[..., ::stride])
-                bar.update(min(chunk, num - i))
+            parts = _solve_chunks(lambda u: np.ascontiguousarray(
+                solve_burgers_spacetime(u, viscosity=viscosity, nt=nt, dt=dt)[..., ::stride]),
+                _row_chunks(u0, chunk), threads, bar)
         return {"u": np.concatenate(parts) if parts else np.zeros((0, nt, resolution))}
 
     arrays = cached("burgers_pino", params, make, {"u": (num, nt, resolution)}, cache=cache,

@@ -205,3 +205,33 @@ def test_burgers_pino_data_layout_and_determinism(tmp_path):
     again = ds.burgers_pino_data(3, 32, nt=6, solver_resolution=64, dt=1e-3, progress=False, cache=False)
     np.testing.assert_array_equal(again.outputs, data.outputs)
     assert np.abs(data.outputs[:, 0, -1]).max() < np.abs(data.outputs[:, 0, 0]).max()   # viscous decay
+
+
+# -- chunks solved in threads --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda **kw: ds.darcy_data(5, 5, solver_resolution=17, chunk=2, **kw),
+    lambda **kw: ds.navier_stokes_data(5, 8, t_in=1, t_out=1, dt=1e-2, chunk=2, **kw),
+    lambda **kw: ds.burgers_pino_data(5, 8, nt=3, solver_resolution=16, dt=1e-2, chunk=2, **kw),
+], ids=["darcy", "navier-stokes", "burgers"])
+def test_generators_give_the_same_bits_whatever_the_solver_threads(make):
+    # 3 chunks (2 + 2 + 1 samples): in order, each solved as alone, so threads change nothing
+    one = make(threads=1, progress=False, cache=False)
+    three = make(threads=3, progress=False, cache=False)
+    np.testing.assert_array_equal(three.inputs, one.inputs)
+    np.testing.assert_array_equal(three.outputs, one.outputs)
+    assert one.outputs.shape[0] == 5
+    with pytest.raises(ValueError, match="threads must be an int >= 1"):
+        make(threads=0, progress=False, cache=False)
+
+
+def test_a_chunk_that_fails_in_a_thread_raises_its_error(monkeypatch):
+    calls = []
+
+    def solve(w0, *args, **kwargs):
+        calls.append(len(w0))
+        raise ValueError("solve_navier_stokes: the vorticity is no longer finite")
+
+    monkeypatch.setattr(ds, "solve_navier_stokes", solve)
+    with pytest.raises(ValueError, match="no longer finite"):
+        ds.navier_stokes_data(9, 8, t_in=1, t_out=1, chunk=1, threads=2, progress=False, cache=False)
+    assert len(calls) < 9     # the queued chunks were not started after the failure
