@@ -19,6 +19,10 @@ Each generator is deterministic by seed and plain numpy/scipy (float64):
   operator `u(., 0) -> u(x, t)` on `t in [0, 1]` (the PINO paper's Burgers setting), pseudo-spectral
   ETDRK4 (`pino.data.solve_burgers`) at a fine grid, subsampled.
 
+Samples are solved in chunks, `threads` chunks at once (default: the usable cores; the solvers'
+FFTs, sparse solves and array passes release the GIL); random fields are drawn in order in the
+calling thread, so the data are the same bits for any thread count.
+
 Results are cached as `.npz` files under `cache_dir()` (`$FRAME_CACHE_DIR/pino`, else
 `$XDG_CACHE_HOME/frame/pino`, else `~/.cache/frame/pino`); the file name encodes every parameter,
 writes are atomic (a temporary file renamed into place), and a file that does not load (with

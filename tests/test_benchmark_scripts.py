@@ -222,3 +222,29 @@ def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_pa
     asked.clear()
     fno_navier_stokes.main(fno_navier_stokes.parse_args(args))
     assert asked == [(4, 0), (2, 1000), (4, 1), (2, 1001)]   # by default each seed draws its own
+    fno_navier_stokes.main(fno_navier_stokes.parse_args(args[:-3] + ["0", "--block", "1", "--no-progress"]))
+    printed = capsys.readouterr().out
+    assert "1 steps at a time, rolled out 2 times" in printed and "first block alone" in printed
+    with pytest.raises(SystemExit, match="must divide"):
+        fno_navier_stokes.main(fno_navier_stokes.parse_args(args + ["--block", "3"]))
+
+
+def test_the_navier_stokes_rollout_chains_blocks_of_true_windows():
+    import fno_navier_stokes
+    import numpy as np
+    from pino import datasets
+
+    times = np.arange(1, 15, dtype=float)[None, :, None, None] * np.ones((2, 1, 3, 3))   # w(t) = t, t = 1..14
+    data = datasets.FieldData(times[:, :10], times[:, 10:], {}, {})
+    pairs = fno_navier_stokes.windows(data, 2)
+    assert pairs.inputs.shape == (4, 10, 3, 3) and pairs.outputs.shape == (4, 2, 3, 3)
+    assert pairs.inputs[2:, :, 0, 0].tolist() == [list(range(3, 13))] * 2        # the second window: t = 3..12
+    assert pairs.outputs[2:, :, 0, 0].tolist() == [[13, 14]] * 2
+
+    class NextBlock:   # a perfect 2-step model of w(t) = t: each block continues from the last input
+        def predict(self, x):
+            assert x.shape[1] == 10
+            return x[:, -2:] + 2
+
+    rolled = fno_navier_stokes.roll_out(NextBlock(), data.inputs, 4)
+    np.testing.assert_array_equal(rolled, data.outputs)     # blocks 11..12, then 13..14 from the predicted 11, 12
