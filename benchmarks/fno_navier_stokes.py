@@ -61,6 +61,9 @@ def parse_args(argv=None):
     p.add_argument("--block", type=int, default=None,
                    help="predict this many steps at a time and roll out over --t-out (it divides --t-out, "
                         "<= 10; default: --t-out, one shot)")
+    p.add_argument("--rollout-training", action="store_true",
+                   help="with --block: train through the model's own rollout over the horizon (gradients through "
+                        "every block, as the FNO paper trains its FNO-2D) instead of on true windows")
     p.add_argument("--data-seed", type=int, default=None,
                    help="one data set for every seed (train seed N, test seed N + 1000); default: per seed")
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
@@ -79,6 +82,7 @@ from driver import time_calls  # noqa: E402  (this directory is on sys.path when
 
 import frame.runtime  # noqa: E402
 from frame.train import Adam, Trainer  # noqa: E402
+import frame.numpy as fnp  # noqa: E402
 from pino import FNO2d  # noqa: E402
 from pino import datasets as ds  # noqa: E402
 from pino.training import Normalized, relative_l2, relative_l2_loss, train_operator  # noqa: E402
@@ -118,6 +122,29 @@ def roll_out(result, inputs: np.ndarray, steps: int) -> np.ndarray:
     return np.concatenate(predicted, axis=1)[:, :steps]
 
 
+class Rollout:
+    """`model` (t_in snapshots -> the next `block`) applied `times` times in one graph, each application's input
+    the last t_in snapshots known or predicted: training it on whole trajectories trains the block model through
+    its own rollout (the loss over the horizon, gradients through every block), as the FNO paper trains its
+    recurrent FNO-2D; `init` and the parameters are the block model's."""
+
+    def __init__(self, model, times: int, t_in: int = 10):
+        self.model, self.times, self.t_in = model, times, t_in
+
+    def init(self, seed=0, dtype="float32"):
+        return self.model.init(seed, dtype)
+
+    def num_parameters(self) -> int:
+        return self.model.num_parameters()
+
+    def apply(self, params, x):
+        known, predicted = x, []
+        for _ in range(self.times):
+            predicted.append(self.model.apply(params, known[:, -self.t_in:]))
+            known = fnp.concatenate([known, predicted[-1]], axis=1)
+        return fnp.concatenate(predicted, axis=1)
+
+
 def main(args) -> None:
     print(f"Navier-Stokes nu=1e-3, s={args.s}, t = 1..10 -> 11..{10 + args.t_out}, {args.train} train / {args.test} "
           f"test, FNO2d n_modes={args.modes} width={args.width} layers={args.layers}, batch {args.batch}, "
@@ -125,7 +152,12 @@ def main(args) -> None:
     block = args.t_out if args.block is None else args.block
     if not 1 <= block <= 10 or args.t_out % block:
         raise SystemExit(f"--block {block}: it must divide --t-out {args.t_out} and be at most 10 (the input steps)")
-    if block < args.t_out:
+    if args.rollout_training and block == args.t_out:
+        raise SystemExit("--rollout-training: needs --block smaller than --t-out")
+    if args.rollout_training:
+        print(f"block-recurrent: {block} steps at a time, trained through its rollout over {args.t_out} steps",
+              flush=True)
+    elif block < args.t_out:
         print(f"block-recurrent: {block} steps at a time, rolled out {args.t_out // block} times; trained on the "
               f"{args.t_out // block} true windows of each trajectory", flush=True)
     errors = []
@@ -137,22 +169,25 @@ def main(args) -> None:
         pairs = train if block == args.t_out else windows(train, block)
         first = ds.FieldData(test.inputs, test.outputs[:, :block], test.coords, test.meta)
         base = FNO2d(n_modes=args.modes, width=args.width, layers=args.layers, in_channels=10, out_channels=block)
-        model = Normalized.from_data(base, pairs.inputs, pairs.outputs)
+        model = Normalized.from_data(base, pairs.inputs, pairs.outputs)   # the statistics of the true windows
+        if args.rollout_training:   # whole trajectories in, the rolled-out horizon out: the error is the horizon's
+            model, pairs, first = Rollout(model, args.t_out // block), train, test
         per_step = step_seconds(model, pairs, args.batch)
         steps_per_epoch = len(pairs) // args.batch
         steps = max(1, min(args.max_epochs * steps_per_epoch, int(args.budget_minutes * 60 / per_step)))
         # measured along the way: the first block's error (the whole horizon when one shot)
         result = train_operator(model, pairs, first, steps=steps, batch_size=args.batch, lr=args.lr, seed=seed,
                                 progress=not args.no_progress, desc=f"FNO2d NS seed {seed}")
-        error = result.test_error if block == args.t_out else relative_l2(roll_out(result, test.inputs, args.t_out),
-                                                                          test.outputs)
+        whole = block == args.t_out or args.rollout_training
+        error = result.test_error if whole else relative_l2(roll_out(result, test.inputs, args.t_out), test.outputs)
         errors.append(error)
         print(f"  [seed {seed}] {per_step:.2f} s/step, {steps} steps ({steps / steps_per_epoch:.1f} epochs of "
               f"{len(pairs)} pairs, {result.seconds:.0f} s): test relative L2 {error:.3%} over "
-              f"t = 11..{10 + args.t_out}" + ("" if block == args.t_out else
-                                            f" (first block alone {result.test_error:.3%})"), flush=True)
+              f"t = 11..{10 + args.t_out}" + ("" if whole else f" (first block alone {result.test_error:.3%})"),
+              flush=True)
     errors = np.array(errors)
-    kind = "one-shot" if block == args.t_out else f"{block} steps at a time"
+    kind = "one-shot" if block == args.t_out else f"{block} steps at a time" + (
+        ", trained through its rollout" if args.rollout_training else ", trained on true windows")
     print(f"\nFNO2d ({kind}), horizon {args.t_out}: {100 * errors.mean():.3f} +- {100 * errors.std():.3f} % "
           f"(percent, mean +- std over {len(errors)} seeds)")
     print(f"FNO paper Table 1, nu = 1e-3, T = 50 (40-step horizon), N = 1000, FNO-2D: {100 * PAPER_FNO2D_NU1E3:.2f} %; "

@@ -227,6 +227,10 @@ def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_pa
     assert "1 steps at a time, rolled out 2 times" in printed and "first block alone" in printed
     with pytest.raises(SystemExit, match="must divide"):
         fno_navier_stokes.main(fno_navier_stokes.parse_args(args + ["--block", "3"]))
+    fno_navier_stokes.main(fno_navier_stokes.parse_args(args[:-3] + ["0", "--block", "1", "--rollout-training",
+                                                                     "--no-progress"]))
+    printed = capsys.readouterr().out
+    assert "trained through its rollout over 2 steps" in printed and "first block alone" not in printed
 
 
 def test_the_navier_stokes_rollout_chains_blocks_of_true_windows():
@@ -248,3 +252,11 @@ def test_the_navier_stokes_rollout_chains_blocks_of_true_windows():
 
     rolled = fno_navier_stokes.roll_out(NextBlock(), data.inputs, 4)
     np.testing.assert_array_equal(rolled, data.outputs)     # blocks 11..12, then 13..14 from the predicted 11, 12
+
+    class Shift:   # the same model in frame.numpy: the in-graph rollout computes what roll_out does
+        def apply(self, params, x):
+            return x[:, -2:] + params
+
+    import frame
+    in_graph = frame.function(fno_navier_stokes.Rollout(Shift(), 2).apply)(np.float32(2), data.inputs.astype("float32"))
+    np.testing.assert_array_equal(np.asarray(in_graph), data.outputs)
