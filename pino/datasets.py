@@ -559,7 +559,7 @@ def solve_navier_stokes(w0: np.ndarray, forcing: np.ndarray | None, *, viscosity
 
 def navier_stokes_data(num: int, resolution: int = 64, *, t_in: int = 10, t_out: int = 10, viscosity: float = 1e-3,
                        dt: float = 5e-3, solver_resolution: int | None = None, alpha: float = 2.5, tau: float = 7.0,
-                       seed: int = 0, chunk: int = 100, threads: int | None = None, progress: bool = True,
+                       seed: int = 0, chunk: int = 25, threads: int | None = None, progress: bool = True,
                        cache: bool = True, cache_directory=None) -> FieldData:
     """`num` Navier-Stokes trajectories: inputs `w(t = 1..t_in)`, outputs `w(t = t_in+1 .. t_in+t_out)`, unit steps.
 
@@ -567,7 +567,10 @@ def navier_stokes_data(num: int, resolution: int = 64, *, t_in: int = 10, t_out:
     recorded at t = 1..50, solved at 256^2 with dt = 1e-4, subsampled to 64^2); the defaults here
     shorten the horizon to t_out = 10 and solve at the 64^2 of the data (`solver_resolution` may be
     a multiple of `resolution`, subsampled by striding). `chunk` trajectories are solved together,
-    `threads` chunks at once (default: the usable cores; the same data whatever it is). Returns
+    `threads` chunks at once (default: the usable cores); the data are the same bits whatever either
+    is (each trajectory's transforms are computed alone). 25 keeps a chunk's spectra in cache: 200
+    trajectories at 64^2 took 18.5 ms a trajectory and unit time on 2 threads, against 27-29 ms with
+    chunks of 100 (41-49 ms on one thread, the earlier default). Returns
     `FieldData` with inputs `[num, t_in, s, s]`, outputs `[num, t_out, s, s]`, coords x, y (torus
     grids `j/s`).
     """

@@ -224,6 +224,13 @@ def test_generators_give_the_same_bits_whatever_the_solver_threads(make):
         make(threads=0, progress=False, cache=False)
 
 
+def test_navier_stokes_data_are_the_same_bits_whatever_the_chunk():
+    # the cache key leaves the chunk out: each trajectory's transforms must not depend on its batch
+    one = ds.navier_stokes_data(5, 16, t_in=1, t_out=1, dt=1e-2, chunk=1, threads=1, progress=False, cache=False)
+    five = ds.navier_stokes_data(5, 16, t_in=1, t_out=1, dt=1e-2, chunk=5, threads=1, progress=False, cache=False)
+    np.testing.assert_array_equal(one.outputs, five.outputs)
+
+
 def test_a_chunk_that_fails_in_a_thread_raises_its_error(monkeypatch):
     calls = []
 
