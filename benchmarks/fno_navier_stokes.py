@@ -42,7 +42,8 @@ The paper's horizon (2026-12-02, one seed each, so no spread yet; `--t-out 40 --
 --budget-minutes 20 --data-seed 0`, the paper's 1000 / 200 trajectories to t = 50): the data took 33
 min (1000 trajectories) and 4.4 min (200) with the solver's chunks on both cores (`threads`). One
 shot (40 output channels): 4.80 % after 57.9 epochs (17.7 min). `--block 10` on true windows: 2.23 %
-over t = 11..50 (the first block alone 0.95 %) after 21.3 epochs of the 4000 windows (23 min). Both
+over t = 11..50 (the first block alone 0.95 %) after 21.3 epochs of the 4000 windows (23 min); seed 1,
+whose step time was measured beside another job (0.46 s, so 13.0 epochs in 15 min): 2.73 % (1.20 %). Both
 above the 1.5x bar (1.92 %); the paper's 1.28 % took 500 epochs of its rollout-trained recurrent
 model. `--rollout-training` runs (1.15 s a step at batch 20, 4 blocks) but was not trained to a
 result here.
