@@ -99,7 +99,7 @@ from frame.train import Adam, Trainer  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 from pino import FNO2d  # noqa: E402
 from pino import datasets as ds  # noqa: E402
-from pino.training import Normalized, relative_l2, relative_l2_loss, train_operator  # noqa: E402
+from pino.training import Normalized, predict, relative_l2, relative_l2_loss, train_operator  # noqa: E402
 
 PAPER_FNO2D_NU1E3 = 0.0128
 
@@ -124,16 +124,6 @@ def windows(data, block: int, t_in: int = 10):
     starts = range(0, data.outputs.shape[1], block)
     return ds.FieldData(np.concatenate([w[:, k:k + t_in] for k in starts]),
                         np.concatenate([w[:, k + t_in:k + t_in + block] for k in starts]), data.coords, data.meta)
-
-
-def roll_out(result, inputs: np.ndarray, steps: int) -> np.ndarray:
-    """The trained model's own prediction of `steps` snapshots from `inputs` [num, t_in, s, s], `block` at a time,
-    each block's input the last t_in snapshots known or predicted so far."""
-    t_in, known, predicted = inputs.shape[1], inputs, []
-    while sum(p.shape[1] for p in predicted) < steps:
-        predicted.append(result.predict(known[:, -t_in:]))
-        known = np.concatenate([known, predicted[-1]], axis=1)
-    return np.concatenate(predicted, axis=1)[:, :steps]
 
 
 class Rollout:
@@ -193,7 +183,9 @@ def main(args) -> None:
         result = train_operator(model, pairs, first, steps=steps, batch_size=args.batch, lr=args.lr, seed=seed,
                                 progress=not args.no_progress, desc=f"FNO2d NS seed {seed}")
         whole = block == args.t_out or args.rollout_training
-        error = result.test_error if whole else relative_l2(roll_out(result, test.inputs, args.t_out), test.outputs)
+        error = result.test_error if whole else relative_l2(
+            predict(Rollout(result.model, args.t_out // block), result.params, test.inputs.astype("float32")),
+            test.outputs)
         errors.append(error)
         print(f"  [seed {seed}] {per_step:.2f} s/step, {steps} steps ({steps / steps_per_epoch:.1f} epochs of "
               f"{len(pairs)} pairs, {result.seconds:.0f} s): test relative L2 {error:.3%} over "
