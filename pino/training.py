@@ -310,9 +310,25 @@ def _resume_from(resume, model, dtype: str):
     return saved
 
 
+def _checked_init_params(given, fresh):
+    """`given` as `fresh`'s structure, shapes and dtypes (copied), or a `FrameError` naming what differs."""
+    given_leaves, given_tree = frame.tree_flatten(given)
+    fresh_leaves, fresh_tree = frame.tree_flatten(fresh)
+    if given_tree != fresh_tree:
+        raise FrameError(f"init_params: their structure {given_tree} is not the model's {fresh_tree}")
+    out = []
+    for i, (g, f) in enumerate(zip(given_leaves, fresh_leaves)):
+        g = np.asarray(g)
+        if g.shape != f.shape or g.dtype != f.dtype:
+            raise FrameError(f"init_params: leaf {i} is {g.dtype}{list(g.shape)}, "
+                             f"the model's is {f.dtype}{list(f.shape)}")
+        out.append(g.copy())
+    return frame.tree_unflatten(fresh_tree, out)
+
+
 def _run(model, loss_fn, *, problem_name, batches_for, full_batch, test_inputs, test_outputs, predict_shape, steps,
          lr, dtype, seed, progress, desc, divergence_factor, client, shard, resume, eval_every, schedule_steps,
-         lbfgs_steps, lbfgs_tol, step_callbacks, timings) -> OperatorResult:
+         lbfgs_steps, lbfgs_tol, step_callbacks, timings, init_params=None) -> OperatorResult:
     """The common loop: Adam on minibatches through `Trainer.run` (errors every `eval_every` steps),
     then optional full-batch L-BFGS, then the test predictions."""
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
@@ -339,7 +355,13 @@ def _run(model, loss_fn, *, problem_name, batches_for, full_batch, test_inputs, 
         return relative_l2(pred, test_outputs)
 
     started = time.perf_counter()
-    trainer = Trainer(loss_fn, saved.params if saved is not None else model.init(seed, dtype),
+    if saved is not None:
+        start_params = saved.params
+    elif init_params is not None:
+        start_params = _checked_init_params(init_params, model.init(seed, dtype))
+    else:
+        start_params = model.init(seed, dtype)
+    trainer = Trainer(loss_fn, start_params,
                       Adam(cosine_schedule(lr, schedule_steps, schedule["final_fraction"])), progress=progress,
                       desc=desc, divergence_factor=divergence_factor, client=client,
                       shard=shard if client is not None else None)
@@ -442,7 +464,8 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                    desc: str = "FNO (data loss)",
                    divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, client=None, resume=None,
                    eval_every: int | None = None, schedule_steps: int | None = None, lbfgs_steps: int = 0,
-                   lbfgs_tol: float = 1e-12, step_callbacks=(), problem_name: str | None = None) -> OperatorResult:
+                   lbfgs_tol: float = 1e-12, step_callbacks=(), problem_name: str | None = None,
+                   init_params=None) -> OperatorResult:
     """Train `model` on pairs `train.inputs -> train.outputs` with the relative-L2 data loss.
 
     `train`, `test`: `OperatorData` (1-D, no channel axis) or `pino.datasets.FieldData` (channel-first,
@@ -469,7 +492,13 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
     - `lbfgs_steps`: after Adam, that many iterations of full-batch L-BFGS (`frame.train.lbfgs`,
       tolerance `lbfgs_tol`) on the whole training set, errors measured every `eval_every`
       iterations.
+    - `init_params`: start from these parameters (the structure, shapes and dtypes of
+      `model.init`'s) instead of a fresh initialisation, with a fresh Adam and schedule: fine-tuning
+      weights trained another way, e.g. a block model trained on true windows, then through its own
+      rollout. Not with `resume`, which carries its own parameters.
     """
+    if init_params is not None and resume is not None:
+        raise FrameError("train_operator: give init_params or resume, not both (a resumed run has its own parameters)")
     began = time.perf_counter()
     x_train, y_train = train.channels(dtype)
     x_test, _ = test.channels(dtype)
@@ -490,7 +519,8 @@ def train_operator(model, train: OperatorData, test: OperatorData, *, steps: int
                 test_inputs=x_test, test_outputs=test.outputs, predict_shape=test.outputs.shape, steps=steps, lr=lr,
                 dtype=dtype, seed=seed, progress=progress, desc=desc, divergence_factor=divergence_factor,
                 client=client, shard=(0, 1), resume=resume, eval_every=eval_every, schedule_steps=schedule_steps,
-                lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, step_callbacks=list(step_callbacks), timings=timings)
+                lbfgs_steps=lbfgs_steps, lbfgs_tol=lbfgs_tol, step_callbacks=list(step_callbacks), timings=timings,
+                init_params=init_params)
 
 
 _register_models()

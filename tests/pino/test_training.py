@@ -147,6 +147,31 @@ def test_resumed_training_equals_one_run_bit_for_bit(burgers_small, tmp_path):
         train_operator(FNO1d(modes=4, width=4, layers=1, projection=8), train, test, resume=path, **kwargs)
 
 
+def test_init_params_start_training_from_given_weights(burgers_small):
+    train, test = burgers_small
+    kwargs = dict(batch_size=10, progress=False, eval_every=10)
+    pretrained = train_operator(_fno(), train, test, steps=60, lr=3e-3, **kwargs)
+    given = [a.copy() for a in frame.tree_leaves(pretrained.params)]
+    # a negligible learning rate: the run stays at the given weights, so it scores what they score
+    tuned = train_operator(_fno(), train, test, steps=2, lr=1e-12, init_params=pretrained.params, **kwargs)
+    for a, b in zip(frame.tree_leaves(tuned.params), given):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+    assert tuned.test_error == pytest.approx(pretrained.test_error, rel=1e-5)
+    fresh = train_operator(_fno(), train, test, steps=2, lr=1e-12, **kwargs)
+    assert fresh.test_error > 2 * pretrained.test_error   # without them it starts from scratch
+    # fine-tuning from them: a fresh Adam, and the given arrays are not written to
+    train_operator(_fno(), train, test, steps=5, lr=3e-3, init_params=pretrained.params, **kwargs)
+    for a, b in zip(frame.tree_leaves(pretrained.params), given):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(frame.FrameError, match=r"init_params: leaf 0 is float32\[8\], the model's is float32\[4\]"):
+        train_operator(FNO1d(modes=4, width=4, layers=1, projection=8), train, test, steps=1,
+                       init_params=pretrained.params, **kwargs)
+    with pytest.raises(frame.FrameError, match="init_params: their structure"):
+        train_operator(_fno(), train, test, steps=1, init_params={"w": np.zeros(3)}, **kwargs)
+    with pytest.raises(frame.FrameError, match="init_params or resume, not both"):
+        train_operator(_fno(), train, test, steps=1, init_params=pretrained.params, resume=pretrained, **kwargs)
+
+
 def test_errors_are_measured_during_training_and_lbfgs(burgers_small):
     train, test = burgers_small
     result = train_operator(_fno(), train, test, steps=20, batch_size=10, lr=3e-3, progress=False, eval_every=10,
