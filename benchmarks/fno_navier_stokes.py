@@ -78,6 +78,10 @@ def parse_args(argv=None):
     p.add_argument("--rollout-training", action="store_true",
                    help="with --block: train through the model's own rollout over the horizon (gradients through "
                         "every block, as the FNO paper trains its FNO-2D) instead of on true windows")
+    p.add_argument("--rollout-minutes", type=float, default=0.0,
+                   help="with --block (on true windows): then fine-tune through the rollout for this many minutes, "
+                        "from the teacher-forced weights")
+    p.add_argument("--rollout-lr", type=float, default=5e-4, help="peak learning rate of the --rollout-minutes phase")
     p.add_argument("--data-seed", type=int, default=None,
                    help="one data set for every seed (train seed N, test seed N + 1000); default: per seed")
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default)")
@@ -115,6 +119,14 @@ def step_seconds(model, train, batch: int, steps: int = 2) -> float:
         trainer.step(x[:batch], y[:batch])
     frame.runtime.wait_native_builds()
     return time_calls(lambda: trainer.step(x[:batch], y[:batch]), warmup=1, repeats=steps)["time"]
+
+
+def budget(model, train, batch: int, minutes: float, max_epochs: int):
+    """(seconds a step, steps, epochs) of a run of `minutes` (at most `max_epochs`) at the measured step time."""
+    per_step = step_seconds(model, train, batch)
+    steps_per_epoch = len(train) // batch
+    steps = max(1, min(max_epochs * steps_per_epoch, int(minutes * 60 / per_step)))
+    return per_step, steps, steps / steps_per_epoch
 
 
 def windows(data, block: int, t_in: int = 10):
@@ -156,8 +168,10 @@ def main(args) -> None:
     block = args.t_out if args.block is None else args.block
     if not 1 <= block <= 10 or args.t_out % block:
         raise SystemExit(f"--block {block}: it must divide --t-out {args.t_out} and be at most 10 (the input steps)")
-    if args.rollout_training and block == args.t_out:
-        raise SystemExit("--rollout-training: needs --block smaller than --t-out")
+    if (args.rollout_training or args.rollout_minutes) and block == args.t_out:
+        raise SystemExit("--rollout-training, --rollout-minutes: need --block smaller than --t-out")
+    if args.rollout_training and args.rollout_minutes:
+        raise SystemExit("--rollout-minutes fine-tunes a model trained on true windows: not with --rollout-training")
     if args.rollout_training:
         print(f"block-recurrent: {block} steps at a time, trained through its rollout over {args.t_out} steps",
               flush=True)
@@ -176,9 +190,7 @@ def main(args) -> None:
         model = Normalized.from_data(base, pairs.inputs, pairs.outputs)   # the statistics of the true windows
         if args.rollout_training:   # whole trajectories in, the rolled-out horizon out: the error is the horizon's
             model, pairs, first = Rollout(model, args.t_out // block), train, test
-        per_step = step_seconds(model, pairs, args.batch)
-        steps_per_epoch = len(pairs) // args.batch
-        steps = max(1, min(args.max_epochs * steps_per_epoch, int(args.budget_minutes * 60 / per_step)))
+        per_step, steps, epochs = budget(model, pairs, args.batch, args.budget_minutes, args.max_epochs)
         # measured along the way: the first block's error (the whole horizon when one shot)
         result = train_operator(model, pairs, first, steps=steps, batch_size=args.batch, lr=args.lr, seed=seed,
                                 progress=not args.no_progress, desc=f"FNO2d NS seed {seed}")
@@ -186,14 +198,25 @@ def main(args) -> None:
         error = result.test_error if whole else relative_l2(
             predict(Rollout(result.model, args.t_out // block), result.params, test.inputs.astype("float32")),
             test.outputs)
-        errors.append(error)
-        print(f"  [seed {seed}] {per_step:.2f} s/step, {steps} steps ({steps / steps_per_epoch:.1f} epochs of "
+        print(f"  [seed {seed}] {per_step:.2f} s/step, {steps} steps ({epochs:.1f} epochs of "
               f"{len(pairs)} pairs, {result.seconds:.0f} s): test relative L2 {error:.3%} over "
               f"t = 11..{10 + args.t_out}" + ("" if whole else f" (first block alone {result.test_error:.3%})"),
               flush=True)
+        if args.rollout_minutes:   # then through its own rollout, from the weights trained on true windows
+            rollout = Rollout(result.model, args.t_out // block)
+            per_step, steps, epochs = budget(rollout, train, args.batch, args.rollout_minutes, args.max_epochs)
+            tuned = train_operator(rollout, train, test, steps=steps, batch_size=args.batch, lr=args.rollout_lr,
+                                   seed=seed, init_params=result.params, progress=not args.no_progress,
+                                   desc=f"FNO2d NS seed {seed}, rollout")
+            error = tuned.test_error
+            print(f"  [seed {seed}] then through the rollout: {per_step:.2f} s/step, {steps} steps ({epochs:.1f} "
+                  f"epochs of {len(train)} trajectories, {tuned.seconds:.0f} s): test relative L2 {error:.3%}",
+                  flush=True)
+        errors.append(error)
     errors = np.array(errors)
     kind = "one-shot" if block == args.t_out else f"{block} steps at a time" + (
-        ", trained through its rollout" if args.rollout_training else ", trained on true windows")
+        ", trained through its rollout" if args.rollout_training else ", trained on true windows" + (
+            ", then through its rollout" if args.rollout_minutes else ""))
     print(f"\nFNO2d ({kind}), horizon {args.t_out}: {100 * errors.mean():.3f} +- {100 * errors.std():.3f} % "
           f"(percent, mean +- std over {len(errors)} seeds)")
     print(f"FNO paper Table 1, nu = 1e-3, T = 50 (40-step horizon), N = 1000, FNO-2D: {100 * PAPER_FNO2D_NU1E3:.2f} %; "

@@ -231,6 +231,14 @@ def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_pa
                                                                      "--no-progress"]))
     printed = capsys.readouterr().out
     assert "trained through its rollout over 2 steps" in printed and "first block alone" not in printed
+    fno_navier_stokes.main(fno_navier_stokes.parse_args(args[:-3] + ["0", "--block", "1", "--rollout-minutes", "0.01",
+                                                                     "--no-progress"]))
+    printed = capsys.readouterr().out
+    assert "first block alone" in printed and "then through the rollout" in printed
+    assert "trained on true windows, then through its rollout" in printed
+    with pytest.raises(SystemExit, match="not with --rollout-training"):
+        fno_navier_stokes.main(fno_navier_stokes.parse_args(args + ["--block", "1", "--rollout-training",
+                                                                    "--rollout-minutes", "1"]))
 
 
 def test_the_navier_stokes_rollout_chains_blocks_of_true_windows():
