@@ -20,13 +20,13 @@ shock at x = 0. With `--lbfgs 15000` the error falls to 1.53e-4 (below Raissi et
 `--raissi` trains `pinn.BurgersRaissi` instead, their code's setting exactly (float32, 100 data
 points, all 456 initial/boundary nodes among the collocation points, truncated-normal Xavier init,
 no Adam, up to 50 000 L-BFGS iterations; `benchmarks/pinn_zoo.py --problems burgers_raissi` runs it
-over seeds). The JAX
-per-step comparison needs `pinn.Burgers1D`'s data layout and is skipped then. `--raissi --jax-lbfgs`
-then runs the same L-BFGS-B (scipy, the options `pinn.train` passes) from the same initial parameters
-on the loss written in JAX, in the same dtype, and prints where each stopped: in float32 (seeds 0-2,
-2026-12-02) JAX stopped after 4681, 4385, 4176 iterations at 1.77e-3, 1.33e-3, 3.10e-3, frame after
-4830, 5365, 5661 at 1.74e-3, 1.97e-3, 1.71e-3, both because the float32 loss stopped changing
-(those runs had only the 100 data points among the collocation points).
+over seeds). The JAX per-step comparison needs `pinn.Burgers1D`'s data layout and is skipped then.
+`--raissi --jax-lbfgs` then runs the same L-BFGS-B (scipy, the options `pinn.train` passes) from the
+same initial parameters on the loss written in JAX, in the same dtype, and prints where each
+stopped: in float32 (seeds 0-2, 2026-12-02) JAX stopped after 4681, 4385, 4176 iterations at
+1.77e-3, 1.33e-3, 3.10e-3, frame after 4830, 5365, 5661 at 1.74e-3, 1.97e-3, 1.71e-3, both because
+the float32 loss stopped changing (those runs had only the 100 data points among the collocation
+points).
 """
 from __future__ import annotations
 
