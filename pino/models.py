@@ -293,9 +293,10 @@ class SpectralConv:
     "forward" and numpy "backward": the composed linear map is the same). The kept block is computed
     by one GEMM or batched left-multiplication per axis against constant bases, never transposing a
     grid-sized array (`pino.spectral.separable_rfftn`: the last axis's truncated real DFT first, the
-    cheapest order; its 2**d real components are combined inside the mixing weight), the channel
-    mixing is one real batched GEMM over modes, and the inverse is the same way back
-    (`separable_irfftn`). `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values.
+    cheapest order; its 2**d real components are combined into real and imaginary parts by a small
+    constant matrix), the channel mixing is one real batched GEMM over modes of those parts, stacked as
+    rows, by `[Wr | Wi]` (a transposed view of the parameter; the four real products then give the
+    complex one), and the inverse is the same way back (`separable_irfftn`). `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values.
     """
 
     def __init__(self, in_channels: int, out_channels: int, n_modes, transform: str = "auto", bias: bool = True):
@@ -346,27 +347,25 @@ class SpectralConv:
         entries = [n * m * (4 if a < self.dims - 1 else 2) for a, (n, m) in enumerate(zip(sizes, self.kept))]
         return max(self.kept) <= DFT_MAX_MODES and max(entries) <= DFT_MAX_ENTRIES
 
-    def _mixing_weight(self, weight):
-        """`[M, 2**d * in, 2 * out]`: the complex channel mixing of every kept mode as one real GEMM applied to
-        `separable_rfftn`'s 2**d components (M the modes, in the order m_1, ..., m_{d-1}, k_d).
+    def _component_signs(self, dtype) -> np.ndarray:
+        """`[2, 2**d]`: row 0 (1) holds each component's sign in the real (imaginary) part of the spectrum.
 
-        The spectrum is `X = sum_s i**|s| P[s]` and `Y = X W` is `[Xr | Xi] @ [[Wr, Wi], [-Wi, Wr]]`, so
-        component s gets the rows `(-1)**(|s|/2) [Wr | Wi]` (|s| even, a real part) or
-        `(-1)**((|s|-1)/2) [-Wi | Wr]` (|s| odd): the sum is folded into the weight, which is small
-        (in * out * M), instead of being formed on the spectra."""
-        d, c_in, c_out = self.dims, self.in_channels, self.out_channels
-        modes = math.prod(self.kept)
-        perm = tuple(range(2, d + 2)) + (0, 1, d + 2)                  # (m_1, ..., k_d, in, out, re/im)
-        w = fnp.reshape(fnp.transpose(weight, perm), (modes, c_in, c_out, 2))
-        wr, wi = w[..., 0], w[..., 1]
-        top = fnp.concatenate([wr, wi], axis=-1)                       # [M, in, 2*out]: a real part's rows
-        bottom = fnp.concatenate([-wi, wr], axis=-1)                   # an imaginary part's rows
-        signed = {(0, 1): top, (0, -1): -top if d > 1 else None, (1, 1): bottom, (1, -1): -bottom if d > 2 else None}
-        rows = []
-        for s in itertools.product((0, 1), repeat=d):
+        `separable_rfftn` gives the kept block as 2**d real components with `X = sum_s i**|s| P[s]`:
+        component s (|s| its count of sine parts) adds `(-1)**(|s|/2) P[s]` to the real part when |s|
+        is even, `(-1)**((|s|-1)/2) P[s]` to the imaginary part when it is odd."""
+        signs = np.zeros((2, 2 ** self.dims), dtype)
+        for j, s in enumerate(itertools.product((0, 1), repeat=self.dims)):
             count = sum(s)
-            rows.append(signed[(count % 2, -1 if (count // 2) % 2 else 1)])
-        return fnp.reshape(fnp.stack(rows, axis=1), (modes, 2 ** d * c_in, 2 * c_out))
+            signs[count % 2, j] = -1.0 if (count // 2) % 2 else 1.0
+        return signs
+
+    def _mixing_weight(self, weight):
+        """`[M, in, 2 * out]`: `[Wr | Wi]` of every kept mode (M, in the order m_1, ..., m_{d-1}, k_d), a
+        transposed copy of the parameter (neuralop's layout `[in, out, modes..., re/im]`), nothing assembled."""
+        d = self.dims
+        perm = tuple(range(2, d + 2)) + (0, d + 2, 1)                  # (m_1, ..., k_d, in, re/im, out)
+        return fnp.reshape(fnp.transpose(weight, perm),
+                           (math.prod(self.kept), self.in_channels, 2 * self.out_channels))
 
     def apply(self, params: dict, x):
         """`x: [batch, in_channels, *grid]` (len(grid) = len(n_modes)) -> `[batch, out_channels, *grid]`."""
@@ -393,10 +392,16 @@ class SpectralConv:
                 ((m, 2) for m in self.kept[:-1]), ()) + (2, self.kept[-1]))
             m_axes = tuple(2 + 2 * a for a in range(d - 1)) + (2 * d + 1,)
             r_axes = tuple(3 + 2 * a for a in range(d - 1)) + (2 * d,)
-            stacked = fnp.reshape(fnp.transpose(components, m_axes + (0,) + r_axes + (1,)),
-                                  (modes, batch, 2 ** d * c_in))                   # [M, batch, (components, in)]
-            mixed = fnp.matmul(stacked, self._mixing_weight(params["weight"]))    # [M, batch, (re/im, out)]
-            mixed = fnp.reshape(mixed, self.kept + (batch, 2, c_out))
+            parts = fnp.reshape(fnp.transpose(components, m_axes + r_axes + (0, 1)),
+                                (modes, 2 ** d, batch * c_in))                      # [M, components, (batch, in)]
+            # The complex spectrum's real and imaginary parts, stacked as rows: [M, (re/im, batch), in].
+            spectrum = fnp.reshape(fnp.matmul(self._component_signs(x.dtype), parts), (modes, 2 * batch, c_in))
+            # Each part times [Wr | Wi] in one GEMM, then (Xr + i Xi)(Wr + i Wi) from its four products.
+            prod = fnp.reshape(fnp.matmul(spectrum, self._mixing_weight(params["weight"])),
+                               (modes, 2, batch, 2, c_out))                         # [M, X re/im, batch, W re/im, out]
+            real = prod[:, 0, :, 0] - prod[:, 1, :, 1]
+            imag = prod[:, 0, :, 1] + prod[:, 1, :, 0]
+            mixed = fnp.reshape(fnp.stack([real, imag], axis=2), self.kept + (batch, 2, c_out))
             mixed = fnp.transpose(mixed, (d, d + 2, d + 1) + tuple(range(d)))     # [batch, out, re/im, modes...]
             return separable_irfftn(mixed, sizes)
         return self._apply_fft(params["weight"], x, sizes)

@@ -239,7 +239,7 @@ def separable_rfftn(u, kept: tuple[int, ...]):
     DFT doubles the real components (its cos and -sin parts) instead of combining them into complex
     numbers: returns `(..., m_1, r_1, ..., m_{d-1}, r_{d-1}, r_d, k_d)` flattened to `(..., 2**d * M)`,
     whose complex spectrum is `X = sum_s i**|s| P[s]` over the components s = (r_1, ..., r_d) (M = the
-    kept modes). `pino.models.SpectralConv` folds that sum into its mixing weight.
+    kept modes). `pino.models.SpectralConv` forms that sum with one small constant matrix.
     """
     shape = tuple(u.shape)
     d = len(kept)
