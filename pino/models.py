@@ -294,9 +294,10 @@ class SpectralConv:
     by one GEMM or batched left-multiplication per axis against constant bases, never transposing a
     grid-sized array (`pino.spectral.separable_rfftn`: the last axis's truncated real DFT first, the
     cheapest order; its 2**d real components are combined into real and imaginary parts by a small
-    constant matrix), the channel mixing is one real batched GEMM over modes of those parts, stacked as
-    rows, by `[Wr | Wi]` (a transposed view of the parameter; the four real products then give the
-    complex one), and the inverse is the same way back (`separable_irfftn`). `transform="fft"` uses `frame.numpy.fft.rfftn`/`irfftn` on complex values.
+    constant matrix), the channel mixing is one real batched GEMM over modes of those parts, stacked
+    as rows, by `[Wr | Wi]` (a transposed copy of the parameter; the four real products give the
+    complex one), and the inverse is the same way back (`separable_irfftn`). `transform="fft"` uses
+    `frame.numpy.fft.rfftn`/`irfftn` on complex values.
     """
 
     def __init__(self, in_channels: int, out_channels: int, n_modes, transform: str = "auto", bias: bool = True):
