@@ -21,11 +21,12 @@ demo: $(VENV)/.demo-installed
 	$(PY) -m frame.demo
 	$(PY) -m pinn --problem poisson1d --out out/demo
 
+# One pytest worker per core (pytest-xdist): the tests are mostly single-threaded Python.
 test: $(VENV)/.test-installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 test-slow: $(VENV)/.test-installed
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -n auto -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info
