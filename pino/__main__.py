@@ -13,7 +13,10 @@ the ETDRK4 solver with the relative-L2 data loss. The 2-D problems train `pino.F
 darcy (a -> u of -div(a grad u) = 1), navier-stokes (vorticity at t = 1..t_in -> t_in+1..t_in+t_out
 on the torus, nu = 1e-3) and burgers-pino (u0 -> u(x, t), nu = 0.01, t in [0, 1]);
 `--physics-weight` adds the PINO PDE loss (darcy, burgers-pino) and `--fine-tune STEPS` runs PINO's
-instance-wise fine-tuning on test instances afterwards.
+instance-wise fine-tuning on test instances afterwards; for darcy, `--fine-tune-n N` imposes that
+PDE on a finer grid of the same solves than the data's (PINO's data and PDE at two resolutions):
+
+    python -m pino --problem darcy --fine-tune 300 --fine-tune-n 85      # data at 29^2, PDE at 85^2
 
 The common flags are pinn's (`workbench.cli.base_parser`): --problem, --out (default
 out/<problem>), --steps, --lbfgs, --lr, --seed, --dtype, --no-progress, --save, --load, --log,
@@ -86,6 +89,10 @@ def build_parser():
                           "test instances with the PDE loss")
     own.add_argument("--fine-tune-samples", type=int, default=4)
     own.add_argument("--fine-tune-lr", type=float, default=3e-3, help="initial Adam learning rate of fine-tuning")
+    own.add_argument("--fine-tune-n", type=int, default=None, metavar="N",
+                     help="darcy: fine-tune on the test instances sampled at N points per axis from the same solves "
+                          "(the PDE imposed on a finer grid than the data, as PINO does); the error is then "
+                          "measured at N too. Default: --n")
     own.add_argument("--budget-minutes", type=float, default=None,
                      help="2-D problems: wall-clock budget of the whole run, data generation included; the "
                           "training steps are cut to what fits after the data and a measured step (at most "
@@ -189,6 +196,12 @@ def flag_problem(args) -> str | None:
         return f"--fine-tune must be >= 0 and --fine-tune-samples >= 1, got {args.fine_tune}, {args.fine_tune_samples}"
     if args.fine_tune and args.fine_tune_samples > args.test:
         return f"--fine-tune-samples {args.fine_tune_samples} is more than the {args.test} test samples (--test)"
+    if args.fine_tune_n is not None:
+        if args.problem != "darcy" or not args.fine_tune:
+            return "--fine-tune-n needs --problem darcy and --fine-tune STEPS"
+        if args.fine_tune_n < 5 or (args.solver_n - 1) % (args.fine_tune_n - 1):
+            return (f"--solver-n {args.solver_n} cannot be subsampled to --fine-tune-n {args.fine_tune_n}: it needs "
+                    f"n >= 5 and (solver_n - 1) / (n - 1) whole (e.g. 169 -> 29, 43, 85)")
     if two_d:
         if args.solver_n < args.n:
             return f"--solver-n {args.solver_n} is smaller than --n {args.n}"
@@ -243,7 +256,8 @@ def main(argv=None) -> int:
                  detail=f"mean over {len(outcome['test'])} held-out samples; {result.wall_time:.1f} s training")
     if "fine_tune" in outcome:
         before, after = outcome["fine_tune"]
-        print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances): rel. L2 "
+        grid = f", PDE and error on the {args.fine_tune_n}-point grid" if args.fine_tune_n not in (None, args.n) else ""
+        print(f"fine-tuning ({args.fine_tune} steps each on {len(before)} test instances{grid}): rel. L2 "
               f"{format_error(sum(before) / len(before))} -> {format_error(sum(after) / len(after))} (mean)")
     return write_outputs(args, result, run_metrics(args, outcome), lambda: write_plots(args, outcome))
 
@@ -253,7 +267,8 @@ def run_metrics(args, outcome) -> dict:
     extra = {"test_samples": len(outcome["test"]), "std_over_samples": outcome.get("spread")}
     if "fine_tune" in outcome:
         before, after = outcome["fine_tune"]
-        extra["fine_tune"] = {"steps": args.fine_tune, "before": before, "after": after}
+        extra["fine_tune"] = {"steps": args.fine_tune, "before": before, "after": after,
+                              "grid": args.fine_tune_n or args.n}
     return result_metrics(outcome["result"], package="pino", problem=args.problem, seed=args.seed, **extra)
 
 
@@ -371,10 +386,12 @@ def fit_steps(args, model, train, physics, started: float) -> int:
         times.append(time.perf_counter() - start)
     step = float(np.median(times))
     # Test predictions ~ a third of a step per batch, made 11 times (train_operator measures the test error
-    # every steps // 10 steps and at the end); fine-tuning steps at batch 1 ~ 1/batch of a step each;
-    # an L-BFGS iteration on all training samples ~ train/batch steps (one or two loss and gradient evaluations
-    # in float64: counted as two).
-    reserve = step * (11 * args.test / args.batch / 3 + 2 + args.fine_tune * args.fine_tune_samples / args.batch
+    # every steps // 10 steps and at the end); fine-tuning steps at batch 1 ~ 1/batch of a step each (times
+    # the grid's growth with --fine-tune-n); an L-BFGS iteration on all training samples ~ train/batch steps
+    # (one or two loss and gradient evaluations in float64: counted as two).
+    tune_cells = ((args.fine_tune_n or args.n) / args.n) ** 2 if args.n else 1.0
+    reserve = step * (11 * args.test / args.batch / 3 + 2
+                      + tune_cells * args.fine_tune * args.fine_tune_samples / args.batch
                       + 2 * args.lbfgs * args.train / args.batch)
     left = args.budget_minutes * 60 - (time.perf_counter() - started) - reserve
     steps = max(0, min(args.steps, int(left / step)))
@@ -396,6 +413,12 @@ def run_2d(args) -> dict:
           flush=True)
     problem = problem_2d(args)
     common = dict(progress=not args.no_progress, cache=not args.no_cache)
+    fine = None
+    if args.fine_tune and args.fine_tune_n not in (None, args.n):
+        # First the finer grid: the --n data is then a subsample of these cached solves, not solved again.
+        fine_problem = type(problem)(resolution=args.fine_tune_n, solver_resolution=args.solver_n)
+        fine = (fine_problem.fields(args.train, args.seed, **common), fine_problem.fields(args.test, args.seed + 1,
+                                                                                           **common))
     train, test = problem.fields(args.train, args.seed, **common), problem.fields(args.test, args.seed + 1, **common)
     c_in, c_out = train.inputs.shape[1], train.outputs.shape[1]
     if args.saved is not None:
@@ -421,15 +444,22 @@ def run_2d(args) -> dict:
     outcome = {"result": result, "test": test, "spread": float(np.std(per_sample))}
     prediction = result.predictions
     if args.fine_tune:
+        tune_model, tune_test, stride = model, test, 1
+        if fine is not None:
+            # The FNO runs on the finer grid as it is (modes and padding fraction do not depend on the grid); its
+            # pointwise normaliser takes the same training samples' statistics at the finer grid's points.
+            tune_model, tune_test = Normalized.from_data(base, fine[0].inputs, fine[0].outputs), fine[1]
+            stride = (args.fine_tune_n - 1) // (args.n - 1) if (args.fine_tune_n - 1) % (args.n - 1) == 0 else None
         before, after = [], []
         prediction = prediction.copy()
         for i in range(args.fine_tune_samples):
-            tuned = losses.fine_tune(model, result.params, test.inputs[i:i + 1].astype(args.dtype), args.fine_tune,
-                                     physics=physics, truth=test.outputs[i:i + 1], lr=args.fine_tune_lr,
-                                     progress=not args.no_progress)
+            tuned = losses.fine_tune(tune_model, result.params, tune_test.inputs[i:i + 1].astype(args.dtype),
+                                     args.fine_tune, physics=physics, truth=tune_test.outputs[i:i + 1],
+                                     lr=args.fine_tune_lr, progress=not args.no_progress)
             before.append(tuned.initial_error)
             after.append(tuned.final_error)
-            prediction[i] = tuned.prediction[0]
+            if stride:   # the plot shows the --n grid: the fine-tuned field at its points
+                prediction[i] = tuned.prediction[0][..., ::stride, ::stride]
         outcome["fine_tune"] = (before, after)
     inputs, truth, shown = problem.plot_slices(test.inputs, test.outputs, prediction)
     outcome.update(title=problem.title, input_label=problem.input_label, output_label=problem.output_label,

@@ -4,6 +4,7 @@ Each script's workers run in their own processes (benchmarks/driver.py); these c
 tiny workloads with one pair and check what they save, never wall-clock figures.
 """
 import json
+import re
 import os
 import sys
 
@@ -261,3 +262,22 @@ def test_the_navier_stokes_rollout_chains_blocks_of_true_windows():
     import frame
     in_graph = frame.function(fno_navier_stokes.Rollout(Shift(), 2).apply)(np.float32(2), data.inputs.astype("float32"))
     np.testing.assert_array_equal(np.asarray(in_graph), data.outputs)   # 11..12, then 13..14 from the predicted 11, 12
+
+
+def test_the_darcy_benchmark_runs_tiny_and_fine_tunes_on_a_finer_grid(tmp_path, capsys, monkeypatch):
+    import pino_darcy
+
+    monkeypatch.setenv("FRAME_CACHE_DIR", str(tmp_path))
+    args = ["--s", "5", "--solver-n", "17", "--train", "8", "--test", "2", "--batch", "4", "--modes", "4", "--width",
+            "8", "--layers", "2", "--max-epochs", "1", "--seeds", "0", "--fine-tune", "100", "--fine-tune-samples", "1",
+            "--fine-tune-lr", "1e-2", "--fine-tune-s", "17", "--no-progress"]
+    pino_darcy.main(pino_darcy.parse_args(args))
+    printed = capsys.readouterr().out
+    assert "[fno seed 0] test relative L2" in printed and "[pino seed 0] test relative L2" in printed
+    match = re.search(r"fine-tuned on 1 instances at s = 17: ([0-9.]+)% -> ([0-9.]+)%", printed)
+    assert match, printed
+    # the PDE on the solver's own 17-point grid (its scheme is the PDE loss's minimiser): a 1-epoch model's error
+    # must at least halve
+    assert float(match.group(2)) < 0.5 * float(match.group(1))
+    files = [p.name for p in (tmp_path / "pino").glob("darcy-*.npz")]
+    assert any("s=17" in f for f in files) and any("s=5" in f for f in files)

@@ -1,4 +1,5 @@
 """`python -m pino` on the 2-D problems at a tiny budget: data cached in a temp dir, plots into a temp --out."""
+import json
 import re
 
 import pytest
@@ -53,6 +54,25 @@ def test_darcy_pino_terms_and_fine_tuning_run(tmp_path, cache, capsys):
     assert float(match.group(2)) < 0.5 * float(match.group(1))
 
 
+def test_darcy_fine_tuning_on_a_finer_grid_than_the_data(tmp_path, cache, capsys):
+    # Data on the 9-point grid, the PDE of fine-tuning on the 17-point grid of the same solves (PINO's hybrid
+    # resolutions): there the solver's own scheme is the PDE loss's minimiser, so the error must fall.
+    argv = ["--problem", "darcy", "--n", "9", "--solver-n", "17", "--steps", "30", *TINY[:6], "--train", "16",
+            "--test", "4", "--batch", "8", "--no-progress", "--fine-tune", "100", "--fine-tune-lr", "1e-2",
+            "--fine-tune-samples", "2", "--fine-tune-n", "17", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    match = re.search(r"fine-tuning \(100 steps each on 2 test instances, PDE and error on the 17-point grid\): "
+                      r"rel\. L2 [0-9.e+-]+% \(([0-9.e+-]+)\) -> [0-9.e+-]+% \(([0-9.e+-]+)\) \(mean\)", text)
+    assert match, text
+    assert float(match.group(2)) < 0.5 * float(match.group(1))
+    files = sorted(p.name for p in cache.glob("darcy-*.npz"))
+    assert any("s=17" in f for f in files) and any("s=9" in f for f in files)   # the 9-grid data from the 17 solves
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["fine_tune"]["grid"] == 17 and len(metrics["fine_tune"]["after"]) == 2
+    assert (tmp_path / "fields.png").exists()
+
+
 def test_navier_stokes_and_burgers_pino_run_at_a_tiny_size(tmp_path, cache, capsys):
     ns_out, burgers_out = tmp_path / "ns", tmp_path / "burgers"
     assert main(["--problem", "navier-stokes", "--n", "16", "--solver-n", "16", "--t-out", "2", "--steps", "5",
@@ -93,6 +113,8 @@ def test_2d_defaults_and_output_directory():
     (["--problem", "darcy", "--modes", "100"], "--modes 100 is more than the 29 grid points"),
     (["--problem", "darcy", "--fine-tune", "5", "--fine-tune-samples", "500"], "--fine-tune-samples 500 is more"),
     (["--problem", "darcy", "--out", "/proc/version"], "--out /proc/version: exists and is not a directory"),
+    (["--problem", "darcy", "--fine-tune-n", "85"], "--fine-tune-n needs --problem darcy and --fine-tune STEPS"),
+    (["--problem", "darcy", "--fine-tune", "5", "--fine-tune-n", "30"], "cannot be subsampled to --fine-tune-n 30"),
 ])
 def test_bad_2d_flags_exit_2_with_one_error_line(flags, message, capsys):
     with pytest.raises(SystemExit) as info:
