@@ -60,6 +60,14 @@ repository's fourier_2d_time.py) has width 20 and modes 12 per sign, trained 500
 rollout (lr 2.5e-3 halved every 100 epochs, weight decay 1e-4); at width 20 a step here is ~1.4x faster
 than at 32 (0.37 against 0.51 s, batch 20, 10 -> 10 channels).
 
+A longer budget (2026-12-03, seed 0, after the [Wr | Wi] spectral mixing made the step ~20 % faster;
+`--block 10 --budget-minutes 55 --rollout-minutes 50`, the other settings as above, the first ~50 min
+beside other jobs: the step count is fixed up front from a step timed alone, so they only stretched
+the wall time): 7343 steps on true windows (0.45 s a step timed, 36.7 epochs) gave **1.730 %** over
+t = 11..50 (first block 0.739 %): under the 1.92 % bar with teacher forcing alone; then 1841 steps
+through the rollout (1.63 s a step, 36.8 epochs of the 1000 trajectories) **1.438 %** (1.12 x the paper's
+1.28 %; measured every tenth: 1.68, 1.68, 1.85, 1.68, 1.54, 1.53, 1.51, 1.45, 1.45, 1.44 %). One seed.
+
     .venv/bin/python benchmarks/fno_navier_stokes.py [--train 1000] [--test 100] [--t-out 10]
         [--block B [--rollout-training]] [--budget-minutes 60] [--seeds 0 1 2] [--data-seed 0]
 """
