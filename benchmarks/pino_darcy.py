@@ -184,12 +184,12 @@ def main(args) -> None:
     print(f"Darcy s={args.s} (solved at {args.solver_n}), {args.train} train / {args.test} test, FNO2d n_modes="
           f"{args.modes} width={args.width} layers={args.layers}, batch {args.batch}, lr {args.lr} (cosine), "
           f"budget {args.budget_minutes:g} min or {args.max_epochs} epochs per run; seeds {args.seeds}", flush=True)
-    rows = []
+    rows, fine_s = [], args.fine_tune_s or args.s
     for variant in args.variants:
         for seed in args.seeds:
             row = run_variant(variant, seed, args)
             rows.append(row)
-            extra = (f"; fine-tuned on {args.fine_tune_samples} instances at s = {args.fine_tune_s or args.s}: "
+            extra = (f"; fine-tuned on {args.fine_tune_samples} instances at s = {fine_s}: "
                      f"{row['fine_tune_before']:.3%} -> "
                      f"{row['fine_tune_after']:.3%}" if "fine_tune_after" in row else "")
             print(f"  [{variant} seed {seed}] test relative L2 {row['error']:.3%} after {row['epochs']:.1f} epochs "
@@ -205,7 +205,7 @@ def main(args) -> None:
             b = np.array([r["fine_tune_before"] for r in tuned])
             a = np.array([r["fine_tune_after"] for r in tuned])
             print(f"  {variant} + fine-tuning ({args.fine_tune} steps, first {args.fine_tune_samples} test instances, "
-                  f"PDE and error on the {args.fine_tune_s or args.s}-point grid): "
+                  f"PDE and error on the {fine_s}-point grid): "
                   f"{100 * b.mean():.3f} -> {100 * a.mean():.3f} +- {100 * a.std():.3f} %")
     print(f"  FNO paper, Table 4, s = 85: {100 * PAPER_FNO_S85:.2f} % (500 epochs)")
 

@@ -389,7 +389,7 @@ def fit_steps(args, model, train, physics, started: float) -> int:
     # every steps // 10 steps and at the end); fine-tuning steps at batch 1 ~ 1/batch of a step each (times
     # the grid's growth with --fine-tune-n); an L-BFGS iteration on all training samples ~ train/batch steps
     # (one or two loss and gradient evaluations in float64: counted as two).
-    tune_cells = ((args.fine_tune_n or args.n) / args.n) ** 2 if args.n else 1.0
+    tune_cells = ((args.fine_tune_n or args.n) / args.n) ** 2
     reserve = step * (11 * args.test / args.batch / 3 + 2
                       + tune_cells * args.fine_tune * args.fine_tune_samples / args.batch
                       + 2 * args.lbfgs * args.train / args.batch)
