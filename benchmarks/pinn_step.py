@@ -47,7 +47,7 @@ from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3
-FRAMEWORKS = ("frame", "jax", "torch")
+FRAMEWORKS = ("frame", "frame-taylor", "jax", "jax-jet", "torch")
 TARGET_RATIO = 0.8        # issue 16: every PINN configuration <= 0.8x jax.jit
 TARGET_MS_1024 = 0.9      # issue 16: the N = 1024 reference step <= 0.9 ms on the 2-core machine
 
@@ -77,10 +77,15 @@ def frame_mlp(params, x):
     return x @ w + b
 
 
-def frame_step_fn():
-    """The Python function of one step; `frame.function` of it is the compiled step."""
-    u_x = frame.grad(lambda p, x: fnp.sum(frame_mlp(p, x)), argnums=1)
-    u_xx = frame.grad(lambda p, x: fnp.sum(u_x(p, x)), argnums=1)
+def frame_step_fn(derivatives: str = "reverse"):
+    """The Python function of one step; `frame.function` of it is the compiled step. `derivatives`:
+    "reverse" (u_xx by `frame.grad` twice) or "taylor" (one order-2 Taylor propagation)."""
+    if derivatives == "taylor":
+        def u_xx(p, x):
+            return frame.directional_derivatives(lambda x: frame_mlp(p, x), order=2)(x)[2]
+    else:
+        u_x = frame.grad(lambda p, x: fnp.sum(frame_mlp(p, x)), argnums=1)
+        u_xx = frame.grad(lambda p, x: fnp.sum(u_x(p, x)), argnums=1)
 
     def loss(params, x, xb, f):
         r = u_xx(params, x) - f
@@ -94,9 +99,12 @@ def frame_step_fn():
 
 
 # -- jax ------------------------------------------------------------------------------------------------
-def jax_step_fn():
+def jax_step_fn(derivatives: str = "reverse"):
+    """(run, step) of jax.jit's step; `derivatives`: "reverse" (nested `jax.grad`, vmapped) or "jet"
+    (`jax.experimental.jet` along x on the whole batch: row i of u depends on row i of x only)."""
     import jax
     import jax.numpy as jnp
+    from jax.experimental import jet
 
     def u(params, x):  # one scalar point
         h = jnp.reshape(x, (1,))
@@ -105,8 +113,13 @@ def jax_step_fn():
         w, b = params[-1]
         return (h @ w + b)[0]
 
-    u_xx = jax.vmap(jax.grad(jax.grad(u, argnums=1), argnums=1), in_axes=(None, 0))
     u_batch = jax.vmap(u, in_axes=(None, 0))
+    if derivatives == "jet":
+        def u_xx(params, x):
+            ones, zeros = jnp.ones_like(x), jnp.zeros_like(x)
+            return jet.jet(lambda x: u_batch(params, x), (x,), ((ones, zeros),))[1][1]
+    else:
+        u_xx = jax.vmap(jax.grad(jax.grad(u, argnums=1), argnums=1), in_axes=(None, 0))
 
     def loss(params, x, xb, f):
         r = u_xx(params, x[:, 0])[:, None] - f
@@ -245,21 +258,21 @@ def profile_stages(graph) -> list[tuple[str, float, int]]:
 
 
 # -- workers (one framework, one configuration, in its own process) -----------------------------------
-def frame_worker(problem, args):
+def frame_worker(problem, args, derivatives="reverse"):
     from derivatives import frame_counts
 
-    step = frame.function(frame_step_fn())
+    step = frame.function(frame_step_fn(derivatives))
     stats, out, exe = time_frame_step(step, problem, args)
     counts = frame_counts(step.trace(*problem), exe)
     counts.update(tier=exe.tier, plan_steps=len(exe.plan.instrs))
     return stats, counts, float(out[0])
 
 
-def jax_worker(problem, args):
+def jax_worker(problem, args, derivatives="reverse"):
     import jax
     from derivatives import jaxpr_counts
 
-    run, step = jax_step_fn()
+    run, step = jax_step_fn(derivatives)
     out = run(*problem)
     stats = time_calls(lambda: run(*problem), warmup=args.warmup, repeats=args.repeats, min_seconds=args.min_seconds)
     eqns, flops = jaxpr_counts(jax.make_jaxpr(step)(*problem).jaxpr)
@@ -288,7 +301,8 @@ def worker(framework: str, args) -> None:
     n = args.sizes[0]
     case = case_name(n, args.width, args.depth)
     problem = make_problem(n, layers=layers_of(args.width, args.depth))
-    run = {"frame": frame_worker, "jax": jax_worker, "torch": torch_worker}[framework]
+    run = {"frame": frame_worker, "frame-taylor": lambda *a: frame_worker(*a, derivatives="taylor"),
+           "jax": jax_worker, "jax-jet": lambda *a: jax_worker(*a, derivatives="jet"), "torch": torch_worker}[framework]
     try:
         stats, counts, loss = run(problem, args)
     except ImportError as e:
@@ -301,10 +315,10 @@ def target_lines(report) -> list[str]:
     """Issue 16's PINN targets against the measured rows."""
     lines = []
     for row in report.rows():
-        if row.label != "frame" or row.skip or not row.ratios:
+        if not row.label.startswith("frame") or row.skip or not row.ratios:
             continue
         verdict = "met" if row.ratio <= TARGET_RATIO else "not met"
-        line = f"{row.case}: frame {row.ratio:.3f}x jax.jit (target <= {TARGET_RATIO}: {verdict})"
+        line = f"{row.case}: {row.label} {row.ratio:.3f}x jax.jit (target <= {TARGET_RATIO}: {verdict})"
         if row.case == "N=1024":
             ms = row.time * 1e3
             line += f"; {ms:.3f} ms (target <= {TARGET_MS_1024} ms: {'met' if ms <= TARGET_MS_1024 else 'not met'})"
@@ -316,12 +330,12 @@ def profile(args) -> None:
     """In this process: frame's compile stages and its step per op kind (native tier)."""
     n = args.sizes[0]
     problem = make_problem(n, layers=layers_of(args.width, args.depth))
-    step = frame.function(frame_step_fn())
+    step = frame.function(frame_step_fn(args.derivatives))
     step(*problem)
     exe = step.compiled(*problem)
     exe.wait_native(timeout=600)
     print(machine_line())
-    print(f"frame training graph: {len(exe.source_graph.nodes)} nodes traced, {len(exe.graph.nodes)} after the "
+    print(f"frame training graph (u_xx by {args.derivatives} mode): {len(exe.source_graph.nodes)} nodes traced, {len(exe.graph.nodes)} after the "
           f"pipeline, {len(exe.plan.instrs)} plan steps, {len(exe.plan.buffers)} buffers "
           f"({exe.plan.arena_bytes / 2**20:.1f} MiB) at N={n}; tier {exe.tier}")
     print(f"\ncompile stages on the traced training graph (N={n}):")
@@ -358,6 +372,8 @@ def main(argv=None):
                         help="the former in-process option: --repeats 3*ROUNDS (kept for old command lines)")
     parser.add_argument("--json", default=None, metavar="OUT", help="save every record and the summaries")
     parser.add_argument("--profile", action="store_true", help="profile frame's step (first size) instead")
+    parser.add_argument("--derivatives", choices=["reverse", "taylor"], default="reverse",
+                        help="u_xx of the profiled frame step (--profile)")
     parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rounds is not None:
@@ -373,9 +389,11 @@ def main(argv=None):
     if "torch" in frameworks and importlib.util.find_spec("torch") is None:
         frameworks.remove("torch")
         notes.append("torch: not installed, left out")
-    if "jax" in frameworks and importlib.util.find_spec("jax") is None:
-        frameworks.remove("jax")
-        notes.append("jax: not installed, left out")
+    if importlib.util.find_spec("jax") is None:
+        for fw in ("jax", "jax-jet"):
+            if fw in frameworks:
+                frameworks.remove(fw)
+                notes.append(f"{fw}: jax is not installed, left out")
     baseline = "jax" if "jax" in frameworks else None
     layers = layers_of(args.width, args.depth)
     reports = []

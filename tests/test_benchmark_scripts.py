@@ -26,11 +26,15 @@ def test_the_pinn_step_benchmark_runs_tiny_and_frame_agrees_with_jax(tmp_path, c
     saved = json.loads(out.read_text())
     assert saved["layers"] == [1, 8, 8, 1] and len(saved["reports"]) == 1
     rows = {s["label"]: s for s in saved["reports"][0]["summary"] if not s["skip"]}
-    assert {"frame", "jax"} <= set(rows)
+    assert {"frame", "frame-taylor", "jax", "jax-jet"} <= set(rows)
     assert rows["frame"]["case"] == "N=16 w8 d2" and rows["frame"]["flops"] > 0
-    assert rows["frame"]["loss diff"] < 1e-5
-    # both frameworks count the same GEMMs (within the boundary term's tiny products)
+    for label in ("frame", "frame-taylor", "jax-jet"):   # every variant computes jax.jit's loss
+        assert rows[label]["loss diff"] < 1e-5, label
+    # nested reverse counts the same GEMMs in both frameworks (within the boundary term's tiny products);
+    # frame's Taylor mode needs fewer (three streams through each layer, not reverse over reverse)
     assert rows["frame"]["flops"] == pytest.approx(rows["jax"]["flops"], rel=0.05)
+    assert rows["frame-taylor"]["flops"] < 0.9 * rows["frame"]["flops"]
+    assert re.search(r"N=16 w8 d2: frame-taylor [\d.]+x jax\.jit \(target <= 0\.8", printed)
 
 
 def test_the_first_step_benchmark_runs_each_framework_in_its_own_process(tmp_path, capsys):
