@@ -23,7 +23,9 @@ FLOP bound (those FLOPs at numpy's measured GEMM peak) and the fraction of it re
 loss's relative difference from jax's.
 
     .venv/bin/python benchmarks/pinn_step.py [--pairs 3] [--sizes 1024 4096] [--width 64] [--depth 3] [--json OUT]
-    .venv/bin/python benchmarks/pinn_step.py --profile [--sizes 1024]   # frame's compile stages and step per op kind
+        [--frameworks frame frame-taylor jax jax-jet torch]
+    .venv/bin/python benchmarks/pinn_step.py --profile [--sizes 1024] [--derivatives taylor]
+        (frame's compile stages and its step per op kind, in this process)
 """
 from __future__ import annotations
 
@@ -335,8 +337,8 @@ def profile(args) -> None:
     exe = step.compiled(*problem)
     exe.wait_native(timeout=600)
     print(machine_line())
-    print(f"frame training graph (u_xx by {args.derivatives} mode): {len(exe.source_graph.nodes)} nodes traced, {len(exe.graph.nodes)} after the "
-          f"pipeline, {len(exe.plan.instrs)} plan steps, {len(exe.plan.buffers)} buffers "
+    print(f"frame training graph (u_xx by {args.derivatives} mode): {len(exe.source_graph.nodes)} nodes traced, "
+          f"{len(exe.graph.nodes)} after the pipeline, {len(exe.plan.instrs)} plan steps, {len(exe.plan.buffers)} buffers "
           f"({exe.plan.arena_bytes / 2**20:.1f} MiB) at N={n}; tier {exe.tier}")
     print(f"\ncompile stages on the traced training graph (N={n}):")
     for name, ms, size in profile_stages(exe.source_graph):
