@@ -24,7 +24,7 @@ loss's relative difference from jax's.
 
     .venv/bin/python benchmarks/pinn_step.py [--pairs 3] [--sizes 1024 4096] [--width 64] [--depth 3] [--json OUT]
         [--frameworks frame frame-taylor jax jax-jet torch]
-    .venv/bin/python benchmarks/pinn_step.py --profile [--sizes 1024] [--derivatives taylor]
+    .venv/bin/python benchmarks/pinn_step.py --profile [--sizes 1024] [--derivatives taylor] [--no-segments]
         (frame's compile stages and its step per op kind, in this process)
 """
 from __future__ import annotations
@@ -303,10 +303,10 @@ def worker(framework: str, args) -> None:
     n = args.sizes[0]
     case = case_name(n, args.width, args.depth)
     problem = make_problem(n, layers=layers_of(args.width, args.depth))
-    run = {"frame": frame_worker, "frame-taylor": lambda *a: frame_worker(*a, derivatives="taylor"),
-           "jax": jax_worker, "jax-jet": lambda *a: jax_worker(*a, derivatives="jet"), "torch": torch_worker}[framework]
+    run, *mode = {"frame": (frame_worker,), "frame-taylor": (frame_worker, "taylor"), "jax": (jax_worker,),
+                  "jax-jet": (jax_worker, "jet"), "torch": (torch_worker,)}[framework]
     try:
-        stats, counts, loss = run(problem, args)
+        stats, counts, loss = run(problem, args, *mode)
     except ImportError as e:
         emit({"case": case, "skip": f"{framework}: {e}"})
         return
@@ -332,6 +332,9 @@ def profile(args) -> None:
     """In this process: frame's compile stages and its step per op kind (native tier)."""
     n = args.sizes[0]
     problem = make_problem(n, layers=layers_of(args.width, args.depth))
+    if args.no_segments:   # each op timed on its own line instead of inside one C call per run of steps
+        from frame.backends import native
+        native.SEGMENTS["on"] = False
     step = frame.function(frame_step_fn(args.derivatives))
     step(*problem)
     exe = step.compiled(*problem)
@@ -376,6 +379,8 @@ def main(argv=None):
     parser.add_argument("--profile", action="store_true", help="profile frame's step (first size) instead")
     parser.add_argument("--derivatives", choices=["reverse", "taylor"], default="reverse",
                         help="u_xx of the profiled frame step (--profile)")
+    parser.add_argument("--no-segments", action="store_true",
+                        help="--profile with native segments off, so each matmul and kernel is timed by itself")
     parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rounds is not None:
