@@ -97,6 +97,24 @@ def time_frame_step(step, problem, args):
     return stats, out, exe
 
 
+def time_trainer_step(trainer, x, y, *, warmup: int = 1, repeats: int = 2, min_seconds: float = 0.0) -> dict:
+    """A `frame.train.Trainer`'s step on (x, y) as the benchmarks time it: `time_calls`' stats plus
+    "first s" (the first, compiling step alone) and "first loss". Timed on the native tier: it is built
+    in the background once the step is hot, and waited for, as jax.jit has compiled before its timing.
+    (The numpy-tier steps run beside that build took ~6x as long at s = 43 under load, and a training
+    budget cut from them trained a sixth of the steps it had time for.)"""
+    import frame.runtime
+
+    start = time.perf_counter()
+    first_loss = trainer.step(x, y)
+    first = time.perf_counter() - start
+    for _ in range(frame.runtime.tiers.POLICY["after_calls"]):
+        trainer.step(x, y)
+    frame.runtime.wait_native_builds()
+    stats = time_calls(lambda: trainer.step(x, y), warmup=warmup, repeats=repeats, min_seconds=min_seconds)
+    return {**stats, "first s": first, "first loss": float(first_loss)}
+
+
 def add_loss_agreement(report) -> None:
     """Each record's loss relative to jax's in the same pair ("loss diff")."""
     ref = {(r["case"], r["pair"]): r["loss"] for r in report.records if r["label"] == "jax" and "loss" in r}

@@ -47,7 +47,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls  # noqa: E402
+from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time_trainer_step  # noqa: E402
 
 FRAMEWORKS = ("frame", "jax", "neuralop")
 TARGET = 1.0   # issue 19: <= 1.0x jax.jit and <= 1.0x neuraloperator
@@ -135,19 +135,12 @@ def frame_trainer(args):
 
 
 def frame_worker(args) -> dict:
-    import frame.runtime
     from fno_step import graph_gemm_flops
 
     trainer, model, x, y = frame_trainer(args)
-    start = time.perf_counter()
-    first_loss = trainer.step(x, y)
-    first = time.perf_counter() - start
-    for _ in range(max(args.warmup, 4)):
-        trainer.step(x, y)
-    frame.runtime.wait_native_builds()       # native kernels are built in the background, like jit's compile
-    stats = time_calls(lambda: trainer.step(x, y), warmup=1, repeats=args.steps, min_seconds=args.min_seconds)
-    return {**stats, "first s": first, "loss": float(first_loss), "flops": graph_gemm_flops(trainer.training_graph),
-            "parameters": model.num_parameters()}
+    stats = time_trainer_step(trainer, x, y, warmup=args.warmup, repeats=args.steps, min_seconds=args.min_seconds)
+    stats["loss"] = stats.pop("first loss")
+    return {**stats, "flops": graph_gemm_flops(trainer.training_graph), "parameters": model.num_parameters()}
 
 
 # -- jax --------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import os
 import sys
 
 
-def parse_args():
+def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--s", default="1024", help="training resolution (divides 1024) or 'auto'")
     p.add_argument("--budget-minutes", type=float, default=15.0, help="training time budget")
@@ -49,7 +49,7 @@ def parse_args():
     p.add_argument("--blas-threads", type=int, default=1, help="OPENBLAS_NUM_THREADS (0: library default); "
                    "one thread avoids stalls of small batched matmuls on a shared machine")
     p.add_argument("--no-progress", action="store_true")
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 ARGS = parse_args() if __name__ == "__main__" else None
@@ -61,7 +61,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from driver import time_calls  # noqa: E402  (this directory is on sys.path when the script runs)
+from driver import time_trainer_step  # noqa: E402  (this directory is on sys.path when the script runs)
 
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import Burgers1D, FNO1d, OperatorData, relative_l2_loss, train_operator  # noqa: E402
@@ -89,13 +89,12 @@ def subsample(data: OperatorData, s: int) -> OperatorData:
 
 
 def step_seconds(model: FNO1d, s: int, batch: int, steps: int = 3) -> float:
-    """Median time of a training step at resolution s (after one compiling step)."""
+    """Median time of a training step at resolution s, on the native tier (`driver.time_trainer_step`)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, 1, s)).astype(np.float32)
     trainer = Trainer(lambda p, a, u: relative_l2_loss(model.apply(p, a), u), model.init(0), Adam(1e-3),
                       progress=False)
-    # the first (compiling) step untimed, then the median of `steps` (benchmarks/driver.py)
-    return time_calls(lambda: trainer.step(x, x), warmup=1, repeats=steps)["time"]
+    return time_trainer_step(trainer, x, x, repeats=steps)["time"]
 
 
 def main(args) -> None:

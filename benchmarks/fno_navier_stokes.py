@@ -120,9 +120,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from driver import time_calls  # noqa: E402  (this directory is on sys.path when the script runs)
+from driver import time_trainer_step  # noqa: E402  (this directory is on sys.path when the script runs)
 
-import frame.runtime  # noqa: E402
 from frame.train import Adam, Trainer  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 from pino import FNO2d  # noqa: E402
@@ -136,13 +135,7 @@ def step_seconds(model, train, batch: int, steps: int = 2) -> float:
     x, y = train.channels("float32")
     trainer = Trainer(lambda p, a, u: relative_l2_loss(model.apply(p, a), u), model.init(0), Adam(1e-4),
                       progress=False)
-    # The native tier is built in the background after a few calls: time the steps it runs. The first steps
-    # (numpy tier, the build running beside them) took ~6x as long at s = 43 under load (8.8 s against 1.5 s),
-    # and a budget cut from them trained a sixth of the steps it had time for.
-    for _ in range(frame.runtime.tiers.POLICY["after_calls"] + 1):
-        trainer.step(x[:batch], y[:batch])
-    frame.runtime.wait_native_builds()
-    return time_calls(lambda: trainer.step(x[:batch], y[:batch]), warmup=1, repeats=steps)["time"]
+    return time_trainer_step(trainer, x[:batch], y[:batch], repeats=steps)["time"]
 
 
 def budget(model, train, batch: int, minutes: float, max_epochs: int):

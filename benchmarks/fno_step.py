@@ -42,7 +42,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls  # noqa: E402
+from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls, time_trainer_step  # noqa: E402
 
 if TYPE_CHECKING:
     from pino import FNO1d
@@ -196,20 +196,10 @@ def frame_trainer(args):
 
 
 def frame_worker(args) -> dict:
-    import frame.runtime
-
     trainer, model, x, y = frame_trainer(args)
-    start = time.perf_counter()
-    first_loss = trainer.step(x, y)
-    first = time.perf_counter() - start
-    for _ in range(max(args.warmup, 4)):
-        trainer.step(x, y)
-    # frame builds native kernels for hot executables in the background; like jax.jit's compile,
-    # that happens before timing.
-    frame.runtime.wait_native_builds()
-    stats = time_calls(lambda: trainer.step(x, y), warmup=1, repeats=args.steps, min_seconds=args.min_seconds)
-    return {**stats, "first s": first, "loss": float(first_loss), "flops": graph_gemm_flops(trainer.training_graph),
-            "parameters": model.num_parameters()}
+    stats = time_trainer_step(trainer, x, y, warmup=args.warmup, repeats=args.steps, min_seconds=args.min_seconds)
+    stats["loss"] = stats.pop("first loss")
+    return {**stats, "flops": graph_gemm_flops(trainer.training_graph), "parameters": model.num_parameters()}
 
 
 def jax_worker(args) -> dict:

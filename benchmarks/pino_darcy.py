@@ -104,9 +104,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from driver import time_calls  # noqa: E402  (this directory is on sys.path when the script runs)
+from driver import time_trainer_step  # noqa: E402  (this directory is on sys.path when the script runs)
 
-import frame.runtime  # noqa: E402
 from frame.train import Adam, Trainer  # noqa: E402
 from pino import FNO2d  # noqa: E402
 from pino import datasets as ds  # noqa: E402
@@ -132,13 +131,7 @@ def step_seconds(model, train, args, with_physics: bool, steps: int = 2) -> floa
         return loss + args.physics_weight * physics(pred, a) if with_physics else loss
 
     trainer = Trainer(loss_fn, model.init(0), Adam(1e-4), progress=False)
-    # The native tier is built in the background after a few calls: time the steps it runs. The first steps
-    # (numpy tier, the build running beside them) took ~6x as long at s = 43 under load (8.8 s against 1.5 s),
-    # and a budget cut from them trained a sixth of the steps it had time for.
-    for _ in range(frame.runtime.tiers.POLICY["after_calls"] + 1):
-        trainer.step(x, y)
-    frame.runtime.wait_native_builds()
-    return time_calls(lambda: trainer.step(x, y), warmup=1, repeats=steps)["time"]
+    return time_trainer_step(trainer, x, y, repeats=steps)["time"]
 
 
 def run_variant(variant: str, seed: int, args) -> dict:

@@ -106,6 +106,28 @@ def test_time_calls_takes_the_median_of_the_timed_calls_after_warm_up():
         driver.time_calls(lambda: None, repeats=0)
 
 
+def test_time_trainer_step_times_the_native_tier_after_the_first_step():
+    """The training budgets of fno_navier_stokes.py and pino_darcy.py come from this time: steps run
+    beside the background native build, not on it, cut a budget to a sixth of what it had time for."""
+    import numpy as np
+
+    import frame.numpy as fnp
+    import frame.runtime
+    from frame.train import SGD, Trainer
+
+    x = np.linspace(-1.0, 1.0, 64, dtype=np.float32)[:, None]
+    trainer = Trainer(lambda p, a, b: fnp.mean((fnp.tanh(a * p["w"]) - b) ** 2), {"w": np.ones((1, 8), np.float32)},
+                      SGD(0.1), progress=False)
+    losses = []
+    step = trainer.step
+    trainer.step = lambda a, b: losses.append(step(a, b)) or losses[-1]
+    stats = driver.time_trainer_step(trainer, x, 0.5 * x, warmup=2, repeats=3)
+    exe, _ = trainer._loss_graph.compiled((x, 0.5 * x))
+    assert (exe.tier, exe.native_status) == ("native", "ready")
+    assert stats["first loss"] == float(losses[0]) and stats["first s"] > 0 and stats["repeats"] == 3
+    assert len(losses) == 1 + frame.runtime.tiers.POLICY["after_calls"] + 2 + 3
+
+
 def test_child_environment_drops_only_the_openblas_tuning_variables():
     env = driver.child_environment({"EXTRA": "1"}, base={"OPENBLAS_CORETYPE": "x", "OPENBLAS_L2_SIZE": "y",
                                                         "OPENBLAS_NUM_THREADS": "2", "PATH": "/bin"})

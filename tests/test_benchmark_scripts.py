@@ -206,6 +206,19 @@ def test_the_raissi_jax_twin_poses_the_same_problem_as_frame():
     assert twin["error"] == pytest.approx(result.relative_l2_error, rel=1e-6)
 
 
+def test_the_fno_burgers_benchmark_runs_tiny(capsys):
+    """benchmarks/fno_burgers.py end to end on a tiny budget: its step time (the native tier's, from
+    driver.time_trainer_step) sets the steps, and the table compares with the heat predictor."""
+    import fno_burgers
+
+    fno_burgers.main(fno_burgers.parse_args(["--s", "128", "--budget-minutes", "0.05", "--max-epochs", "2",
+                                             "--train", "4", "--test", "2", "--batch", "2", "--modes", "4",
+                                             "--width", "4", "--layers", "1", "--no-progress"]))
+    out = capsys.readouterr().out
+    assert "training at s = 128:" in out and "heat-equation predictor" in out
+    assert "frame FNO1d, s=128" in out
+
+
 def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_path, capsys, monkeypatch):
     import fno_navier_stokes
     from pino import datasets
