@@ -229,6 +229,8 @@ def main(args) -> None:
             print(f"  [seed {seed}] then through the rollout: {per_step:.2f} s/step, {steps} steps ({epochs:.1f} "
                   f"epochs of {len(train)} trajectories, {tuned.seconds:.0f} s): test relative L2 {error:.3%}",
                   flush=True)
+            print(f"  [seed {seed}] through the rollout, along the way (epoch: test relative L2): " + ", ".join(
+                f"{step * args.batch / len(train):.1f}: {e:.3%}" for step, e in tuned.errors), flush=True)
         errors.append(error)
     errors = np.array(errors)
     kind = "one-shot" if block == args.t_out else f"{block} steps at a time" + (

@@ -253,6 +253,7 @@ def test_the_navier_stokes_benchmark_runs_tiny_and_can_share_one_data_set(tmp_pa
                                                                      "--no-progress"]))
     printed = capsys.readouterr().out
     assert "first block alone" in printed and "then through the rollout" in printed
+    assert re.search(r"through the rollout, along the way \(epoch: test relative L2\): [0-9.]+: [0-9.]+%", printed)
     assert "trained on true windows, then through its rollout" in printed
     with pytest.raises(SystemExit, match="not with --rollout-training"):
         fno_navier_stokes.main(fno_navier_stokes.parse_args(args + ["--block", "1", "--rollout-training",
@@ -291,6 +292,7 @@ def test_the_darcy_benchmark_runs_tiny_and_fine_tunes_on_a_finer_grid(tmp_path, 
     pino_darcy.main(pino_darcy.parse_args(args))
     printed = capsys.readouterr().out
     assert "[fno seed 0] test relative L2" in printed and "[pino seed 0] test relative L2" in printed
+    assert re.search(r"\[fno seed 0\] along the way \(epoch: test relative L2\): 0: [0-9.]+%, .*1: [0-9.]+%", printed)
     match = re.search(r"fine-tuned on 1 instances at s = 17: ([0-9.]+)% -> ([0-9.]+)%", printed)
     assert match, printed
     # the PDE on the solver's own 17-point grid (its scheme is the PDE loss's minimiser): a 1-epoch model's error
