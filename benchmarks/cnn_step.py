@@ -36,7 +36,7 @@ import frame  # noqa: E402
 import frame.nn as nn  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LR = 1e-2
 OUTPUTS = 10
@@ -196,11 +196,7 @@ def main(argv=None):
     if args.worker:
         worker(args.worker, args)
         return
-    frameworks = [fw for fw in FRAMEWORKS if fw in args.frameworks]
-    notes = []
-    if "jax" in frameworks and importlib.util.find_spec("jax") is None:
-        frameworks.remove("jax")
-        notes.append("jax: not installed, left out")
+    frameworks, notes = installed_frameworks([fw for fw in FRAMEWORKS if fw in args.frameworks], {"jax": "jax"})
     common = ["--batch", str(args.batch), "--size", str(args.size), "--warmup", str(args.warmup),
               "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds)]
     workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, *common]) for fw in frameworks]

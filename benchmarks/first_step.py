@@ -16,7 +16,6 @@ median over processes and the median of the per-pair ratios against jax.jit's fi
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -25,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from driver import Worker, emit, run_pairs  # noqa: E402
+from driver import Worker, emit, installed_frameworks, run_pairs  # noqa: E402
 
 FRAMEWORKS = ("frame", "jax", "torch")
 TARGET = 0.1   # issue 16: first step <= 0.1x jax.jit's first call
@@ -86,11 +85,7 @@ def main(argv=None):
         else:
             emit({"case": case, "time": phases.pop("total"), **phases})
         return
-    frameworks = list(FRAMEWORKS)
-    notes = []
-    if importlib.util.find_spec("torch") is None:
-        frameworks.remove("torch")
-        notes.append("torch: not installed, left out")
+    frameworks, notes = installed_frameworks(FRAMEWORKS, {"torch": "torch"})
     workers = [Worker(fw, [sys.executable, os.path.abspath(__file__), "--worker", fw, "--n", str(args.n)])
                for fw in frameworks]
     report = run_pairs(workers, args.pairs, baseline="jax", peak=False)

@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, add_loss_agreement, emit, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls, time_frame_step  # noqa: E402
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3
@@ -391,16 +391,8 @@ def main(argv=None):
     if args.worker:
         worker(args.worker, args)
         return
-    frameworks = [fw for fw in FRAMEWORKS if fw in args.frameworks]
-    notes = []
-    if "torch" in frameworks and importlib.util.find_spec("torch") is None:
-        frameworks.remove("torch")
-        notes.append("torch: not installed, left out")
-    if importlib.util.find_spec("jax") is None:
-        for fw in ("jax", "jax-jet"):
-            if fw in frameworks:
-                frameworks.remove(fw)
-                notes.append(f"{fw}: jax is not installed, left out")
+    frameworks, notes = installed_frameworks([fw for fw in FRAMEWORKS if fw in args.frameworks],
+                                             {"torch": "torch", "jax": "jax", "jax-jet": "jax"})
     baseline = "jax" if "jax" in frameworks else None
     layers = layers_of(args.width, args.depth)
     reports = []

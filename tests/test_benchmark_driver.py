@@ -128,6 +128,12 @@ def test_time_trainer_step_times_the_native_tier_after_the_first_step():
     assert len(losses) == 1 + frame.runtime.tiers.POLICY["after_calls"] + 2 + 3
 
 
+def test_installed_frameworks_leaves_out_those_whose_module_is_missing():
+    kept, notes = driver.installed_frameworks(["frame", "jax", "jax-jet", "torch"],
+                                              {"jax": "json", "jax-jet": "no_such_module_here", "torch": "os"})
+    assert kept == ["frame", "jax", "torch"] and notes == ["jax-jet: no_such_module_here is not installed, left out"]
+
+
 def test_child_environment_drops_only_the_openblas_tuning_variables():
     env = driver.child_environment({"EXTRA": "1"}, base={"OPENBLAS_CORETYPE": "x", "OPENBLAS_L2_SIZE": "y",
                                                         "OPENBLAS_NUM_THREADS": "2", "PATH": "/bin"})
