@@ -63,19 +63,6 @@ RESULT_PREFIX = "BENCH-RESULT "
 
 
 # -- worker side --------------------------------------------------------------------------------------
-def installed_frameworks(frameworks: Iterable[str], modules: dict) -> tuple[list[str], list[str]]:
-    """`frameworks` less those whose module (`modules[framework]`, e.g. {"jax-jet": "jax"}) is not
-    installed, and a note for each one left out (an optional peer is skipped, not a failure)."""
-    kept, notes = [], []
-    for fw in frameworks:
-        module = modules.get(fw)
-        if module is not None and importlib.util.find_spec(module) is None:
-            notes.append(f"{fw}: {module} is not installed, left out")
-        else:
-            kept.append(fw)
-    return kept, notes
-
-
 def time_calls(call: Callable[[], object], warmup: int = 3, repeats: int = 20, min_seconds: float = 0.0,
                clock: Callable[[], float] = time.perf_counter) -> dict:
     """Median seconds of `call()` after `warmup` untimed calls: {"time", "times", "repeats"}.
@@ -164,6 +151,19 @@ def parse_results(stdout: str) -> list[dict]:
 
 
 # -- driver side --------------------------------------------------------------------------------------
+def installed_frameworks(frameworks: Iterable[str], modules: dict) -> tuple[list[str], list[str]]:
+    """`frameworks` less those whose module (`modules[framework]`, e.g. {"jax-jet": "jax"}) is not
+    installed, and a note for each one left out (an optional peer is skipped, not a failure)."""
+    kept, notes = [], []
+    for fw in frameworks:
+        module = modules.get(fw)
+        if module is not None and importlib.util.find_spec(module) is None:
+            notes.append(f"{fw}: {module} is not installed, left out")
+        else:
+            kept.append(fw)
+    return kept, notes
+
+
 @dataclass
 class Worker:
     """One framework's worker: `label` in the table, `argv` of its process (run in `cwd`)."""
