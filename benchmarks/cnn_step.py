@@ -36,7 +36,8 @@ import frame  # noqa: E402
 import frame.nn as nn  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import (Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls,  # noqa: E402
+                    time_frame_step)
 
 LR = 1e-2
 OUTPUTS = 10

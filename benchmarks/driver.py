@@ -98,12 +98,11 @@ def time_frame_step(step, problem, args):
     return stats, out, exe
 
 
-def time_trainer_step(trainer, x, y, *, warmup: int = 1, repeats: int = 2, min_seconds: float = 0.0) -> dict:
-    """A `frame.train.Trainer`'s step on (x, y) as the benchmarks time it: `time_calls`' stats plus
-    "first s" (the first, compiling step alone) and "first loss". Timed on the native tier: it is built
-    in the background once the step is hot, and waited for, as jax.jit has compiled before its timing.
-    (The numpy-tier steps run beside that build took ~6x as long at s = 43 under load, and a training
-    budget cut from them trained a sixth of the steps it had time for.)"""
+def warm_trainer(trainer, x, y) -> tuple[float, float]:
+    """Run a `frame.train.Trainer`'s step on (x, y) until its native tier is built (in the background,
+    once the step is hot) and wait for it, as jax.jit has compiled before its timing: (first step's
+    seconds, first loss). The numpy-tier steps run beside that build took ~6x as long at s = 43 under
+    load, and a training budget cut from them trained a sixth of the steps it had time for."""
     import frame.runtime
 
     start = time.perf_counter()
@@ -112,8 +111,15 @@ def time_trainer_step(trainer, x, y, *, warmup: int = 1, repeats: int = 2, min_s
     for _ in range(frame.runtime.tiers.POLICY["after_calls"]):
         trainer.step(x, y)
     frame.runtime.wait_native_builds()
+    return first, float(first_loss)
+
+
+def time_trainer_step(trainer, x, y, *, warmup: int = 1, repeats: int = 2, min_seconds: float = 0.0) -> dict:
+    """A `frame.train.Trainer`'s step on (x, y) as the benchmarks time it, on the native tier
+    (`warm_trainer`): `time_calls`' stats plus "first s" (the first, compiling step alone) and "first loss"."""
+    first, first_loss = warm_trainer(trainer, x, y)
     stats = time_calls(lambda: trainer.step(x, y), warmup=warmup, repeats=repeats, min_seconds=min_seconds)
-    return {**stats, "first s": first, "first loss": float(first_loss)}
+    return {**stats, "first s": first, "first loss": first_loss}
 
 
 def add_loss_agreement(report) -> None:

@@ -42,7 +42,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls, time_trainer_step  # noqa: E402
+from driver import Worker, emit, measure_gemm_peak, run_pairs, time_calls, time_trainer_step, warm_trainer  # noqa: E402
 
 if TYPE_CHECKING:
     from pino import FNO1d
@@ -235,14 +235,11 @@ def time_jax_adam_step(step, params, x, y, args) -> dict:
 def profile_trainer(trainer, x, y, warmup: int, repeats: int, header: Callable[[object], str]) -> None:
     """In this process: a Trainer's step split into the training-graph executable (per op kind), the
     Adam update executable and the Trainer's own checks. `header(exe)` is the first line printed."""
-    import statistics
-
-    import frame.runtime
     from pinn_step import profile_executable
 
-    for _ in range(max(warmup, 4)):
+    warm_trainer(trainer, x, y)
+    for _ in range(warmup):
         trainer.step(x, y)
-    frame.runtime.wait_native_builds()
     exe, data = trainer._loss_graph.compiled((x, y))
     inputs = [*trainer._leaves, *data]
     grads = exe(*inputs)[1:]
@@ -250,12 +247,7 @@ def profile_trainer(trainer, x, y, warmup: int, repeats: int, header: Callable[[
     update = [*trainer._leaves, *grads, *trainer.opt_state, *lr]
 
     def median_ms(call):
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times) * 1e3
+        return time_calls(call, warmup=0, repeats=repeats)["time"] * 1e3
 
     step_ms = median_ms(lambda: trainer.step(x, y))
     graph_ms = median_ms(lambda: exe(*inputs))

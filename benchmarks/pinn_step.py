@@ -45,7 +45,8 @@ import numpy as np  # noqa: E402
 import frame  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 import driver  # noqa: E402
-from driver import Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls, time_frame_step  # noqa: E402
+from driver import (Worker, add_loss_agreement, emit, installed_frameworks, run_pairs, time_calls,  # noqa: E402
+                    time_frame_step)
 
 LAYERS = (1, 64, 64, 64, 1)
 LR = 1e-3

@@ -155,7 +155,8 @@ def run_variant(variant: str, seed: int, args) -> dict:
                             physics_weight=args.physics_weight if with_physics else 0.0,
                             desc=f"{variant} seed {seed}")
     row = {"variant": variant, "seed": seed, "error": result.test_error, "steps": steps,
-           "epochs": steps / steps_per_epoch, "seconds": result.seconds, "curve": result.errors}
+           "epochs": steps / steps_per_epoch, "seconds": result.seconds,
+           "curve": [(step / steps_per_epoch, error) for step, error in result.errors]}
     if with_physics and args.fine_tune:
         # On a finer grid the trained FNO runs as it is (its modes and padding fraction do not depend on the grid);
         # the pointwise normaliser takes the same training samples' statistics at that grid's points.
@@ -188,7 +189,7 @@ def main(args) -> None:
             print(f"  [{variant} seed {seed}] test relative L2 {row['error']:.3%} after {row['epochs']:.1f} epochs "
                   f"({row['seconds']:.0f} s){extra}", flush=True)
             print(f"  [{variant} seed {seed}] along the way (epoch: test relative L2): " + ", ".join(
-                f"{step / (args.train // args.batch):.0f}: {error:.3%}" for step, error in row["curve"]), flush=True)
+                f"{epoch:.0f}: {error:.3%}" for epoch, error in row["curve"]), flush=True)
     print("\nsummary (test relative L2, percent; mean +- std over seeds)")
     for variant in args.variants:
         errors = np.array([r["error"] for r in rows if r["variant"] == variant])
