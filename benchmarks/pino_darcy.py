@@ -56,9 +56,15 @@ width 32, 4 layers, domain padding 0.1, batch 20, lr 2e-3 cosine, 1000 train sam
   there, the normaliser from the training samples at 85^2), against the 85^2 truth: the first 5 instances from
   1.953 -> 0.822, 1.961 -> 0.877, 1.577 -> 0.582 % (mean over the 5; 0.760 +- 0.128 % over seeds), ~30 s an
   instance. Test-time optimisation of 5 instances, so not the same measure as the FNO paper's 1.08 % over 100.
-What the full setting would take: 500 epochs at s = 85 (25,000 steps) at ~0.9-1.1 s a step (n_modes 24,
-padding 0.1, one core) is ~7 h per seed and variant, ~40 h for 3 seeds of fno and pino, plus 1300 solves at
-421^2; on this machine one hour fits ~70 epochs at s = 85 or ~400 at s = 29.
+FNO in the paper's own setting (3 Dec 2026, an idle 2-core AMD EPYC host, nothing else running, OPENBLAS_CORETYPE
+and OPENBLAS_L2_SIZE unset; s = 85 of the 421^2 solves, n_modes 24, width 32, 4 layers, padding 0.1, batch 20,
+lr 2e-3 cosine; `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python benchmarks/pino_darcy.py
+--variants fno --seeds 0 --budget-minutes 105`): the first step timed at 0.42 s (frame's two row chunks use both
+cores), so the 105 minutes bought 15031 steps, 300.6 epochs, which took 6091 s: **1.002 %** test rel. L2 over the
+100 test samples (seed 0; along the way 1.394 % at epoch 30, 1.165 % at 90, 1.091 % at 150, 1.029 % at 210,
+1.005 % at 271), under the paper's 1.08 % at 60 % of its 500 epochs. One seed so far: a run needs the machine to
+itself (two FNO runs side by side slow each other 1.5-1.8x), so one seed a session.
+Before the row chunks, one core took 0.9-1.1 s a step, ~7 h for 500 epochs.
 
     .venv/bin/python benchmarks/pino_darcy.py [--solver-n 421] [--budget-minutes 60] [--seeds 0 1 2]
         [--variants fno pino] [--fine-tune 500] [--fine-tune-s 85]
@@ -188,8 +194,9 @@ def main(args) -> None:
                      f"{row['fine_tune_after']:.3%}" if "fine_tune_after" in row else "")
             print(f"  [{variant} seed {seed}] test relative L2 {row['error']:.3%} after {row['epochs']:.1f} epochs "
                   f"({row['seconds']:.0f} s){extra}", flush=True)
+            by_epoch = {round(epoch): error for epoch, error in row["curve"]}   # one entry per rounded epoch, its last
             print(f"  [{variant} seed {seed}] along the way (epoch: test relative L2): " + ", ".join(
-                f"{epoch:.0f}: {error:.3%}" for epoch, error in row["curve"]), flush=True)
+                f"{epoch}: {error:.3%}" for epoch, error in by_epoch.items()), flush=True)
     print("\nsummary (test relative L2, percent; mean +- std over seeds)")
     for variant in args.variants:
         errors = np.array([r["error"] for r in rows if r["variant"] == variant])
