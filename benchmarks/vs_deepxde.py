@@ -53,7 +53,7 @@ medians of per-seed ratios, errors geometric means over seeds):
     Poisson 1-D, float64, same budget, 3 seeds                4.0e-8       1.5e-6         16.4      52.7    0.31
     Burgers, float32, 2000 points, 1000 + 1000, 3 seeds       8.4e-2       2.8e-1         25.0      44.8    0.56
     Burgers, float32, 10000 points, 1000 + 2000, seed 0       1.0e-2       3.9e-3        184.4     511.6    0.36
-    Burgers, float64, 10000 points, 1000 + 6000, 10 seeds     1.3e-3       1.1e-3        293.6     732.5    0.40
+    Burgers, float64, 10000 points, 1000 + 6000, 12 seeds     1.2e-3       1.0e-3        297.3     777.5    0.39
 
 The reduced Burgers budgets are far from converged: their errors spread widely over seeds (2.1e-2
 to 2.3e-1 for frame at 2000 points), so the one-seed 10 000-point row says little about which
@@ -71,15 +71,21 @@ pair shared the machine with a test run, the others with one other single-thread
        7     1.01e-3        1.49e-3      2.1e-6        2.1e-6    296.0      690.3   0.43  6547 / 6570
        8     4.26e-4        3.72e-4      1.4e-6        1.4e-6    298.6      696.1   0.43  6577 / 6640
        9     1.51e-2        1.17e-2      1.1e-5        1.1e-5    288.7      687.8   0.42  6755 / 6797
+      10     6.05e-4        5.76e-4      1.0e-6        1.4e-6    302.6     1049.1   0.29  6603 / 6654
+      11     1.54e-3        6.54e-4      1.6e-6        1.3e-6    300.4     1018.6   0.29  6576 / 6556
 
 Seeds 5-9 ran on 2026-12-02 as two streams side by side (seeds 5 and 6 beside a third
-single-threaded job). Over the 10 seeds the geometric means are 1.29e-3 (frame) and 1.14e-3
-(DeepXDE): frame 1.13x. The per-seed log ratio is +0.13 on average with a standard error of
-0.095 (seeds 0-4 alone: 0.16 ± 0.14), and frame's error is the lower one in 4 of 10 seeds. That
-is no measured difference at this spread (the mean is within 1.4 standard errors of 0), but not
-"equal or better" either: the time half of the target is met (0.39-0.43x, median 0.40x), the
-error half is not shown. The evaluations are equal; the final losses are mixed (frame's lower in
-seeds 1, 3, 5, 6 and 7, though in seed 5 with the higher error). It is
+single-threaded job); seeds 10 and 11 on 2026-12-03 as two streams side by side on an otherwise
+idle host (DeepXDE's last minutes beside a test run; frame's halves ran first, alone with the
+other seed's frame half). Over the 12 seeds the geometric means are 1.23e-3 (frame) and 1.03e-3
+(DeepXDE): frame 1.20x. The per-seed log ratio is +0.18 on average with a standard error of
+0.10 (seeds 0-9: +0.13 ± 0.095; seeds 0-4: 0.16 ± 0.14), and frame's error is the lower one in 4
+of 12 seeds. The mean is 1.8 standard errors above 0: a lean towards DeepXDE's error that more
+seeds have not removed, so "equal or better" is not shown; the time half of the target is met
+(0.29-0.43x, median 0.39x). The evaluations are equal; the final losses are mixed (frame's lower
+in seeds 1, 3, 5, 6, 7 and 10, though in seeds 5 and 10 with the higher error). The optimisers
+differ (scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
+cubic search): the likeliest source, untested. It is
 float64 because scipy's L-BFGS-B ends
 in float32 when the loss stops changing (pinn_zoo.py, `burgers_raissi`) while torch's LBFGS
 continues.
