@@ -30,11 +30,13 @@ per problem and seed):
   (Poisson: 1001 points, sin(pi x); Burgers: Raissi's 256 x 100 grid, the Cole-Hopf solution,
   `pinn.reference`), computed by the same numpy line in both workers.
 
-Differences the two APIs leave: frame's L-BFGS is scipy's L-BFGS-B (its Moré-Thuente line search,
-at most 50 evaluations per search, its arithmetic in float64 on a float32 loss) and DeepXDE's is
-`torch.optim.LBFGS` (strong-Wolfe line search with at most 25 evaluations, its arithmetic in the
-model's dtype); scipy's loss tolerance is relative to max(|loss|, 1), torch's absolute (the same for
-losses below 1, which these are); either may stop before `--lbfgs` iterations when its tolerance or
+Differences the two APIs leave: frame's L-BFGS is by default scipy's L-BFGS-B (its Moré-Thuente
+line search, at most 50 evaluations per search, its arithmetic in float64 on a float32 loss) and
+DeepXDE's is `torch.optim.LBFGS` (strong-Wolfe line search bounded by the evaluations its step call
+has left (torch 2.13; 25 before), its arithmetic in the model's dtype); scipy's loss tolerance is
+relative to max(|loss|, 1), torch's absolute (the same for losses below 1, which these are).
+`--frame-lbfgs strong-wolfe` removes this difference: frame then runs torch's iteration
+(`frame.train.strong_wolfe`, at most 50 evaluations per search, float64 arithmetic). Either may stop before `--lbfgs` iterations when its tolerance or
 line search says so (each worker reports its iterations). DeepXDE evaluates the PDE residual on the
 boundary points too (it keeps them in the same input tensor) and drops those values from the loss,
 and it computes its forcing in torch where frame takes it as data. Each wall time is the training
@@ -202,7 +204,7 @@ def frame_worker(problem: str, arrays: dict, weights, args) -> dict:
     prob.training_data = lambda seed=0: data
     model.params = [{"W": w.astype(dtype), "b": b.astype(dtype)} for w, b in weights]
     result = pinn.train(prob, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=0, progress=False,
-                        eval_every=10 ** 9, lbfgs_tol=args.lbfgs_tol)
+                        eval_every=10 ** 9, lbfgs_tol=args.lbfgs_tol, lbfgs_method=args.frame_lbfgs)
     wall = time.perf_counter() - t0
     error = relative_l2(result.predict(*test), arrays["u_test"])
     return {"time": wall, "error": error, "loss": float(result.history[-1]), "lbfgs iters": result.lbfgs_iterations,
@@ -300,7 +302,8 @@ def budget_line(problem: str, args) -> str:
     points = (f"{args.poisson_points} collocation + 2 boundary points, MLP 1-50-50-50-1" if problem == "poisson1d"
               else f"{args.burgers_points} LHS collocation + 100 initial + 100 boundary points, MLP 2-20x8-1")
     return (f"{problem}: {points}, tanh, {args.dtype}; Adam {args.adam} steps (lr {args.lr:g}), then L-BFGS <= "
-            f"{args.lbfgs} iterations (tol {args.lbfgs_tol:g}); {args.threads} thread(s) each")
+            f"{args.lbfgs} iterations (tol {args.lbfgs_tol:g}; frame's: {args.frame_lbfgs}); {args.threads} thread(s) "
+            "each")
 
 
 def geometric_mean(values) -> float:
@@ -360,6 +363,8 @@ def main(argv=None) -> None:
     p.add_argument("--lbfgs", type=int, default=6000, help="L-BFGS iterations (maximum)")
     p.add_argument("--lbfgs-tol", type=float, default=1e-15, help="L-BFGS tolerance on the loss change and gradient")
     p.add_argument("--threads", type=int, default=1, help="BLAS / torch threads of each worker (default 1)")
+    p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe"), default="L-BFGS-B",
+                   help="frame's L-BFGS: scipy's L-BFGS-B, or torch's iteration (DeepXDE's) in frame.train")
     p.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))
     p.add_argument("--deepxde-python", default=None,
                    help="interpreter with numpy, torch and deepxde (default $DEEPXDE_PYTHON; none: frame only)")
@@ -388,7 +393,7 @@ def main(argv=None) -> None:
     env = {"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
            "FRAME_ROW_THREADS": threads, "DDE_BACKEND": "pytorch", "PYTHONPATH": ROOT}
     common = ["--dtype", args.dtype, "--adam", str(args.adam), "--lr", repr(args.lr), "--lbfgs", str(args.lbfgs),
-              "--lbfgs-tol", repr(args.lbfgs_tol), "--threads", threads]
+              "--lbfgs-tol", repr(args.lbfgs_tol), "--threads", threads, "--frame-lbfgs", args.frame_lbfgs]
     for note in notes:
         print(note, flush=True)
     records, reports = [], {}

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from frame.train import DEFAULT_DIVERGENCE_FACTOR, SGD, Adam, Optimizer, Trainer, lbfgs
+from frame.train import DEFAULT_DIVERGENCE_FACTOR, LBFGS_METHODS, SGD, Adam, Optimizer, Trainer, lbfgs
 from workbench.cli import format_error
 from workbench.persistence import problem_settings
 from workbench.result import Result, add_phase
@@ -152,7 +152,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           checkpoint=None, checkpoint_every: int | None = None, lbfgs_tol: float = 1e-15,
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
           loss_weights=None, callbacks=(), client=None, resume=None, step_callbacks=(),
-          lbfgs_options: dict | None = None, lbfgs_dtype: str | None = None) -> PINNResult:
+          lbfgs_options: dict | None = None, lbfgs_dtype: str | None = None,
+          lbfgs_method: str = "L-BFGS-B") -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -168,7 +169,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
       `lbfgs_options` go to scipy's L-BFGS-B as they are (e.g. Raissi et al.'s `ftol`, `gtol`,
       `maxfun`; they override `lbfgs_tol`); `lbfgs_dtype="float64"` evaluates the loss in float64
       during L-BFGS (a float32 loss stops changing before the fit does; the result keeps the
-      model's dtype).
+      model's dtype); `lbfgs_method="strong-wolfe"` runs torch's L-BFGS iteration (DeepXDE's) in
+      place of scipy's (`frame.train.lbfgs`).
     - `seed` draws the problem's collocation points (a grid problem ignores it).
     - `derivative_mode`: how the residual's derivatives are computed, "reverse" (nested
       `frame.grad`), "taylor" (Taylor mode) or "auto" (default: the cheapest mode that agrees
@@ -202,6 +204,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     """
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
     eval_every = max(1, _check_count("eval_every", eval_every))
+    if lbfgs_method not in LBFGS_METHODS:
+        raise ProblemError(f"lbfgs_method must be one of {', '.join(map(repr, LBFGS_METHODS))}, got {lbfgs_method!r}")
     if not isinstance(problem, Problem):
         raise ProblemError(f"train needs a pinn problem (Poisson1D, Burgers1D, ...), got {type(problem).__name__}")
     saved = _load_resume(resume, problem, model)
@@ -306,7 +310,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
             return record
         result = lbfgs(loss_fn, params, *data, maxiter=lbfgs_steps, tol=lbfgs_tol, progress=progress,
                        desc=f"{problem.name} L-BFGS", client=client, shard=shard, dynamic_axes=dynamic,
-                       callback=lbfgs_measure, every=eval_every, options=lbfgs_options, dtype=lbfgs_dtype)
+                       callback=lbfgs_measure, every=eval_every, options=lbfgs_options, dtype=lbfgs_dtype,
+                       method=lbfgs_method)
         timings["lbfgs"] = time.perf_counter() - start
         # history[0] of L-BFGS is the loss at its start, i.e. at the parameters Adam ended with.
         params, nit, nfev, message = result.params, result.nit, result.nfev, result.message

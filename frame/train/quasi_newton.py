@@ -1,4 +1,5 @@
-"""Full-batch quasi-Newton optimisation: L-BFGS through `scipy.optimize.minimize(method="L-BFGS-B")`.
+"""Full-batch quasi-Newton optimisation: L-BFGS through `scipy.optimize.minimize(method="L-BFGS-B")`, or
+torch's L-BFGS iteration with a strong-Wolfe line search (`strong_wolfe.py`, `method="strong-wolfe"`).
 
 frame supplies the compiled value-and-gradient of `loss_fn(params, *data)` (the same training
 graph `frame.train.Trainer` runs); scipy sees one float64 vector made of all parameter leaves.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -19,8 +21,11 @@ from ..frontend.pytree import tree_unflatten
 from ..ir.types import TensorType
 from .guards import check_finite_data, first_nonfinite
 from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
+from .strong_wolfe import minimize_strong_wolfe
 
-__all__ = ["lbfgs", "LBFGSResult"]
+__all__ = ["lbfgs", "LBFGSResult", "LBFGS_METHODS"]
+
+LBFGS_METHODS = ("L-BFGS-B", "strong-wolfe")
 
 
 @dataclass
@@ -50,14 +55,20 @@ def lbfgs_b_options(maxiter: int, maxcor: int = 50, maxls: int = 50, options: di
 def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-12, progress: bool = True,
           desc: str | None = "L-BFGS", dtype: str | None = None, maxcor: int = 50, maxls: int = 50,
           options: dict | None = None, client=None, shard: Sequence[int] | None = None,
-          dynamic_axes=None, callback: Callable | None = None, every: int = 1) -> LBFGSResult:
-    """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS-B.
+          dynamic_axes=None, callback: Callable | None = None, every: int = 1,
+          method: str = "L-BFGS-B") -> LBFGSResult:
+    """Minimise `loss_fn(params, *data)` over `params` (a pytree of float arrays) with L-BFGS.
 
     - `maxiter`: iteration budget; `tol`: scipy's `tol` (sets L-BFGS-B's `ftol` and `gtol`).
     - `dtype`: evaluate the loss in this float dtype (e.g. `"float64"`, recommended: the line
       search needs an accurate loss); float params and float data are cast for the run and the
       result is cast back to the params' own dtypes. Default: the params' own dtypes.
     - `maxcor`, `maxls`, `options`: passed to L-BFGS-B (options override the others).
+    - `method`: "L-BFGS-B" (scipy's, the default) or "strong-wolfe": the iteration of
+      `torch.optim.LBFGS(line_search_fn="strong_wolfe")`, which DeepXDE's PyTorch backend runs
+      (`frame.train.strong_wolfe`): history `maxcor`, at most `maxls` evaluations per line search
+      and `maxfun` in all, its tolerances absolute (`ftol` / `gtol` in `options`, else `tol`: on
+      the loss change and the step, and on the largest gradient entry).
     - `client`, `shard`: evaluate every loss and gradient data-parallel on a Dask cluster, the data
       arguments numbered in `shard` split along axis 0 (`frame.distributed.DataParallel`; the sums
       over shards are weighted by size, in shard order); scipy runs here, on the client.
@@ -87,6 +98,8 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
         raise FrameError(f"lbfgs: callback must be callable(iteration, params), got {type(callback).__name__}")
     if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
         raise FrameError(f"lbfgs: every must be an int >= 1, got {every!r}")
+    if method not in LBFGS_METHODS:
+        raise FrameError(f"lbfgs: method must be one of {', '.join(map(repr, LBFGS_METHODS))}, got {method!r}")
     check_finite_data(loss_fn, data)
     leaves, treedef = as_param_leaves(params)
     original_dtypes = [a.dtype for a in leaves]
@@ -155,8 +168,15 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
                 bar.set_postfix(loss=f"{history[-1]:.4e}", refresh=False)
                 bar.update(1)
 
-        result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=after_iteration,
-                          options=opts)
+        if method == "L-BFGS-B":
+            result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=after_iteration,
+                              options=opts)
+        else:
+            result = minimize_strong_wolfe(
+                value_and_grad, x0, maxiter=opts["maxiter"], maxfev=opts["maxfun"], history=opts["maxcor"],
+                max_line_search=opts["maxls"], tolerance_grad=opts.get("gtol", tol),
+                tolerance_change=opts.get("ftol", tol),
+                callback=lambda x, loss: after_iteration(SimpleNamespace(x=x, fun=loss)))
     if int(result.nit) < int(maxiter) and len(history) > 1 and history[-1] == history[-2] \
             and any(np.dtype(t.dtype) == np.float32 for t in types):
         # scipy's relative-reduction test passes on a zero change, which a float32 loss reaches long
