@@ -87,7 +87,20 @@ seeds have not removed, so "equal or better" is not shown; the time half of the 
 (0.29-0.43x, median 0.39x). The evaluations are equal; the final losses are mixed (frame's lower
 in seeds 1, 3, 5, 6, 7 and 10, though in seeds 5 and 10 with the higher error). The optimisers
 differ (scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
-cubic search): the likeliest source, untested. It is
+cubic search), but that is not the source. With torch's iteration in frame (2026-12-03, `--frameworks
+frame --frame-lbfgs strong-wolfe`, seeds 1-5 one after another beside a 2-core FNO run):
+
+    seed  strong-wolfe  L-BFGS-B  DeepXDE   loss    evaluations
+       1     1.56e-3    9.79e-4   1.31e-3  1.2e-6      7171
+       2     7.52e-4    5.00e-4   5.06e-4  1.7e-6      7122
+       3     2.05e-3    1.55e-3   1.12e-3  2.7e-6      6571
+       4     5.71e-4    8.19e-4   5.84e-4  2.0e-6      6554
+       5     7.73e-3    7.19e-3   4.45e-3  1.2e-5      6738
+
+log(frame / DeepXDE) +0.34 +- 0.12 (frame lower in 1 of 5) against +0.17 +- 0.14 with L-BFGS-B on
+the same seeds. And the two setups compute the same loss: with Adam only (`--lbfgs 0 --adam 1`,
+10, 100; seed 2) both frameworks' parameters give the same error to 15 digits; by step 1000 rounding
+has separated them (0.3615 against 0.3642). The lean is not explained. It is
 float64 because scipy's L-BFGS-B ends
 in float32 when the loss stops changing (pinn_zoo.py, `burgers_raissi`) while torch's LBFGS
 continues.
