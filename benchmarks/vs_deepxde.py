@@ -36,8 +36,9 @@ DeepXDE's is `torch.optim.LBFGS` (strong-Wolfe line search bounded by the evalua
 has left (torch 2.13; 25 before), its arithmetic in the model's dtype); scipy's loss tolerance is
 relative to max(|loss|, 1), torch's absolute (the same for losses below 1, which these are).
 `--frame-lbfgs strong-wolfe` removes this difference: frame then runs torch's iteration
-(`frame.train.strong_wolfe`, at most 50 evaluations per search, float64 arithmetic). Either may stop before `--lbfgs` iterations when its tolerance or
-line search says so (each worker reports its iterations). DeepXDE evaluates the PDE residual on the
+(`frame.train.strong_wolfe`, at most 50 evaluations per search, float64 arithmetic). Either may
+stop before `--lbfgs` iterations when its tolerance or line search says so (each worker reports its
+iterations). DeepXDE evaluates the PDE residual on the
 boundary points too (it keeps them in the same input tensor) and drops those values from the loss,
 and it computes its forcing in torch where frame takes it as data. Each wall time is the training
 alone (frame: tracing, compilation and its derivative-mode measurement included; DeepXDE: model
@@ -376,6 +377,7 @@ def main(argv=None) -> None:
     p.add_argument("--lbfgs", type=int, default=6000, help="L-BFGS iterations (maximum)")
     p.add_argument("--lbfgs-tol", type=float, default=1e-15, help="L-BFGS tolerance on the loss change and gradient")
     p.add_argument("--threads", type=int, default=1, help="BLAS / torch threads of each worker (default 1)")
+    # frame.train.LBFGS_METHODS, spelled out: DeepXDE's worker parses these flags without frame installed
     p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe"), default="L-BFGS-B",
                    help="frame's L-BFGS: scipy's L-BFGS-B, or torch's iteration (DeepXDE's) in frame.train")
     p.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))

@@ -128,7 +128,7 @@ def minimize_strong_wolfe(fun: Callable[[np.ndarray], tuple[float, np.ndarray]],
     f, g = fun(x)
     nfev, nit = 1, 0
     if float(np.max(np.abs(g), initial=0.0)) <= tolerance_grad:
-        return StrongWolfeResult(x, f, 0, nfev, True, "the largest gradient entry is within tolerance_grad")
+        return StrongWolfeResult(x, float(f), 0, nfev, True, "the largest gradient entry is within tolerance_grad")
     steps, changes, inverse_curvatures = [], [], []
     scale, d, t, g_prev = 1.0, -g, 0.0, g
     message, success = f"reached maxiter = {maxiter}", False
