@@ -218,7 +218,8 @@ def frame_worker(problem: str, arrays: dict, weights, args) -> dict:
     prob.training_data = lambda seed=0: data
     model.params = [{"W": w.astype(dtype), "b": b.astype(dtype)} for w, b in weights]
     result = pinn.train(prob, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=0, progress=False,
-                        eval_every=10 ** 9, lbfgs_tol=args.lbfgs_tol, lbfgs_method=args.frame_lbfgs)
+                        eval_every=10 ** 9, lbfgs_tol=args.lbfgs_tol, lbfgs_method=args.frame_lbfgs,
+                        derivative_mode=args.frame_derivatives)
     wall = time.perf_counter() - t0
     error = relative_l2(result.predict(*test), arrays["u_test"])
     return {"time": wall, "error": error, "loss": float(result.history[-1]), "lbfgs iters": result.lbfgs_iterations,
@@ -316,7 +317,8 @@ def budget_line(problem: str, args) -> str:
     points = (f"{args.poisson_points} collocation + 2 boundary points, MLP 1-50-50-50-1" if problem == "poisson1d"
               else f"{args.burgers_points} LHS collocation + 100 initial + 100 boundary points, MLP 2-20x8-1")
     return (f"{problem}: {points}, tanh, {args.dtype}; Adam {args.adam} steps (lr {args.lr:g}), then L-BFGS <= "
-            f"{args.lbfgs} iterations (tol {args.lbfgs_tol:g}; frame's: {args.frame_lbfgs}); {args.threads} thread(s) "
+            f"{args.lbfgs} iterations (tol {args.lbfgs_tol:g}; frame's: {args.frame_lbfgs}); frame's derivatives: "
+            f"{args.frame_derivatives}; {args.threads} thread(s) "
             "each")
 
 
@@ -380,6 +382,9 @@ def main(argv=None) -> None:
     # frame.train.LBFGS_METHODS, spelled out: DeepXDE's worker parses these flags without frame installed
     p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe"), default="L-BFGS-B",
                    help="frame's L-BFGS: scipy's L-BFGS-B, or torch's iteration (DeepXDE's) in frame.train")
+    p.add_argument("--frame-derivatives", choices=("auto", "reverse", "taylor"), default="auto",
+                   help="how frame computes the residual's derivatives (pinn.train's derivative_mode): the same "
+                        "maths with other rounding")
     p.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))
     p.add_argument("--deepxde-python", default=None,
                    help="interpreter with numpy, torch and deepxde (default $DEEPXDE_PYTHON; none: frame only)")
@@ -408,7 +413,8 @@ def main(argv=None) -> None:
     env = {"OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
            "FRAME_ROW_THREADS": threads, "DDE_BACKEND": "pytorch", "PYTHONPATH": ROOT}
     common = ["--dtype", args.dtype, "--adam", str(args.adam), "--lr", repr(args.lr), "--lbfgs", str(args.lbfgs),
-              "--lbfgs-tol", repr(args.lbfgs_tol), "--threads", threads, "--frame-lbfgs", args.frame_lbfgs]
+              "--lbfgs-tol", repr(args.lbfgs_tol), "--threads", threads, "--frame-lbfgs", args.frame_lbfgs,
+              "--frame-derivatives", args.frame_derivatives]
     for note in notes:
         print(note, flush=True)
     records, reports = [], {}

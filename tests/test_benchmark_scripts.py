@@ -143,15 +143,16 @@ def test_the_vs_deepxde_benchmark_runs_tiny_with_the_frame_worker(tmp_path, caps
     monkeypatch.delenv("DEEPXDE_PYTHON", raising=False)
     out = tmp_path / "d.json"
     vs_deepxde.main(["--problems", "poisson1d", "--seeds", "0", "--poisson-points", "8", "--adam", "5",
-                     "--lbfgs", "3", "--json", str(out)])
+                     "--lbfgs", "3", "--frame-derivatives", "reverse", "--json", str(out)])
     printed = capsys.readouterr().out
-    assert "deepxde: left out" in printed
+    assert "deepxde: left out" in printed and "frame's derivatives: reverse" in printed
     assert "poisson1d: 8 collocation + 2 boundary points" in printed and "float32" in printed
     assert "relative L2 error" in printed and "(geometric mean over 1 seed(s)" in printed
     saved = json.loads(out.read_text())
     assert saved["notes"] and saved["reports"]["poisson1d"]["labels"] == ["frame"]
     (record,) = saved["reports"]["poisson1d"]["records"]
     assert record["label"] == "frame" and record["dtype"] == "float32" and record["seed"] == 0
+    assert record["mode"] == "reverse"      # --frame-derivatives reaches pinn.train
     # At 5 + 3 steps the network is far from trained: the error is only checked to be a finite
     # positive figure, and the one the summary prints.
     assert 0.0 < record["error"] < float("inf") and record["time"] > 0
