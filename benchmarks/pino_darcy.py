@@ -66,7 +66,8 @@ cores), so the 105 minutes bought 15031 steps, 300.6 epochs, which took 6091 s: 
 solves) with the step count fixed rather than timed (`--seeds 1 --budget-minutes 1000 --max-epochs 300`: 15000
 steps, 300.0 epochs; the result then does not depend on what else runs, only the wall time does, here 8274 s
 beside other jobs): **1.090 %** (1.508 % at epoch 30, 1.277 % at 90, 1.180 % at 150, 1.115 % at 210, 1.092 % at
-270). Seeds 0 and 1: 1.046 +- 0.062 % (mean +- std), the paper's 1.08 % within the spread; seed 2 is left.
+270). Seed 2 the same way (2026-12-04): 1.064 % (1.884 % at epoch 30, 1.336 at 90, 1.129 at 150, 1.091
+at 210, 1.067 at 270). Seeds 0-2: 1.052 +- 0.045 % (mean +- std), under the paper's 1.08 % on average.
 Before the row chunks, one core took 0.9-1.1 s a step, ~7 h for 500 epochs.
 
     .venv/bin/python benchmarks/pino_darcy.py [--solver-n 421] [--budget-minutes 60] [--seeds 0 1 2]

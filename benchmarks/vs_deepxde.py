@@ -101,7 +101,13 @@ frame --frame-lbfgs strong-wolfe`, seeds 1-5 one after another beside a 2-core F
 log(frame / DeepXDE) +0.34 +- 0.12 (frame lower in 1 of 5) against +0.17 +- 0.14 with L-BFGS-B on
 the same seeds. And the two setups compute the same loss: with Adam only (`--lbfgs 0 --adam 1`,
 10, 100; seed 2) both frameworks' parameters give the same error to 15 digits; by step 1000 rounding
-has separated them (0.3615 against 0.3642). The lean is not explained. It is
+has separated them (0.3615 against 0.3642). And rounding alone makes leans this size: frame's half
+again with nested reverse-mode derivatives (`--frameworks frame --frame-derivatives reverse`, the
+same maths with other rounding; 2026-12-03/04, seeds 0-11) gives 9.43e-4, 8.35e-4, 3.31e-4,
+9.50e-4, 1.07e-3, 9.52e-3, 3.99e-4, 8.12e-4, 8.00e-4, 1.08e-2, 5.45e-4, 7.54e-4: log ratio
+to frame's Taylor-mode runs above -0.12 +- 0.11 (sd 0.38 a seed), to DeepXDE's +0.06 +- 0.13 (lower in
+6 of 12). Two runs of one framework differ per seed as much as the two frameworks do, so the +0.18
+is within rounding's reach (t-test p = 0.10): no difference is measured either way. The table is
 float64 because scipy's L-BFGS-B ends
 in float32 when the loss stops changing (pinn_zoo.py, `burgers_raissi`) while torch's LBFGS
 continues.
