@@ -385,7 +385,8 @@ def main(argv=None) -> None:
     p.add_argument("--lbfgs", type=int, default=6000, help="L-BFGS iterations (maximum)")
     p.add_argument("--lbfgs-tol", type=float, default=1e-15, help="L-BFGS tolerance on the loss change and gradient")
     p.add_argument("--threads", type=int, default=1, help="BLAS / torch threads of each worker (default 1)")
-    # frame.train.LBFGS_METHODS, spelled out: DeepXDE's worker parses these flags without frame installed
+    # frame.train.LBFGS_METHODS and pinn.train's derivative modes, spelled out: DeepXDE's worker parses
+    # these flags without frame installed
     p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe"), default="L-BFGS-B",
                    help="frame's L-BFGS: scipy's L-BFGS-B, or torch's iteration (DeepXDE's) in frame.train")
     p.add_argument("--frame-derivatives", choices=("auto", "reverse", "taylor"), default="auto",
