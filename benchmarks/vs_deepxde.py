@@ -56,7 +56,7 @@ medians of per-seed ratios, errors geometric means over seeds):
     Poisson 1-D, float64, same budget, 3 seeds                4.0e-8       1.5e-6         16.4      52.7    0.31
     Burgers, float32, 2000 points, 1000 + 1000, 3 seeds       8.4e-2       2.8e-1         25.0      44.8    0.56
     Burgers, float32, 10000 points, 1000 + 2000, seed 0       1.0e-2       3.9e-3        184.4     511.6    0.36
-    Burgers, float64, 10000 points, 1000 + 6000, 12 seeds     1.2e-3       1.0e-3        297.3     777.5    0.39
+    Burgers, float64, 10000 points, 1000 + 6000, 20 seeds     1.2e-3       1.1e-3        321.5      968.4    0.38
 
 The reduced Burgers budgets are far from converged: their errors spread widely over seeds (2.1e-2
 to 2.3e-1 for frame at 2000 points), so the one-seed 10 000-point row says little about which
@@ -76,19 +76,34 @@ pair shared the machine with a test run, the others with one other single-thread
        9     1.51e-2        1.17e-2      1.1e-5        1.1e-5    288.7      687.8   0.42  6755 / 6797
       10     6.05e-4        5.76e-4      1.0e-6        1.4e-6    302.6     1049.1   0.29  6603 / 6654
       11     1.54e-3        6.54e-4      1.6e-6        1.3e-6    300.4     1018.6   0.29  6576 / 6556
+      12     2.21e-3        2.19e-3      5.6e-6        5.9e-6    333.2      883.0   0.38  6778 / 6708
+      13     1.12e-3        1.19e-3      3.2e-6        3.6e-6    322.3      865.9   0.37  6642 / 6665
+      14     1.27e-3        1.03e-3      4.4e-6        3.0e-6    334.2     1014.5   0.33  6673 / 6673
+      15     6.74e-4        7.67e-4      2.0e-6        2.0e-6    320.7      989.1   0.32  6576 / 6576
+      16     9.68e-4        4.32e-3      6.6e-6        9.3e-6    350.2      969.1   0.36  6744 / 6718
+      17     5.36e-4        6.26e-4      1.3e-6        1.5e-6    339.7      996.8   0.34  6569 / 6797
+      18     2.97e-3        6.08e-4      1.9e-6        2.0e-6    339.4      967.7   0.35  6601 / 6578
+      19     1.46e-3        7.67e-4      1.1e-6        2.0e-6    341.9     1159.0   0.29  6578 / 7845
 
 Seeds 5-9 ran on 2026-12-02 as two streams side by side (seeds 5 and 6 beside a third
 single-threaded job); seeds 10 and 11 on 2026-12-03 as two streams side by side on an otherwise
 idle host (DeepXDE's last minutes beside a test run; frame's halves ran first, alone with the
-other seed's frame half). Over the 12 seeds the geometric means are 1.23e-3 (frame) and 1.03e-3
-(DeepXDE): frame 1.20x. The per-seed log ratio is +0.18 on average with a standard error of
-0.10 (seeds 0-9: +0.13 ± 0.095; seeds 0-4: 0.16 ± 0.14), and frame's error is the lower one in 4
-of 12 seeds. The mean is 1.8 standard errors above 0: a lean towards DeepXDE's error that more
-seeds have not removed, so "equal or better" is not shown; the time half of the target is met
-(0.29-0.43x, median 0.39x). The evaluations are equal; the final losses are mixed (frame's lower
-in seeds 1, 3, 5, 6, 7 and 10, though in seeds 5 and 10 with the higher error). The optimisers
-differ (scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
-cubic search), but that is not the source. With torch's iteration in frame (2026-12-03, `--frameworks
+other seed's frame half); seeds 12-19 on 2026-12-04 (frame at bcbf4e1) as two streams side by side
+on an otherwise idle AMD EPYC (seed 19's DeepXDE half alone for its last minutes). Over the 20
+seeds the geometric means are 1.23e-3 (frame) and 1.07e-3 (DeepXDE): frame 1.15x. The per-seed log
+ratio is +0.14 with a standard error of 0.13 (sd 0.59; t-test p = 0.30, Wilcoxon signed-rank p =
+0.18; 90% interval of the mean error ratio 0.92-1.44x), and frame's error is the lower one in 8 of
+20 seeds. At 12 seeds the same statistic was +0.18 +- 0.10 (p = 0.10); seeds 12-19 alone give
++0.08 +- 0.31, with the two widest single-seed gaps of all (seed 16: DeepXDE 4.5x frame's error;
+seed 18: frame 4.9x DeepXDE's, at the lower loss). No difference is measured either way, and the
+interval still admits frame errors up to 1.4x DeepXDE's, so "equal or better" is not shown either:
+over this spread (40x between seeds for both) only many more seeds would decide it. The time half of
+the target is met (0.29-0.43x, median 0.375x over the 20 seeds). The evaluations are close (all
+within 4% but seed 19's, 6578 against 7845); the final losses are mixed (frame's lower in seeds 1,
+3, 5, 6, 7, 10, 12, 13 and 15-19, though in seeds 5, 10, 12, 18 and 19 with the higher error).
+While 12 seeds leant towards DeepXDE, three checks looked for a cause. The optimisers differ
+(scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
+cubic search), but that was not it. With torch's iteration in frame (2026-12-03, `--frameworks
 frame --frame-lbfgs strong-wolfe`, seeds 1-5 one after another beside a 2-core FNO run):
 
     seed  strong-wolfe  L-BFGS-B  DeepXDE   loss    evaluations
@@ -107,8 +122,8 @@ same maths with other rounding; 2026-12-03/04, seeds 0-11) gives 9.43e-4, 8.35e-
 9.50e-4, 1.07e-3, 9.52e-3, 3.99e-4, 8.12e-4, 8.00e-4, 1.08e-2, 5.45e-4, 7.54e-4: log ratio
 to frame's Taylor-mode runs above -0.12 +- 0.11 (sd 0.38 a seed), to DeepXDE's +0.06 +- 0.13 (lower in
 6 of 12). Two runs of one framework differ per seed as much as the two frameworks do, so the +0.18
-is within rounding's reach (t-test p = 0.10): no difference is measured either way. The table is
-float64 because scipy's L-BFGS-B ends
+of the first 12 seeds was within rounding's reach (t-test p = 0.10),
+and seeds 12-19 did not continue it. The table is float64 because scipy's L-BFGS-B ends
 in float32 when the loss stops changing (pinn_zoo.py, `burgers_raissi`) while torch's LBFGS
 continues.
 
