@@ -155,6 +155,11 @@ class Tracer:
     def __array__(self, *args, **kwargs):
         raise TraceError(f"numpy function called on a traced {self.type}: use frame.numpy (fnp) inside traced code")
 
+    def __setitem__(self, index, value):
+        # Traced values are immutable, as JAX arrays are: an in-place write has no place in a pure graph.
+        raise TraceError(f"traced values are immutable: `x[...] = v` on a traced {self.type} cannot be recorded; "
+                         "write `x = x.at[index].set(v)` (or .add/.multiply/.min/.max), which returns the updated copy")
+
     def __iter__(self):
         if not self.shape:
             raise TraceError("iteration over a rank-0 traced value")

@@ -68,6 +68,17 @@ def test_control_flow_message_explains_why():
         frame.trace(lambda x: 1 if x > 0 else 0, np.ones(()))
 
 
+def test_item_assignment_points_to_at():
+    def write(x):
+        x[0] = 1.0
+        return x
+
+    with pytest.raises(TraceError, match=r"immutable.*x\.at\[index\]\.set\(v\)"):
+        frame.trace(write, np.zeros(3))
+    updated = frame.function(lambda x: x.at[0].set(1.0))(np.zeros(3))
+    np.testing.assert_array_equal(updated, [1.0, 0.0, 0.0])
+
+
 def test_leaked_tracer_is_reported():
     leak = []
     frame.trace(lambda x: leak.append(x) or x, np.ones(2))
