@@ -3,7 +3,7 @@
 Functions that are one op applied to its operands (`add`, `exp`, `matmul`, `mse_loss`, `fft.rfft`,
 ...) are generated from the registry's `frontend` facts, with the op's doc as docstring; those
 that normalise their arguments (axes, shapes, indices, exponents) are written by family in
-`numpy_<family>.py` (shape, reduce, math, logic, linalg, fft, creation) and gathered here. When this
+`numpy_<family>.py` (shape, reduce, sort, math, logic, linalg, fft, creation) and gathered here. When this
 module loads it registers its functions with the tracing core, which routes `Tracer` operators,
 numpy ufuncs and numpy functions on tracers to them.
 """
@@ -17,7 +17,7 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..ops import all_ops
 from ..tracing import Tracer, attach_frontend, bind
-from . import numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape
+from . import numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape, numpy_sort
 from .args import _axes, _axis, _ndim
 from .numpy_creation import *  # noqa: F401,F403
 from .numpy_fft import *  # noqa: F401,F403
@@ -30,6 +30,7 @@ from .numpy_math import _rpow
 from .numpy_reduce import *  # noqa: F401,F403
 from .numpy_shape import *  # noqa: F401,F403
 from .numpy_shape import reshape, transpose
+from .numpy_sort import *  # noqa: F401,F403
 
 pi = math.pi
 e = math.e
@@ -40,7 +41,8 @@ ndarray = _np.ndarray
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
 __all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
            "debug_print", "softmax", "log_softmax", "layer_norm"]
-for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape):
+for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape,
+                numpy_sort):
     __all__ += _family.__all__
 # Namespaces for dotted frontend names ("fft.rfft", "linalg.norm").
 NAMESPACES = {"fft": fft, "linalg": linalg}

@@ -1,4 +1,4 @@
-"""Reductions: `sum`, `mean`, `prod`, `max`/`min`, `argmax`/`argmin`, `cumsum`/`cumprod`, `logsumexp`,
+"""Reductions: `sum`, `mean`, `prod`, `max`/`min`, `argmax`/`argmin`, `argsort`, `cumsum`/`cumprod`, `logsumexp`,
 `all`/`any`, `count_nonzero`.
 
 Reductions over several axes take them sorted and non-negative (`axes`, frame.numpy normalises numpy's
@@ -165,6 +165,24 @@ for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
         doc=f"the (first) index of the {_name[3:]}imum along `axis`, int64; not differentiable (zero gradient)",
         jax=lambda J, x, axis, keepdims=False, name=_name: getattr(J.jnp, name)(x, axis=axis, keepdims=keepdims),
         frontend=[_name])
+
+
+# -- argsort: the stable sorting permutation along one axis, no derivative ------------------------
+def _argsort_shape(ctx: NodeContext):
+    x = _along_axis_operand(ctx)
+    normalize_axis(ctx.op, ctx.attrs["axis"], x.rank)
+    return [TensorType(x.shape, "int64", x.device)]
+
+
+# Stable, as numpy's kind="stable" and jnp.argsort: ties keep their order, NaNs go last; `sort` is
+# take_along_axis by these indices (frame.numpy), so its derivative is the gather's.
+register_op(
+    "argsort", shape=_argsort_shape, num_inputs=1, attrs={"axis": ((int,), True)},
+    kernel=lambda x, axis: np.argsort(x, axis=axis, kind="stable").astype(np.int64, copy=False),
+    gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]),  # integer indices: zero derivative
+    doc="the indices that sort `axis` ascending (stable: ties in order of appearance, NaNs last), int64; "
+        "not differentiable (zero gradient)",
+    jax=lambda J, x, axis: J.jnp.argsort(x, axis=axis, stable=True).astype("int64"))
 
 
 # -- cumsum and cumprod along one axis, optionally from the end (lax.cumsum's `reverse`) ---------

@@ -21,6 +21,15 @@ def _with_zeros(shape, *flat_positions):
     return make
 
 
+def _ties_and_nans(*shape):
+    """Values from {-1, 0, 1} (so ties) with a NaN in every other row: the stable order puts NaNs last."""
+    def make(rng, dt):
+        x = rng.integers(-1, 2, shape).astype(dt)
+        x[::2, 0] = np.nan
+        return x
+    return make
+
+
 def _axes_ref(fn):
     return lambda x, axes, keepdims=False: fn(x, axis=axes, keepdims=keepdims)
 
@@ -40,6 +49,10 @@ CASES = [
       for op, fn in (("argmax", np.argmax), ("argmin", np.argmin))
       for s, attrs, lb in [((3, 4), {"axis": 1}, "axis1"), ((2, 3, 4), {"axis": -3, "keepdims": True}, "keepdims"),
                            ((5,), {"axis": 0}, "1d")]],
+    *[OpCase("argsort", _ins(maker), lambda x, axis: np.argsort(x, axis=axis, kind="stable"), {"axis": axis},
+             wrt=(), label=lb)
+      for maker, axis, lb in [(_u(3, 5), 1, "axis1"), (_u(4, 2, 3), -3, "neg-axis"), (_u(1, 2), 0, "size1"),
+                              (_ties_and_nans(3, 6), 1, "ties-nans")]],
     *[OpCase("prod", _ins(_u(*s, lo=0.5, hi=1.5)), _axes_ref(np.prod), attrs, label=lb) for s, attrs, lb in _REDUCTIONS],
     OpCase("prod", _ins(_with_zeros((3, 4), 5)), _axes_ref(np.prod), {"axes": (1,)}, label="one-zero"),
     OpCase("prod", _ins(_with_zeros((2, 3, 2), 1, 3)), _axes_ref(np.prod), {"axes": (0, 1)}, label="two-zeros"),

@@ -179,10 +179,10 @@ def _pad(draw):
 
 
 @st.composite
-def _axis_attr(draw, extra):
+def _axis_attr(draw, extra=None):
     (x,) = draw(_operands(shapes(min_dims=1).map(lambda s: [s])))
     axis = draw(mostly_valid(st.integers(0, x.ndim - 1), st.integers(-2, x.ndim)))
-    return [x], {"axis": axis, extra: draw(st.booleans())}
+    return [x], {"axis": axis, **({extra: draw(st.booleans())} if extra else {})}
 
 
 @st.composite
@@ -351,7 +351,7 @@ EXAMPLES = {
     "fused_elementwise_internal": _fused(),
     "where": _where(),
     **{op: _reduction() for op in ("max", "min", "prod", "logsumexp", "all", "any", "count_nonzero")},
-    "argmax": _axis_attr("keepdims"), "argmin": _axis_attr("keepdims"),
+    "argmax": _axis_attr("keepdims"), "argmin": _axis_attr("keepdims"), "argsort": _axis_attr(),
     "cumsum": _axis_attr("reverse"), "cumprod": _axis_attr("reverse"), "rev": _rev(),
     **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr")},
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),

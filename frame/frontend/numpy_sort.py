@@ -1,0 +1,212 @@
+"""frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `searchsorted`, `interp`,
+`median`, `quantile`, `percentile`.
+
+Everything stands on one op, the stable `argsort` (frame/ops/reduce.py): `sort` gathers by its
+indices, so its derivative is the gather's (the cotangent goes back to where each value came from,
+as in JAX). The order statistics sort along the reduced axes and pick elements at the indices numpy
+computes from `q` (concrete or traced), so their derivatives flow to the picked elements. `searchsorted`
+counts comparisons (O(len(a) * v.size) work, fine for the tables of a model, not for a million-row
+index). NaNs sort last, as in numpy; a slice holding one has NaN for its median and quantiles.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as _np
+
+from ..errors import ShapeError
+from ..tracing import Tracer, bind
+from .args import _axes, _axis, _dtype, _ndim, _shape
+from .numpy_logic import astype, where
+from .numpy_reduce import _refuse
+from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
+
+__all__ = ["sort", "argsort", "searchsorted", "interp", "median", "quantile", "percentile"]
+
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sort_args(op: str, a, axis, kind, order):
+    _refuse(op, order=order)
+    if kind not in _SORT_KINDS:
+        raise ShapeError(f"frame.numpy.{op}: kind must be one of {', '.join(map(str, _SORT_KINDS[1:]))}, got {kind!r}")
+    if axis is None:
+        return ravel(a), 0
+    return a, _axis(axis, _ndim(a), op)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy's `argsort`: the indices (int64) that sort `a` along `axis` (None: flattened). Always
+    stable (ties in order of appearance, NaNs last), which every numpy `kind` allows; no derivative."""
+    if _ndim(a) == 0:   # numpy sorts a 0-d array as its flattened self
+        axis = None
+    a, axis = _sort_args("argsort", a, axis, kind, order)
+    return bind("argsort", a, axis=axis)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy's `sort`: `a` sorted ascending along `axis` (None: flattened), NaNs last. Differentiable:
+    the cotangent of each sorted element goes to the element it came from."""
+    a, axis = _sort_args("sort", a, axis, kind, order)
+    return take_along_axis(a, bind("argsort", a, axis=axis), axis)
+
+
+def _real_operands(op: str, *xs) -> None:
+    for x in xs:
+        if (_dtype(x) or "").startswith("complex"):
+            raise ShapeError(f"frame.numpy.{op}: complex operands are not supported (got {_dtype(x)})")
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """numpy's `searchsorted`: for each element of `v`, the index (int64) at which inserting it keeps the
+    1-d `a` sorted (side "left": before equal elements, "right": after them; NaNs order last). `sorter`
+    is the permutation that sorts `a`, when `a` itself is not sorted."""
+    if side not in ("left", "right"):
+        raise ShapeError(f"frame.numpy.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if _ndim(a) != 1:
+        raise ShapeError(f"frame.numpy.searchsorted: a must be 1-d, got shape {_shape(a)}")
+    _real_operands("searchsorted", a, v)
+    if sorter is not None:
+        a = take(a, sorter)
+    rank = _ndim(v)
+    table, values = reshape(a, (1,) * rank + _shape(a)), expand_dims(v, -1)
+    if side == "left":     # how many elements of a sort before v
+        before = table < values
+        if _is_float(a) or _is_float(v):
+            before = before | (bind("isnan", values) & ~bind("isnan", table))
+    else:                  # how many sort before v or equal it
+        before = table <= values
+        if _is_float(v):
+            before = before | bind("isnan", values)
+    return bind("sum", before, axes=(rank,), keepdims=False)
+
+
+def _is_float(x) -> bool:
+    return (_dtype(x) or "").startswith("float")
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """numpy's `interp`: the piecewise-linear interpolant through (`xp`, `fp`) at `x` (`xp` increasing,
+    1-d); `left`/`right` (default `fp[0]`/`fp[-1]`) outside. float64 (complex128 for complex `fp`) as in
+    numpy; differentiable in `x`, `xp` and `fp`. `period` is not supported."""
+    _refuse("interp", period=period)
+    if _ndim(xp) != 1 or _shape(xp) != _shape(fp) or _shape(xp)[0] == 0:
+        raise ShapeError(f"frame.numpy.interp: xp and fp must be 1-d of one nonzero length, got shapes "
+                         f"{_shape(xp)} and {_shape(fp)}")
+    _real_operands("interp", x, xp)
+    out = "complex128" if (_dtype(fp) or "").startswith("complex") else "float64"
+    x, xp, fp = astype(x, "float64"), astype(xp, "float64"), astype(fp, out)
+    n = _shape(xp)[0]
+    first, last = getitem(fp, 0), getitem(fp, -1)
+    if n == 1:
+        y = first + 0 * x
+    else:   # numpy's formula on the interval [xp[j], xp[j + 1]] holding x
+        j = _clip_index(searchsorted(xp, x, "right") - 1, n - 2)
+        x0, x1, f0, f1 = take(xp, j), take(xp, j + 1), take(fp, j), take(fp, j + 1)
+        y = (f1 - f0) / (x1 - x0) * (x - x0) + f0
+        y = where(x == x0, f0, where(x == getitem(xp, -1), last, y))
+    y = where(x < getitem(xp, 0), first if left is None else left, y)
+    return astype(where(x > getitem(xp, -1), last if right is None else right, y), out)
+
+
+def _clip_index(j, hi: int):
+    return bind("maximum", bind("minimum", j, hi), 0)
+
+
+def _sorted_last(a, axis, op: str, dtype=None):
+    """`a` (in `dtype`, when given) with the `axis` axes moved to the end, flattened into one and sorted;
+    the count along it; the kept axes' sizes; and the shape keepdims gives."""
+    if _dtype(a) == "bool" or _dtype(a).startswith("complex"):
+        raise ShapeError(f"frame.numpy.{op}: needs real numbers, got {_dtype(a)}")
+    if dtype is not None:
+        a = astype(a, dtype)
+    shape = _shape(a)
+    axes = _axes(axis, len(shape), op)
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    n = math.prod(shape[i] for i in axes)
+    if n == 0:
+        raise ShapeError(f"frame.numpy.{op}: the axes {axes} of shape {shape} hold no elements")
+    moved = moveaxis(a, axes, tuple(range(len(kept), len(shape)))) if axes else a
+    ordered = sort(reshape(moved, kept + (n,)), axis=-1)
+    return ordered, n, kept, tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _nan_where_nan(value, ordered, extra: int):
+    """NaN where the slice held one (sorted last), as numpy's order statistics give."""
+    if not _dtype(ordered).startswith("float"):
+        return value
+    last = getitem(ordered, (Ellipsis, -1))
+    return where(reshape(bind("isnan", last), _shape(last) + (1,) * extra), _np.nan, value)
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(a, q, axis, method: str, keepdims: bool, op: str):
+    """numpy's quantile: the interpolating methods in numpy's result dtype (`a`'s and q's by numpy 2's
+    promotion, a Python number taking `a`'s dtype; integers as float64), the others in `a`'s dtype."""
+    if method not in _METHODS:
+        raise ShapeError(f"frame.numpy.{op}: method must be one of {', '.join(_METHODS)}, got {method!r}")
+    if not isinstance(q, (Tracer, int, float)):
+        q = _np.asarray(q)
+    if method in ("lower", "higher", "nearest"):
+        dtype = None
+    else:
+        wide = "float64" if _dtype(a) in ("bool", "int32", "int64") else _dtype(a)
+        dtype = _np.result_type(wide, q.dtype if isinstance(q, Tracer) else q).name
+    if isinstance(q, Tracer):
+        q = astype(q, "float64")
+    else:   # a concrete q is checked as numpy checks it (a traced one cannot be)
+        q = _np.asarray(q, dtype=_np.float64)
+        if not _np.all((q >= 0) & (q <= 1)):
+            raise ShapeError(f"frame.numpy.{op}: quantiles must be in the range [0, 1], got {q.tolist()}")
+    # the difference of neighbours in a's dtype, then the weight in the result's, as numpy's _lerp computes
+    integers = dtype is not None and _dtype(a) in ("int32", "int64")
+    ordered, n, kept, kept_dims = _sorted_last(a, axis, op, "float64" if integers else None)
+    # numpy's virtual index and weight per method (numpy arithmetic for a concrete q, ops for a traced one)
+    virtual = q * float(n - 1)
+    rounded = bind({"lower": "floor", "higher": "ceil", "nearest": "rint"}.get(method, "floor"), virtual)
+    gamma = virtual - rounded if method in ("linear", "midpoint") else virtual * 0.0
+    if method == "midpoint":
+        gamma = where(gamma == 0, 0.0, 0.5)
+    lo = _clip_index(astype(rounded, "int64"), n - 1)
+    hi = bind("minimum", lo + 1, n - 1)
+    below, above = take(ordered, lo, axis=-1), take(ordered, hi, axis=-1)   # kept + q.shape
+    q_rank = len(_shape(q))
+    if dtype is None:    # lower, higher, nearest: the element itself
+        value = below
+    else:                # numpy's _lerp: from the lower end below t = 0.5, from the upper end from there on (in
+        # the result dtype: a float32 a with a float64 q array gives float64, the neighbours' difference in float32)
+        weight, diff = astype(gamma, dtype), above - below
+        value = where(weight >= 0.5, above - diff * (1 - weight), below + diff * weight)
+    value = _nan_where_nan(value, ordered, q_rank)
+    if q_rank and kept:   # q's axes lead, as in numpy
+        value = moveaxis(value, tuple(range(len(kept), len(kept) + q_rank)), tuple(range(q_rank)))
+    return reshape(value, _shape(q) + (kept_dims if keepdims else kept))
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """numpy's `quantile` of `a` over `axis` at `q` in [0, 1] (a number or an array: its shape leads the
+    result's; it may be traced); methods linear (default), lower, higher, midpoint, nearest. Integers
+    give float64; a slice holding a NaN gives NaN. Differentiable in `a` (and, for linear, in `q`)."""
+    _refuse("quantile", out=out, weights=weights)
+    return _quantile(a, q, axis, method, keepdims, "quantile")
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """numpy's `percentile`: `quantile` at `q / 100`."""
+    _refuse("percentile", out=out, weights=weights)
+    hundred = _np.dtype(_dtype(a)).type(100) if _dtype(a).startswith("float") else 100   # numpy's divisor
+    return _quantile(a, q / hundred if isinstance(q, Tracer) else _np.true_divide(q, hundred), axis, method, keepdims,
+                     "percentile")
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """numpy's `median` over `axis`: the middle element of each sorted slice, the mean of the two middle
+    ones for an even count. Integers give float64; a slice holding a NaN gives NaN."""
+    _refuse("median", out=out)
+    ordered, n, kept, kept_dims = _sorted_last(a, axis, "median",
+                                               "float64" if _dtype(a) in ("int32", "int64") else None)
+    lo, hi = getitem(ordered, (Ellipsis, (n - 1) // 2)), getitem(ordered, (Ellipsis, n // 2))
+    value = _nan_where_nan(lo if n % 2 else (lo + hi) / 2, ordered, 0)
+    return reshape(value, kept_dims if keepdims else kept)

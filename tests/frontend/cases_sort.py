@@ -1,0 +1,87 @@
+"""numpy-agreement cases for frame.numpy's sorting, searching and order statistics (frame/frontend/
+numpy_sort.py): sort/argsort with ties and NaNs, searchsorted on both sides, interp inside and outside
+the table, median/quantile/percentile over axis forms, methods and dtypes. Derivatives (sort, the order
+statistics, interp in all three operands) are checked against JAX on distinct values."""
+import numpy as np
+
+from tests.frontend.numpy_cases import NumpyCase, uniform
+
+
+def _ties_nans(rng, shape=(4, 5)):
+    x = rng.integers(-2, 3, shape).astype(np.float64)
+    x[1, 2] = x[3, 0] = np.nan
+    return x
+
+
+def _table(rng, n=6, dtype="float64"):
+    """Increasing knots with gaps of 0.2-1, from about -1."""
+    return (np.cumsum(rng.uniform(0.2, 1.0, n)) - 1.5).astype(dtype)
+
+
+# (make, kwargs, label, differentiable) of median, and of quantile/percentile with q (or q * 100) after a
+_ORDER_ROWS = [
+    (lambda rng: (uniform(rng, (3, 5)),), {}, "all-odd", True),
+    (lambda rng: (uniform(rng, (4, 6)),), {"axis": 1}, "even", True),
+    (lambda rng: (uniform(rng, (2, 3, 4)),), {"axis": (0, 2), "keepdims": True}, "tuple-keepdims", True),
+    (lambda rng: (uniform(rng, (3, 4), "int32"),), {"axis": -1}, "int32", False),
+    (lambda rng: (uniform(rng, (4, 3), "float32"),), {"axis": 0}, "float32", False),
+    (lambda rng: (_ties_nans(rng),), {"axis": 1}, "nans", False),
+]
+
+
+def _with_q(make, name):
+    if name == "median":
+        return make
+    q = np.array([0.0, 0.25, 0.6, 1.0]) * (100 if name == "percentile" else 1)
+    return lambda rng: (*make(rng), q)
+
+
+CASES = [
+    *[NumpyCase(name, make, kwargs, label=label, wrt=(0,) if name == "sort" and diff else (),
+                reference=(lambda a, **kw: np.argsort(a, **{"kind": "stable", **kw})) if name == "argsort" else None)
+      for name in ("sort", "argsort")
+      for make, kwargs, label, diff in [
+          (lambda rng: (uniform(rng, (3, 5)),), {}, "last", True),
+          (lambda rng: (uniform(rng, (2, 3, 4)),), {"axis": 0}, "axis0", True),
+          (lambda rng: (uniform(rng, (2, 3)),), {"axis": None}, "flat", True),
+          (lambda rng: (_ties_nans(rng),), {"axis": 1}, "ties-nans", False),
+          (lambda rng: (uniform(rng, (0, 3)),), {}, "empty", False),
+          (lambda rng: (uniform(rng, (3, 4), "int32"),), {"axis": 0}, "int32", False),
+          (lambda rng: (uniform(rng, (5,), "bool"),), {}, "bool", False),
+          (lambda rng: (uniform(rng, (2, 5), "float32"),), {"kind": "stable"}, "float32", False)]],
+    NumpyCase("argsort", lambda rng: (np.asarray(2.0),), label="rank0"),
+    *[NumpyCase("searchsorted", make, {"side": side}, label=f"{label}-{side}")
+      for side in ("left", "right")
+      for make, label in [
+          (lambda rng: (np.sort(uniform(rng, (7,), "int64")), uniform(rng, (3, 4), "int64")), "int-ties"),
+          (lambda rng: (_table(rng), uniform(rng, (5,), lo=-3, hi=4)), "float"),
+          (lambda rng: (np.array([0.0, 1.0, 1.0, 2.0, np.nan]), np.array([np.nan, 1.0, -1.0, 5.0, 2.0])), "nans"),
+          (lambda rng: (_table(rng), np.asarray(0.3)), "scalar"),
+          (lambda rng: (_table(rng, 4, "float32"), uniform(rng, (2, 2), "float32")), "float32")]],
+    NumpyCase("searchsorted", lambda rng: (np.array([3.0, 1.0, 2.0]), np.array([0.5, 2.5])),
+              {"sorter": np.array([1, 2, 0])}, label="sorter"),
+    *[NumpyCase("interp", make, kwargs, label=label, wrt=wrt)
+      for make, kwargs, label, wrt in [
+          (lambda rng: (uniform(rng, (3, 4), lo=-2, hi=4), _table(rng), uniform(rng, (6,))), {}, "inside-outside", (0, 1, 2)),
+          (lambda rng: (uniform(rng, (7,), lo=-2, hi=4), _table(rng), uniform(rng, (6,))), {"left": -5.0, "right": 7.0},
+           "left-right", (0, 2)),
+          (lambda rng: (np.array([-1.5, 0.0, 1.0, 2.0, np.nan]), np.array([0.0, 1.0, 2.0]), np.array([1.0, -1.0, 3.0])), {},
+           "knots-nan", ()),
+          (lambda rng: (uniform(rng, (4,)), np.array([0.5]), np.array([2.0])), {}, "one-knot", ()),
+          (lambda rng: (uniform(rng, (4,), "float32"), _table(rng, 3, "float32"), uniform(rng, (3,), "float32")), {},
+           "float32", ()),
+          (lambda rng: (uniform(rng, (4,), lo=-2, hi=4), _table(rng, 3), uniform(rng, (3,), "complex128")), {}, "complex",
+           ())]],
+    *[NumpyCase(name, _with_q(make, name), kwargs, label=label, wrt=(0,) if diff else ())
+      for name in ("median", "quantile", "percentile") for make, kwargs, label, diff in _ORDER_ROWS],
+    *[NumpyCase("quantile", lambda rng: (uniform(rng, (3, 7)), np.array([[0.1, 0.35], [0.5, 0.95]])),
+                {"axis": 1, "method": method}, label=method, wrt=(0,) if method == "linear" else ())
+      for method in ("linear", "lower", "higher", "midpoint", "nearest")],
+    NumpyCase("quantile", lambda rng: (uniform(rng, (5,)), 0.3), label="scalar-q", wrt=(0,)),
+    *[NumpyCase("quantile", lambda rng, q=q: (uniform(rng, (2, 5), "float32"), q), {"axis": 1}, label=f"float32-{label}")
+      for q, label in [(0.3, "python-q"), (np.float64(0.3), "numpy-q")]],
+    *[NumpyCase("quantile", lambda rng: (uniform(rng, (3, 4), "int32"), np.array([0.2, 0.5])), {"method": method},
+                label=f"int32-{method}") for method in ("lower", "nearest", "midpoint")],
+    NumpyCase("percentile", lambda rng: (uniform(rng, (2, 5), "float32"), 40), {"axis": 1}, label="float32-python-q"),
+    NumpyCase("percentile", lambda rng: (uniform(rng, (2, 5)), 40), {"axis": 1, "keepdims": True}, label="scalar-q"),
+]
