@@ -16,7 +16,7 @@ from ..tracing import Tracer, prim
 from .args import _axis, _int, _ints, _shape
 
 __all__ = ['asarray', 'array', 'zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like', 'full_like',
-           'arange', 'linspace', 'eye', 'identity']
+           'logspace', 'arange', 'linspace', 'eye', 'identity']
 
 
 def _dtype(dtype, default="float64") -> str:
@@ -141,6 +141,17 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         y = prim.floor(y)   # numpy floors before an integer cast (convert truncates)
     y = _cast(y, None if dtype is None else canonical_dtype(dtype))
     return (y, step) if retstep else y
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0):
+    """numpy.logspace: `base ** linspace(start, stop, num, endpoint)` (start and stop may be traced)."""
+    if not any(isinstance(v, Tracer) for v in (start, stop, base)):
+        return _np.logspace(start, stop, num, endpoint=endpoint, base=base,
+                            dtype=None if dtype is None else canonical_dtype(dtype), axis=axis)
+    if isinstance(base, Tracer) or _np.ndim(base) or _shape(start) or _shape(stop):
+        raise TraceError("fnp.logspace: traced start/stop must be scalars and base a number")
+    y = prim.power(_np.asarray(base, _np.float64), linspace(start, stop, num, endpoint=endpoint, axis=axis))
+    return _cast(y, None if dtype is None else canonical_dtype(dtype))
 
 
 def eye(N, M=None, k: int = 0, dtype=None):

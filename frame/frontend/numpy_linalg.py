@@ -1,6 +1,7 @@
-"""frame.numpy's linear algebra: products (`dot`, `vdot`, `inner`, `outer`, `matmul`, `tensordot`,
-`einsum`, `trace`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`, `cholesky`,
-`eigh`, `svd`, `qr`, `lstsq`, `matrix_rank`).
+"""frame.numpy's linear algebra: products (`dot`, `vdot`, `vecdot`, `inner`, `outer`, `kron`, `matmul`,
+`tensordot`, `einsum`, `trace`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
+`cholesky`, `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`, `matrix_rank`, `matrix_power`, `multi_dot`, and
+numpy 2's array-API names `matrix_transpose`, `vecdot`, `cross`, `outer`, `trace`, `diagonal`).
 
 Every product is lowered to transpose, reshape, one (batched) `matmul` per pair of operands (reading an
 operand transposed instead of moving its axes when that is enough), `sum`, and `diagonal` (a reshape and
@@ -24,9 +25,10 @@ import numpy as _np
 from ..errors import LinAlgError, ShapeError, TraceError
 from ..tracing import Tracer, bind, prim
 from .args import _axis, _dtype, _int, _ints, _shape
+from .numpy_math import cross
 from .numpy_shape import diagonal as _diagonal
 
-__all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace"]
+__all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace", "kron", "vecdot"]
 
 # numpy.linalg's result types (same names and fields): tuples, so they unpack and flatten as pytrees.
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -156,6 +158,24 @@ def vdot(a, b):
     if _np.dtype(a.dtype if isinstance(a, Tracer) else _np.asarray(a).dtype).kind == "c":
         a = bind("conj", a)
     return _reshape(_matmul2(_reshape(a, (1, na)), _reshape(b, (na, 1))), ())
+
+
+def kron(a, b):
+    """numpy's `kron`: the Kronecker product, blocks `a[i, j, ...] * b` (shapes aligned at the right)."""
+    sa, sb = _shape(a), _shape(b)
+    rank = builtins.max(len(sa), len(sb))
+    sa, sb = (1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb
+    spread_a = _reshape(a, tuple(k for d in sa for k in (d, 1)))     # a's axes interleaved with b's
+    spread_b = _reshape(b, tuple(k for d in sb for k in (1, d)))
+    return _reshape(bind("mul", spread_a, spread_b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def vecdot(x1, x2, /, *, axis: int = -1):
+    """numpy 2's `vecdot`: `sum(conj(x1) * x2)` along `axis`, the other axes broadcast."""
+    if (_dtype(x1) or "").startswith("complex"):
+        x1 = bind("conj", x1)
+    product = bind("mul", x1, x2)
+    return bind("sum", product, axes=(_axis(axis, len(_shape(product)), "vecdot"),), keepdims=False)
 
 
 # -- einsum --------------------------------------------------------------------------------------
@@ -369,6 +389,135 @@ def eigh(a, UPLO: str = "L"):
     return EighResult(*bind("eigh", a, UPLO=UPLO))
 
 
+def eigvalsh(a, UPLO: str = "L"):
+    """The eigenvalues (ascending) of symmetric `a`: `eigh(a, UPLO).eigenvalues`."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def matrix_power(a, n):
+    """numpy.linalg's `matrix_power`: `a` (a square matrix or a stack) to the integer power `n`, by numpy's
+    sequence of squarings and products (n < 0: of the inverse; n = 0: the identity)."""
+    n = _int(n, "matrix_power", "the exponent")
+    shape = _matrices(a, "matrix_power")
+    if shape[-1] != shape[-2]:
+        raise LinAlgError(f"frame.numpy.linalg.matrix_power: the last 2 dimensions must be square, got {shape}")
+    if n == 0:
+        eye = _np.eye(shape[-1], dtype=_dtype(a))
+        return bind("add", bind("mul", a, 0), eye)
+    if n < 0:
+        a, n = bind("inv", a), -n
+    if n == 1:
+        return a
+    if n <= 3:
+        return _matmul2(a, a) if n == 2 else _matmul2(_matmul2(a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else _matmul2(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul2(result, z)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy.linalg's `multi_dot`: the product of the matrices in the cheapest order (numpy's choice, so
+    its rounding); the first and last may be 1-d (a row and a column vector)."""
+    if out is not None:
+        raise TraceError("frame.numpy.linalg.multi_dot: out= is not supported (frame's functions return new arrays)")
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ShapeError("frame.numpy.linalg.multi_dot: needs at least two arrays")
+    if len(arrays) == 2:
+        return dot(arrays[0], arrays[1])
+    first, last = _shape(arrays[0]), _shape(arrays[-1])
+    if len(first) == 1:
+        arrays[0] = _reshape(arrays[0], (1, first[0]))
+    if len(last) == 1:
+        arrays[-1] = _reshape(arrays[-1], (last[0], 1))
+    for i, x in enumerate(arrays):
+        if len(_shape(x)) != 2:
+            raise ShapeError(f"frame.numpy.linalg.multi_dot: array {i} has shape {_shape(x)}; only the first and "
+                             "last may be 1-d, the others must be 2-d")
+    dims = [_shape(x)[0] for x in arrays] + [_shape(arrays[-1])[1]]
+    result = _chain(arrays, _chain_order(dims), 0, len(arrays) - 1)
+    shape = _shape(result)
+    if len(first) == 1 and len(last) == 1:
+        return _reshape(result, ())
+    if len(first) == 1 or len(last) == 1:
+        return _reshape(result, (shape[1],) if len(first) == 1 else (shape[0],))
+    return result
+
+
+def _chain_order(p):
+    """numpy's matrix-chain order (its `_multi_dot_matrix_chain_order`; three matrices by its direct cost
+    comparison, which picks the same): split[i][j] is where the product of i..j splits."""
+    n = len(p) - 1
+    if n == 3:
+        cost1 = p[0] * p[1] * p[2] + p[0] * p[2] * p[3]     # (AB)C
+        cost2 = p[1] * p[2] * p[3] + p[0] * p[1] * p[3]     # A(BC)
+        return {(0, 2): 1 if cost1 < cost2 else 0, (0, 1): 0, (1, 2): 1}
+    m = [[0] * n for _ in range(n)]
+    split = {}
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            m[i][j] = math.inf
+            for k in range(i, j):
+                q = m[i][k] + m[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if q < m[i][j]:
+                    m[i][j], split[(i, j)] = q, k
+    return split
+
+
+def _chain(arrays, split, i: int, j: int):
+    if i == j:
+        return arrays[i]
+    k = split[(i, j)]
+    return _matmul2(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+
+
+def _last_two(x, op: str):
+    if len(_shape(x)) < 2:
+        raise ShapeError(f"frame.numpy.linalg.{op}: needs an array of rank >= 2, got shape {_shape(x)}")
+
+
+def _linalg_matrix_transpose(x, /):
+    """numpy.linalg's `matrix_transpose`: the last two axes swapped."""
+    _last_two(x, "matrix_transpose")
+    rank = len(_shape(x))
+    return _permute(x, tuple(range(rank - 2)) + (rank - 1, rank - 2))
+
+
+def _linalg_trace(x, /, *, offset: int = 0, dtype=None):
+    """numpy.linalg's `trace`: the sums of the diagonals over the last two axes."""
+    _last_two(x, "trace")
+    if dtype is not None:
+        raise TraceError("frame.numpy.linalg.trace: dtype= is not supported")
+    return trace(x, offset, -2, -1)
+
+
+def _linalg_diagonal(x, /, *, offset: int = 0):
+    """numpy.linalg's `diagonal`: the diagonals over the last two axes."""
+    _last_two(x, "diagonal")
+    return _diagonal(x, offset, -2, -1)
+
+
+def _linalg_outer(x1, x2, /):
+    """numpy.linalg's `outer`: of two 1-d arrays only."""
+    if len(_shape(x1)) != 1 or len(_shape(x2)) != 1:
+        raise ShapeError(f"frame.numpy.linalg.outer: needs two 1-d arrays, got shapes {_shape(x1)} and {_shape(x2)}")
+    return outer(x1, x2)
+
+
+def _linalg_cross(x1, x2, /, *, axis: int = -1):
+    """numpy.linalg's `cross`: of 3-vectors only, along `axis`."""
+    for x in (x1, x2):
+        if _shape(x) and _shape(x)[_axis(axis, len(_shape(x)), "cross")] != 3:
+            raise ShapeError(f"frame.numpy.linalg.cross: both operands need 3 elements along axis {axis}, got shapes "
+                             f"{_shape(x1)} and {_shape(x2)}")
+    return cross(x1, x2, axis=axis)
+
+
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """numpy's `svd`: SVDResult(U, S, Vh) with S descending, or S alone when not compute_uv.
 
@@ -557,5 +706,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
 
 
 linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=cholesky, eigh=eigh, svd=svd, qr=qr,
-                         lstsq=lstsq, matrix_rank=matrix_rank,
+                         lstsq=lstsq, matrix_rank=matrix_rank, eigvalsh=eigvalsh, matrix_power=matrix_power,
+                         multi_dot=multi_dot, matrix_transpose=_linalg_matrix_transpose, vecdot=vecdot,
+                         cross=_linalg_cross, outer=_linalg_outer, trace=_linalg_trace, diagonal=_linalg_diagonal,
                          LinAlgError=LinAlgError)   # inv, det: generated from their ops

@@ -7,10 +7,10 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..ir.types import canonical_dtype
 from ..tracing import bind
-from .args import _dtype
+from .args import _dtype, _shape
 
 __all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "bitwise_not", "invert"]
+           "bitwise_not", "invert", "isclose", "allclose", "array_equal"]
 
 
 def _truth(cond):
@@ -92,3 +92,32 @@ def _bool_only(name: str, op: str):
 
 bitwise_and, bitwise_or, bitwise_xor = (_bool_only(f"bitwise_{n}", f"logical_{n}") for n in ("and", "or", "xor"))
 bitwise_not = invert = _bool_only("invert", "logical_not")
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy's `isclose`: `|a - b| <= atol + rtol * |b|` elementwise (bool), with equal infinities close
+    and NaNs close to each other only with `equal_nan`; `b` computed as float, as numpy does."""
+    if (_dtype(b) or "float64") in ("bool", "int32", "int64"):
+        b = astype(b, "float64")
+    close = bind("less_equal", bind("abs", a - b), atol + rtol * bind("abs", b))
+    result = bind("logical_or", bind("logical_and", close, bind("isfinite", b)), bind("equal", a, b))
+    if equal_nan:
+        result = bind("logical_or", result, bind("logical_and", bind("isnan", a), bind("isnan", b)))
+    return result
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of `a` and `b` is `isclose` (a bool scalar array; numpy returns a Python bool,
+    which traced code cannot have)."""
+    close = isclose(a, b, rtol, atol, equal_nan)
+    return bind("all", close, axes=tuple(range(len(_shape(close)))), keepdims=False)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy's `array_equal`: same shape and elements (NaNs equal only with `equal_nan`), a bool scalar array."""
+    if _shape(a1) != _shape(a2):
+        return _np.asarray(False)
+    same = bind("equal", a1, a2)
+    if equal_nan:
+        same = bind("logical_or", same, bind("logical_and", bind("isnan", a1), bind("isnan", a2)))
+    return bind("all", same, axes=tuple(range(len(_shape(same)))), keepdims=False)

@@ -20,7 +20,8 @@ from .args import _axes, _axis, _int, _ints, _ndim, _shape
 __all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'concat', 'expand_dims', 'squeeze',
            'slice_axes', 'getitem', 'stack', 'hstack', 'vstack', 'column_stack', 'split', 'array_split', 'tile',
            'repeat', 'flip', 'roll', 'pad', 'take', 'take_along_axis', 'ravel', 'flatten', 'moveaxis', 'tril',
-           'triu', 'diag', 'diagonal', 'meshgrid', 'at']
+           'triu', 'diag', 'diagonal', 'meshgrid', 'at', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'fliplr', 'flipud',
+           'rot90', 'dstack', 'append', 'matrix_transpose', 'permute_dims', 'unstack', 'copy']
 
 
 def reshape(x, shape):
@@ -119,6 +120,55 @@ def _at_least(x, rank: int):
     return x if len(shape) >= rank else reshape(x, (1,) * (rank - len(shape)) + shape)
 
 
+def _each(arys, one):
+    """numpy 2's atleast_* convention: one array for one argument, else a tuple."""
+    out = tuple(one(a) for a in arys)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """numpy's `atleast_1d`: 0-d arrays as shape (1,), the others as they are."""
+    return _each(arys, lambda a: _at_least(a, 1))
+
+
+def atleast_2d(*arys):
+    """numpy's `atleast_2d`: () -> (1, 1), (n,) -> (1, n), the others as they are."""
+    return _each(arys, lambda a: _at_least(a, 2))
+
+
+def _at_least_3d(a):
+    shape = _shape(a)
+    if len(shape) >= 3:
+        return a
+    return reshape(a, {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)])
+
+
+def atleast_3d(*arys):
+    """numpy's `atleast_3d`: () -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return _each(arys, _at_least_3d)
+
+
+def dstack(tup):
+    """numpy's `dstack`: the arrays (as `atleast_3d`) joined along the third axis."""
+    return concatenate([_at_least_3d(x) for x in _sequence(tup, "dstack")], axis=2)
+
+
+def append(arr, values, axis=None):
+    """numpy's `append`: `values` after `arr` along `axis` (None: both flattened)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], axis=0)
+    return concatenate([arr, values], axis=axis)
+
+
+def unstack(x, /, *, axis: int = 0):
+    """numpy 2's `unstack`: the slices of `x` along `axis`, as a tuple."""
+    rank = _ndim(x)
+    if rank == 0:
+        raise ShapeError("op 'unstack': needs an array of rank >= 1, got shape ()")
+    axis = _axis(axis, rank, "unstack")
+    return tuple(getitem(x, _along(axis, i)) for i in range(_shape(x)[axis]))
+
+
 def hstack(tup):
     xs = [_at_least(x, 1) for x in _sequence(tup, "hstack")]
     return concatenate(xs, axis=0 if _ndim(xs[0]) == 1 else 1)
@@ -199,6 +249,40 @@ def repeat(a, repeats, axis=None):
 def flip(m, axis=None):
     """numpy's `flip`: the elements in reverse order along `axis` (None: every axis; an int or a tuple)."""
     return bind("rev", m, axes=_axes(axis, _ndim(m), "flip"))
+
+
+def fliplr(m):
+    """numpy's `fliplr`: the columns (axis 1) in reverse order."""
+    if _ndim(m) < 2:
+        raise ShapeError(f"op 'fliplr': needs an array of rank >= 2, got shape {_shape(m)}")
+    return flip(m, 1)
+
+
+def flipud(m):
+    """numpy's `flipud`: the rows (axis 0) in reverse order."""
+    if _ndim(m) < 1:
+        raise ShapeError("op 'flipud': needs an array of rank >= 1, got shape ()")
+    return flip(m, 0)
+
+
+def rot90(m, k: int = 1, axes=(0, 1)):
+    """numpy's `rot90`: `m` rotated by 90 degrees `k` times in the plane of `axes`, from the first
+    towards the second."""
+    rank = _ndim(m)
+    axes = _ints(axes, "rot90", "axes")
+    if len(axes) != 2:
+        raise ShapeError(f"op 'rot90': axes must be two axes, got {axes}")
+    a0, a1 = (_axis(a, rank, "rot90") for a in axes)
+    if a0 == a1:
+        raise ShapeError(f"op 'rot90': axes must be different, got {axes}")
+    k = _int(k, "rot90", "k") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(rank))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
 
 
 def roll(a, shift, axis=None):
@@ -346,6 +430,23 @@ def moveaxis(a, source, destination):
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return _permute(a, order)
+
+
+def matrix_transpose(x, /):
+    """numpy 2's `matrix_transpose`: the last two axes swapped (a stack of matrices transposed)."""
+    if _ndim(x) < 2:
+        raise ShapeError(f"op 'matrix_transpose': needs an array of rank >= 2, got shape {_shape(x)}")
+    return swapaxes(x, -1, -2)
+
+
+def permute_dims(a, /, axes=None):
+    """numpy 2's `permute_dims`: `transpose`."""
+    return transpose(a, axes)
+
+
+def copy(a, order="K", subok=False):
+    """numpy's `copy`. frame's values are never written in place, so the copy is the value itself."""
+    return a if isinstance(a, Tracer) else _np.array(a, copy=True)
 
 
 def _permute(x, perm):

@@ -53,3 +53,9 @@ CASES = [
     NumpyCase("asarray", lambda rng: ([[1, 2], [3, 4]],), label="list"),
     NumpyCase("asarray", lambda rng: ([1.5, 2],), {"dtype": "float32"}, label="list-dtype"),
 ]
+CASES += [
+    *[NumpyCase("logspace", lambda rng, a=a: a, kw, label=lb) for a, kw, lb in
+      [((0, 2, 5), {}, "decades"), ((0, 3, 4), {"base": 2.0, "endpoint": False}, "base2-open"),
+       ((1, -1, 3), {"dtype": "float32"}, "float32")]],
+    NumpyCase("logspace", lambda rng: (uniform(rng, ()), 2.0, 4), label="traced", wrt=(0,)),
+]

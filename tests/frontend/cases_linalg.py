@@ -149,3 +149,34 @@ CASES = [
         (lambda rng: (uniform(rng, (4,)),), {}, "vector"), (lambda rng: (np.zeros(3),), {}, "zero-vector"),
         (lambda rng: (uniform(rng, (3, 3), "float32"),), {}, "float32")]],
 ]
+def _square_stack(rng, shape):
+    """Matrices near the identity: well conditioned, so powers and inverses stay tame."""
+    return np.eye(shape[-1]) + 0.3 * uniform(rng, shape)
+
+
+CASES += [
+    *[NumpyCase("kron", make, label=lb, wrt=(0, 1) if diff else ()) for make, lb, diff in [
+        (lambda rng: (uniform(rng, (2, 3)), uniform(rng, (3, 2))), "2d", True),
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (2,))), "1d", True),
+        (lambda rng: (uniform(rng, (2, 2, 3)), uniform(rng, (2, 2))), "mixed-rank", True),
+        (lambda rng: (uniform(rng, (2,), "int32"), uniform(rng, (2, 2), "int32")), "int32", False)]],
+    *[NumpyCase("vecdot", make, kw, label=lb, wrt=(0, 1) if diff else ()) for make, kw, lb, diff in [
+        (lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), {}, "broadcast", True),
+        (lambda rng: (uniform(rng, (3, 2)), uniform(rng, (3, 2))), {"axis": 0}, "axis0", True),
+        (lambda rng: (uniform(rng, (2, 3), "complex128"), uniform(rng, (2, 3), "complex128")), {}, "complex", False)]],
+    *[NumpyCase(f"linalg.{name}", lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), label="broadcast", wrt=(0, 1))
+      for name in ("vecdot",)],
+    NumpyCase("linalg.eigvalsh", lambda rng: ((lambda m: m + m.T)(uniform(rng, (3, 3))),), label="L", wrt=(0,)),
+    NumpyCase("linalg.eigvalsh", lambda rng: (uniform(rng, (2, 3, 3)),), {"UPLO": "U"}, label="U-batched"),
+    *[NumpyCase("linalg.matrix_power", lambda rng, n=n: (_square_stack(rng, (2, 3, 3)), n), label=f"n{n}", wrt=(0,),
+                rtol=1e-10, atol=1e-12) for n in (-2, 0, 1, 2, 3, 5, 6)],
+    *[NumpyCase("linalg.multi_dot", lambda rng, shapes=shapes: ([uniform(rng, s) for s in shapes],), label=lb)
+      for shapes, lb in [([(2, 5), (5, 3), (3, 4)], "three"), ([(6,), (6, 2), (2, 7), (7, 3)], "vector-first"),
+                         ([(4, 3), (3, 5), (5, 2), (2, 6), (6,)], "vector-last"), ([(3,), (3, 4), (4,)], "vectors"),
+                         ([(3, 4), (4,)], "two")]],
+    NumpyCase("linalg.matrix_transpose", lambda rng: (uniform(rng, (2, 3, 4)),), label="3d", wrt=(0,)),
+    NumpyCase("linalg.cross", lambda rng: (uniform(rng, (4, 3)), uniform(rng, (4, 3))), label="3d", wrt=(0, 1)),
+    NumpyCase("linalg.outer", lambda rng: (uniform(rng, (3,)), uniform(rng, (2,))), label="1d", wrt=(0, 1)),
+    NumpyCase("linalg.trace", lambda rng: (uniform(rng, (2, 3, 4)),), {"offset": 1}, label="offset", wrt=(0,)),
+    NumpyCase("linalg.diagonal", lambda rng: (uniform(rng, (2, 3, 4)),), {"offset": -1}, label="offset", wrt=(0,)),
+]

@@ -58,3 +58,21 @@ CASES = [
     NumpyCase("invert", lambda rng: (_mask(rng, (3, 2)),), label="bool"),
     NumpyCase("bitwise_not", lambda rng: (_mask(rng, (0, 2)),), label="empty"),
 ]
+_EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0, 1e-9])
+
+CASES += [
+    NumpyCase("isclose", lambda rng: (_EDGES, _EDGES + 1e-7), label="specials"),
+    NumpyCase("isclose", lambda rng: (_EDGES, _EDGES), {"equal_nan": True}, label="equal-nan"),
+    NumpyCase("isclose", lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), {"rtol": 0.5, "atol": 0.1},
+              label="broadcast"),
+    NumpyCase("isclose", lambda rng: (uniform(rng, (5,), "int64"), uniform(rng, (5,), "int64")), {"atol": 1},
+              label="int64"),
+    NumpyCase("isclose", lambda rng: (uniform(rng, (5,), "float32"), 0.5), {"atol": 0.3}, label="float32-scalar"),
+    *[NumpyCase("allclose", make, kw, label=lb) for make, kw, lb in [
+        (lambda rng: (_EDGES, _EDGES), {}, "nan"), (lambda rng: (_EDGES, _EDGES), {"equal_nan": True}, "equal-nan"),
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (3,)) + 1e-9), {}, "close")]],
+    *[NumpyCase("array_equal", make, kw, label=lb) for make, kw, lb in [
+        (lambda rng: (_EDGES, _EDGES.copy()), {}, "nan"), (lambda rng: (_EDGES, _EDGES.copy()), {"equal_nan": True}, "equal-nan"),
+        (lambda rng: (uniform(rng, (2, 3), "int32"), uniform(rng, (3,), "int32")), {}, "shapes"),
+        (lambda rng: (np.arange(4), np.arange(4)), {}, "equal")]],
+]

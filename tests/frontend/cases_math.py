@@ -94,3 +94,73 @@ CASES = [
     *_division("mod"), *_division("remainder"), *_division("fmod"), *_division("floor_divide"),
     *_powers("power"), *_powers("pow"), *_rounds("round"), *_rounds("around"),
 ]
+_SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0])
+
+
+def _signed(rng, shape, dtype="float64"):
+    """|x| in [0.2, 1] of both signs: away from cbrt's infinite derivative and copysign's kink at 0."""
+    return (uniform(rng, shape, lo=0.2, hi=1.0) * rng.choice([-1.0, 1.0], shape)).astype(dtype)
+
+
+def _knots(n):
+    return np.cumsum(np.linspace(0.5, 1.5, n))
+
+
+CASES += [
+    *_bin("float_power", 0.5, 2.0, -2.0, 2.0, ("float32", "int64", ("int64", "float32"))),
+    *[NumpyCase(name, lambda rng, s=s: (_signed(rng, s),), label=lb, wrt=(0,))
+      for name in ("cbrt", "deg2rad", "radians", "rad2deg", "degrees") for s, lb in UNARY_SHAPES if 0 not in s],
+    *[NumpyCase(name, lambda rng, d=d: (uniform(rng, (2, 3), d),), label=d)
+      for name in ("cbrt", "deg2rad", "radians", "rad2deg", "degrees") for d in ("float32", "int32", "int64")],
+    NumpyCase("cbrt", lambda rng: (np.array([-27.0, 8.0, 0.0, -0.0, np.inf]),), label="exact"),
+    *[NumpyCase("signbit", lambda rng, d=d: (uniform(rng, (3, 4), d),), label=d)
+      for d in ("float64", "float32", "int32", "int64", "bool")],
+    NumpyCase("signbit", lambda rng: (_SPECIALS,), label="specials"),
+    NumpyCase("copysign", lambda rng: (_signed(rng, (3, 4)), _signed(rng, (4,))), label="row", wrt=(0,)),
+    NumpyCase("copysign", lambda rng: (_SPECIALS, _SPECIALS[::-1]), label="specials"),
+    NumpyCase("copysign", lambda rng: (uniform(rng, (2, 3), "int64"), -1), label="int"),
+    NumpyCase("copysign", lambda rng: (uniform(rng, (2, 3), "float32"), np.float32(-0.0)), label="float32"),
+    *[NumpyCase(name, lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), label="row", wrt=(0, 1))
+      for name in ("fmax", "fmin")],
+    *[NumpyCase(name, lambda rng: (_SPECIALS, _SPECIALS[::-1]), label="specials") for name in ("fmax", "fmin")],
+    *[NumpyCase(name, lambda rng: (uniform(rng, (2, 3), "int32"), 0), label="int32") for name in ("fmax", "fmin")],
+    *[NumpyCase("diff", make, kw, label=lb, wrt=(0,) if diff else ()) for make, kw, lb, diff in [
+        (lambda rng: (uniform(rng, (3, 5)),), {}, "last", True),
+        (lambda rng: (uniform(rng, (4, 3)),), {"n": 2, "axis": 0}, "n2-axis0", True),
+        (lambda rng: (uniform(rng, (3, 4)),), {"prepend": 0.0, "append": np.ones((3, 2))}, "prepend-append", True),
+        (lambda rng: (uniform(rng, (3,)),), {"n": 0}, "n0", True),
+        (lambda rng: (uniform(rng, (2, 4), "bool"),), {}, "bool", False),
+        (lambda rng: (uniform(rng, (2, 4), "int32"),), {"axis": 0}, "int32", False),
+        (lambda rng: (uniform(rng, (0, 3)),), {}, "empty", False)]],
+    *[NumpyCase("gradient", make, kw, label=lb, wrt=(0,) if diff else ()) for make, kw, lb, diff in [
+        (lambda rng: (uniform(rng, (4, 5)),), {}, "unit", True),
+        (lambda rng: (uniform(rng, (4, 5)), 0.5, 2.0), {}, "spacings", True),
+        (lambda rng: (uniform(rng, (4, 5)), 0.3), {"axis": 1}, "axis", True),
+        (lambda rng: (uniform(rng, (4, 5)), _knots(4), _knots(5) ** 2), {}, "coordinates", True),
+        (lambda rng: (uniform(rng, (4, 5)),), {"edge_order": 2}, "edge2", True),
+        (lambda rng: (uniform(rng, (4, 5)), _knots(4), _knots(5) ** 2), {"edge_order": 2}, "edge2-coordinates", True),
+        (lambda rng: (uniform(rng, (6,)), np.arange(6) * 0.25), {}, "uniform-coordinates", True),
+        (lambda rng: (uniform(rng, (2, 3)),), {"axis": 0}, "two-points", True),
+        (lambda rng: (uniform(rng, (3, 4), "int32"),), {}, "int32", False),
+        (lambda rng: (uniform(rng, (3, 4), "float32"), 0.1), {"axis": -1}, "float32", False)]],
+    *[NumpyCase("trapezoid", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: (uniform(rng, (3, 5)),), {}, "unit", (0,)),
+        (lambda rng: (uniform(rng, (4, 3)),), {"dx": 0.1, "axis": 0}, "dx", (0,)),
+        (lambda rng: (uniform(rng, (3, 5)), _knots(5)), {}, "x-1d", (0, 1)),
+        (lambda rng: (uniform(rng, (3, 5)), np.cumsum(uniform(rng, (3, 5), lo=0.1, hi=1.0), axis=0)), {"axis": 0},
+         "x-nd", (0, 1)),
+        (lambda rng: (uniform(rng, (2, 4), "int32"),), {}, "int32", ()),
+        (lambda rng: (uniform(rng, (3, 1)),), {}, "one-point", ())]],
+    *[NumpyCase("cross", make, kw, label=lb, wrt=(0, 1) if diff else ()) for make, kw, lb, diff in [
+        (lambda rng: (uniform(rng, (4, 3)), uniform(rng, (3,))), {}, "3d-broadcast", True),
+        (lambda rng: (uniform(rng, (4, 2)), uniform(rng, (4, 2))), {}, "2d", True),
+        (lambda rng: (uniform(rng, (4, 2)), uniform(rng, (4, 3))), {}, "2-3", True),
+        (lambda rng: (uniform(rng, (3, 3)), uniform(rng, (2,))), {}, "3-2", True),
+        (lambda rng: (uniform(rng, (3, 4)), uniform(rng, (3,))), {"axisa": 0, "axisc": 0}, "axes", True),
+        (lambda rng: (uniform(rng, (2, 3), "int64"), uniform(rng, (2, 3), "int64")), {}, "int64", False)]],
+    *[NumpyCase("polyval", make, label=lb, wrt=(0, 1) if diff else ()) for make, lb, diff in [
+        (lambda rng: (uniform(rng, (4,)), uniform(rng, (2, 3))), "array", True),
+        (lambda rng: (uniform(rng, (3,)), 0.7), "scalar-x", False),
+        (lambda rng: (np.array([3, 1, 2]), uniform(rng, (5,), "int64")), "int", False),
+        (lambda rng: (uniform(rng, (1,)), uniform(rng, (3,))), "constant", True)]],
+]

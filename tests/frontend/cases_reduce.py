@@ -88,3 +88,58 @@ CASES = [
     NumpyCase("var", _args((2, 3), "int32"), {"axis": 1, "ddof": 1}, label="ddof1-int32"),
     NumpyCase("var", _args((1, 3), "float64"), {"axis": 0, "ddof": 1}, label="ddof-exceeds"),   # 0/0: nan, as numpy
 ]
+def _with_nans(shape=(4, 5), full_row=False):
+    """NaNs among the values; with `full_row`, row 2 all NaN (a NaN result, so no derivative check)."""
+    def make(rng):
+        x = uniform(rng, shape)
+        x[0, 1] = x[3, 3] = np.nan
+        if full_row:
+            x[2, :] = np.nan
+        return (x,)
+    return make
+
+
+CASES += [
+    *[NumpyCase("ptp", _args(s, "float64"), {"axis": axis, "keepdims": keep}, label=lb, wrt=(0,))
+      for s, axis, keep, lb in [((3, 4), None, False, "all"), ((3, 4), 1, True, "keepdims"), ((2, 3, 4), (0, 2), False, "tuple")]],
+    NumpyCase("ptp", _args((3, 4), "int32"), {"axis": 0}, label="int32"),
+    *[NumpyCase("average", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (_args((3, 4), "float64"), {}, "mean", (0,)),
+        (lambda rng: (uniform(rng, (3, 4)), None, uniform(rng, (3, 4), lo=0.2, hi=1.0)), {}, "weights", (0, 2)),
+        (lambda rng: (uniform(rng, (3, 4)), 1, uniform(rng, (4,), lo=0.2, hi=1.0)), {}, "weights-1d", (0, 2)),
+        (lambda rng: (uniform(rng, (2, 3, 4)), (0, 2), uniform(rng, (2, 3, 4), lo=0.2, hi=1.0)), {"keepdims": True},
+         "tuple-keepdims", (0, 2)),
+        (lambda rng: (uniform(rng, (3, 4)), 0, uniform(rng, (3, 4), lo=0.2, hi=1.0), True), {}, "returned", ()),
+        (lambda rng: (uniform(rng, (3, 4)), 0), {"returned": True}, "returned-unweighted", ()),
+        (lambda rng: (uniform(rng, (3, 4), "int32"), 1, uniform(rng, (4,), lo=0.2, hi=1.0)), {}, "int32", ()),
+        (lambda rng: (uniform(rng, (3, 4), "float32"), 0, uniform(rng, (3, 4), "float32", lo=0.2, hi=1.0)), {},
+         "float32", ())]],
+    *[NumpyCase(name, make, kw, label=lb, wrt=(0,) if diff else ())
+      for name in ("cumulative_sum", "cumulative_prod") for make, kw, lb, diff in [
+          (_args((3, 4), "float64", 0.5, 1.5), {"axis": 1}, "axis1", True),
+          (_args((5,), "float64", 0.5, 1.5), {"include_initial": True}, "1d-initial", True),
+          (_args((3, 4), "float64", 0.5, 1.5), {"axis": 0, "include_initial": True}, "axis0-initial", True),
+          (_args((2, 3), "int32"), {"axis": 0}, "int32", False),
+          (_args((4,), "bool"), {}, "bool", False)]],
+    *[NumpyCase(name, _with_nans(), kw, label=lb, wrt=(0,))
+      for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd")
+      for kw, lb in [({}, "all"), ({"axis": 1}, "axis1"), ({"axis": 0, "keepdims": True}, "axis0-keepdims")]],
+    *[NumpyCase(name, _with_nans(full_row=True), {"axis": 1}, label="all-nan-row")
+      for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd")],
+    *[NumpyCase(name, _args((3, 4), "int32"), {"axis": 1}, label="int32")
+      for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd")],
+    *[NumpyCase(name, lambda rng: (uniform(rng, (3, 4), "float32"),), {"axis": 0}, label="float32")
+      for name in ("nansum", "nanmean", "nanvar", "nanmax")],
+    *[NumpyCase(name, _with_nans(), {"axis": 1, "ddof": 1}, label="ddof1", wrt=(0,)) for name in ("nanvar", "nanstd")],
+    *[NumpyCase(name, make, kw, label=lb, wrt=wrt) for name in ("cov", "corrcoef") for make, kw, lb, wrt in [
+        (_args((3, 6), "float64"), {}, "rows", (0,)),
+        (_args((6, 3), "float64"), {"rowvar": False}, "columns", (0,)),
+        (lambda rng: (uniform(rng, (5,)), uniform(rng, (5,))), {}, "x-y", (0, 1)),
+        (_args((2, 4), "int32"), {}, "int32", ()),
+        (_args((3, 5), "float32"), {}, "float32", ()),
+        (_args((3, 4), "complex128"), {}, "complex", ())]],
+    *[NumpyCase("cov", _args((3, 6), "float64"), kw, label=lb, wrt=(0,))
+      for kw, lb in [({"bias": True}, "bias"), ({"ddof": 0}, "ddof0")]],
+    NumpyCase("cov", _args((3, 5), "float32"), {"dtype": "float32"}, label="dtype-float32"),
+    NumpyCase("corrcoef", _args((5,), "float64"), label="one-variable"),
+]

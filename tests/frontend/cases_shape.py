@@ -123,3 +123,21 @@ CASES = [
     *[NumpyCase("meshgrid", lambda rng, d=d: (uniform(rng, (2,), d), uniform(rng, (3,), d)), label=f"dtype-{d}")
       for d in DTYPES],
 ]
+CASES += [
+    *[NumpyCase(name, make, label=lb) for name in ("atleast_1d", "atleast_2d", "atleast_3d")
+      for make, lb in [(lambda rng: (uniform(rng, ()),), "rank0"), (lambda rng: (uniform(rng, (3,)),), "1d"),
+                       (lambda rng: (uniform(rng, (2, 3)),), "2d"), (lambda rng: (uniform(rng, (2, 3, 1, 2), "int32"),), "4d"),
+                       (lambda rng: (uniform(rng, ()), uniform(rng, (2,)), uniform(rng, (2, 2))), "several")]],
+    *[NumpyCase(name, _x(3, 4, 2), label="3d", wrt=(0,)) for name in ("fliplr", "flipud", "matrix_transpose")],
+    NumpyCase("flipud", _x(4, dtype="bool"), label="bool"),
+    *[NumpyCase("rot90", _with(2, 3, 4, extra=(k, axes)), label=f"k{k}-{axes}", wrt=(0,))
+      for k, axes in [(1, (0, 1)), (2, (0, 1)), (3, (2, 0)), (-1, (1, 2)), (0, (0, 2)), (5, (-1, 0))]],
+    NumpyCase("rot90", _x(2, 3, dtype="int32"), label="default"),
+    NumpyCase("dstack", _xs((2, 3), (2, 3)), label="2d"), NumpyCase("dstack", _xs((3,), (3,)), label="1d"),
+    NumpyCase("append", lambda rng: (uniform(rng, (2, 3)), uniform(rng, (4,))), label="flat", wrt=(0, 1)),
+    NumpyCase("append", lambda rng: (uniform(rng, (2, 3)), uniform(rng, (1, 3))), {"axis": 0}, label="axis0", wrt=(0, 1)),
+    NumpyCase("permute_dims", _with(2, 3, 4, extra=((2, 0, 1),)), label="perm", wrt=(0,)),
+    NumpyCase("permute_dims", _x(2, 3), label="reverse"),
+    *[NumpyCase("unstack", _x(2, 3, 4), {"axis": axis}, label=f"axis{axis}") for axis in (0, -1)],
+    *[NumpyCase("copy", _x(2, 3, dtype=d), label=d, wrt=(0,) if d == "float64" else ()) for d in ("float64", "int32")],
+]

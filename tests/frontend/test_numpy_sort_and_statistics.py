@@ -1,0 +1,61 @@
+"""frame.numpy's sorting, order statistics and numpy-2 additions beyond the agreement table
+(tests/frontend/cases_*.py): refusals by name, a traced q, and sort's derivative with ties."""
+import numpy as np
+import pytest
+
+import frame
+import frame.numpy as fnp
+from frame.errors import LinAlgError, ShapeError, TraceError
+
+
+@pytest.mark.parametrize("call, error, pattern", [
+    (lambda: fnp.searchsorted(np.ones((2, 2)), 0.5), ShapeError, r"searchsorted: a must be 1-d, got shape \(2, 2\)"),
+    (lambda: fnp.searchsorted(np.arange(3.0), 0.5, side="middle"), ShapeError, "side must be 'left' or 'right'"),
+    (lambda: fnp.interp(np.ones(2), np.arange(3.0), np.arange(3.0), period=1.0), TraceError, r"interp: .*period="),
+    (lambda: fnp.interp(np.ones(2), np.arange(3.0), np.arange(4.0)), ShapeError, r"xp and fp must be 1-d of one"),
+    (lambda: fnp.quantile(np.ones(4), 1.5), ShapeError, r"quantiles must be in the range \[0, 1\]"),
+    (lambda: fnp.quantile(np.ones(4), 0.5, method="hazen"), ShapeError, "method must be one of linear"),
+    (lambda: fnp.median(np.ones((0, 3)), axis=0), ShapeError, r"median: the axes \(0,\) of shape \(0, 3\) hold no"),
+    (lambda: fnp.median(np.ones(3, dtype=complex)), ShapeError, "median: needs real numbers, got complex128"),
+    (lambda: fnp.sort(np.ones(3), order="x"), TraceError, r"sort: the argument\(s\) order="),
+    (lambda: fnp.sort(np.ones(3), kind="bogo"), ShapeError, "kind must be one of"),
+    (lambda: fnp.average(np.ones(3), weights=np.zeros(3)), ShapeError, "weights sum to zero"),
+    (lambda: fnp.average(np.ones((2, 3)), weights=np.ones(3)), ShapeError, "axis must be given"),
+    (lambda: fnp.gradient(np.ones(2), edge_order=2), ShapeError, r"too short; it needs at least edge_order \+ 1 = 3"),
+    (lambda: fnp.gradient(np.ones((3, 4)), np.arange(3.0), np.arange(3.0)), ShapeError, "coordinates of axis 1"),
+    (lambda: fnp.cross(np.ones(4), np.ones(3)), ShapeError, "dimension must be 2 or 3"),
+    (lambda: fnp.linalg.matrix_power(np.ones((2, 3)), 2), LinAlgError, "must be square"),
+    (lambda: fnp.cumulative_sum(np.ones((2, 2))), ShapeError, "axis must be given for an array of rank 2"),
+    (lambda: fnp.diff(np.asarray(1.0)), ShapeError, "at least one dimensional"),
+    (lambda: fnp.rot90(np.ones((2, 2)), axes=(0, 0)), ShapeError, "axes must be different"),
+])
+def test_bad_arguments_are_refused_by_name(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()
+
+
+def test_a_traced_q_gives_numpy_values_and_jax_derivatives():
+    jnp = pytest.importorskip("jax.numpy")
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    x, q = np.random.default_rng(0).normal(size=(3, 7)), np.array([0.15, 0.45, 0.8])   # off the knots j / 6
+    got = frame.function(lambda x, q: fnp.quantile(x, q, axis=1))(x, q)
+    np.testing.assert_allclose(got, np.quantile(x, q, axis=1), rtol=1e-13)
+    np.testing.assert_allclose(frame.function(lambda x, q: fnp.percentile(x, q))(x, q * 100), np.percentile(x, q * 100),
+                               rtol=1e-13)
+    grad_q = frame.grad(lambda q: fnp.sum(fnp.quantile(x, q, axis=1) ** 2))(q)   # the weight moves with q
+    np.testing.assert_allclose(grad_q, jax.grad(lambda q: jnp.sum(jnp.quantile(x, q, axis=1) ** 2))(q), rtol=1e-12)
+
+
+def test_sort_sends_each_cotangent_to_its_element_ties_included():
+    x = np.array([2.0, -1.0, 2.0, 0.5])
+    weights = np.array([1.0, 10.0, 100.0, 1000.0])
+    # sorted: -1 (x1), 0.5 (x3), 2 (x0), 2 (x2): stable, so the first 2 takes slot 2
+    np.testing.assert_array_equal(frame.grad(lambda x: fnp.sum(fnp.sort(x) * weights))(x), [100.0, 1.0, 1000.0, 10.0])
+    np.testing.assert_array_equal(fnp.argsort(x), [1, 3, 0, 2])
+
+
+def test_traced_sort_and_median_batch_under_vmap():
+    x = np.random.default_rng(1).normal(size=(4, 5))
+    np.testing.assert_array_equal(frame.vmap(fnp.sort)(x), np.sort(x, axis=1))
+    np.testing.assert_allclose(frame.vmap(fnp.median)(x), np.median(x, axis=1), rtol=1e-15)
