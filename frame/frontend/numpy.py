@@ -37,10 +37,16 @@ e = math.e
 float16, float32, float64, int32, int64 = _np.float16, _np.float32, _np.float64, _np.int32, _np.int64
 complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
 ndarray = _np.ndarray
+finfo, iinfo = _np.finfo, _np.iinfo   # machine limits of a dtype: numpy's own
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy's `result_type` (numpy 2's promotion, Python numbers weak) of arrays, traced values and dtypes."""
+    return _np.result_type(*(_np.dtype(x.dtype) if isinstance(x, Tracer) else x for x in arrays_and_dtypes))
 
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
 __all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
-           "debug_print", "softmax", "log_softmax", "layer_norm"]
+           "finfo", "iinfo", "result_type", "debug_print", "softmax", "log_softmax", "layer_norm"]
 for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape,
                 numpy_sort):
     __all__ += _family.__all__

@@ -16,7 +16,7 @@ from ..tracing import Tracer, prim
 from .args import _axis, _int, _ints, _shape
 
 __all__ = ['asarray', 'array', 'zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like', 'full_like',
-           'logspace', 'arange', 'linspace', 'eye', 'identity']
+           'logspace', 'geomspace', 'arange', 'linspace', 'eye', 'identity']
 
 
 def _dtype(dtype, default="float64") -> str:
@@ -152,6 +152,16 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
         raise TraceError("fnp.logspace: traced start/stop must be scalars and base a number")
     y = prim.power(_np.asarray(base, _np.float64), linspace(start, stop, num, endpoint=endpoint, axis=axis))
     return _cast(y, None if dtype is None else canonical_dtype(dtype))
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """numpy.geomspace: `num` values spaced evenly on a log scale from `start` to `stop` (static arguments)."""
+    _static("geomspace", start=start, stop=stop)
+    try:
+        return _np.geomspace(start, stop, num, endpoint=endpoint, dtype=None if dtype is None else canonical_dtype(dtype),
+                             axis=axis)
+    except ValueError as e:
+        raise ShapeError(f"fnp.geomspace({start!r}, {stop!r}): {e}") from None
 
 
 def eye(N, M=None, k: int = 0, dtype=None):

@@ -1,21 +1,23 @@
 """frame.numpy's elementwise functions that normalise their arguments (`power`, `round`) or are built from
 other ops (`cbrt`, `copysign`, `fmax`, `deg2rad`, ...), and the differences, sums and products along an
-axis (`diff`, `gradient`, `trapezoid`, `cross`, `polyval`); the one-op functions (`exp`, `add`, `tan`,
+axis (`diff`, `gradient`, `trapezoid`, `cross`, `polyval`, `convolve`, `correlate`); the one-op functions (`exp`, `add`, `tan`,
 `mod`, ...) are generated from the registry."""
 from __future__ import annotations
 
 import numpy as _np
 
+import builtins
 import math
 
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
 from .args import _axis, _dtype, _ndim, _shape
 from .numpy_logic import astype, where
-from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, reshape, stack
+from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, pad, reshape, stack, take
 
 __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'cbrt', 'deg2rad', 'radians', 'rad2deg', 'degrees',
-           'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval']
+           'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
+           'correlate']
 
 
 def power(x, p):
@@ -319,3 +321,40 @@ def polyval(p, x):
     for i in range(_shape(p)[0]):
         y = y * x + getitem(p, i)
     return y
+
+
+def _sliding(a, v, mode: str, op: str):
+    """numpy's 1-d discrete convolution of `a` with `v` in `mode` (full, same, valid): the padded `a` read
+    through a window matrix (a gather with static indices) times the reversed `v`, summed. O(len(a) len(v))."""
+    if _ndim(a) != 1 or _ndim(v) != 1:
+        raise ShapeError(f"frame.numpy.{op}: needs two 1-d arrays, got shapes {_shape(a)} and {_shape(v)}")
+    if mode not in ("full", "same", "valid"):
+        raise ShapeError(f"frame.numpy.{op}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    n, m = _shape(a)[0], _shape(v)[0]
+    if n == 0 or m == 0:
+        raise ShapeError(f"frame.numpy.{op}: the arrays must not be empty, got shapes {_shape(a)} and {_shape(v)}")
+    padded = pad(a, (m - 1, m - 1))
+    windows = take(padded, _np.arange(n + m - 1)[:, None] + _np.arange(m)[None, :])   # (n + m - 1, m)
+    product = windows * getitem(v, slice(None, None, -1))
+    full = astype(bind("sum", product, axes=(1,), keepdims=False), _dtype(product))   # ints stay in their dtype
+    if mode == "full":
+        return full
+    if mode == "valid":
+        return getitem(full, slice(builtins.min(n, m) - 1, builtins.max(n, m)))
+    start = (builtins.min(n, m) - 1) // 2
+    return getitem(full, slice(start, start + builtins.max(n, m)))
+
+
+def convolve(a, v, mode: str = "full"):
+    """numpy's `convolve` of two 1-d arrays (modes full, same, valid); differentiable in both."""
+    return _sliding(a, v, mode, "convolve")
+
+
+def correlate(a, v, mode: str = "valid"):
+    """numpy's `correlate` of two 1-d arrays, `c[k] = sum_n a[n + k] conj(v[n])` (modes valid, same, full)."""
+    if _ndim(v) == 1 and (_dtype(v) or "").startswith("complex"):
+        v = bind("conj", v)
+    backwards = slice(None, None, -1)
+    if _ndim(a) == 1 and _ndim(v) == 1 and _shape(v)[0] > _shape(a)[0]:   # numpy swaps, then reverses the result
+        return getitem(_sliding(v, getitem(a, backwards), mode, "correlate"), backwards)
+    return _sliding(a, getitem(v, backwards) if _ndim(v) == 1 else v, mode, "correlate")

@@ -20,7 +20,8 @@ from .numpy_shape import diagonal, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "amax", "min", "amin", "argmax", "argmin", "cumsum", "cumprod", "var",
            "std", "logsumexp", "all", "any", "count_nonzero", "ptp", "average", "cumulative_sum", "cumulative_prod",
-           "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "cov", "corrcoef"]
+           "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin", "nancumsum",
+           "nancumprod", "cov", "corrcoef"]
 
 
 def _refuse(op: str, **given) -> None:
@@ -307,6 +308,35 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False):
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False):
     """`std` of the non-NaN elements: `sqrt(nanvar)`."""
     return bind("sqrt", nanvar(a, axis, dtype, out, ddof, keepdims))
+
+
+def _nan_arg(op: str, a, axis, out, keepdims):
+    _refuse(f"nan{op}", out=out)
+    if (_dtype(a) or "").startswith("float"):
+        if not isinstance(a, Tracer) and _np.any(_np.all(_np.isnan(a), axis=axis)):
+            raise ShapeError(f"frame.numpy.nan{op}: All-NaN slice encountered (numpy raises ValueError too)")
+        a = _nan_as(a, -_np.inf if op == "argmax" else _np.inf)
+    return _arg(op, a, axis, None, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims: bool = False):
+    """`argmax` ignoring NaNs (a concrete all-NaN slice is refused, as numpy refuses it)."""
+    return _nan_arg("argmax", a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims: bool = False):
+    """`argmin` ignoring NaNs (a concrete all-NaN slice is refused, as numpy refuses it)."""
+    return _nan_arg("argmin", a, axis, out, keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """`cumsum` treating NaNs as zero."""
+    return cumsum(_nan_as(a, 0), axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """`cumprod` treating NaNs as one."""
+    return cumprod(_nan_as(a, 1), axis, dtype, out)
 
 
 # -- covariance and correlation ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ Basic indices become `slice`/`rev`/`reshape`; array indices a `gather`.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as _np
@@ -21,7 +22,8 @@ __all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'c
            'slice_axes', 'getitem', 'stack', 'hstack', 'vstack', 'column_stack', 'split', 'array_split', 'tile',
            'repeat', 'flip', 'roll', 'pad', 'take', 'take_along_axis', 'ravel', 'flatten', 'moveaxis', 'tril',
            'triu', 'diag', 'diagonal', 'meshgrid', 'at', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'fliplr', 'flipud',
-           'rot90', 'dstack', 'append', 'matrix_transpose', 'permute_dims', 'unstack', 'copy']
+           'rot90', 'dstack', 'append', 'matrix_transpose', 'permute_dims', 'unstack', 'copy', 'delete', 'ndim', 'shape',
+           'size']
 
 
 def reshape(x, shape):
@@ -158,6 +160,39 @@ def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
     return concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """numpy's `delete`: `arr` without the entries `obj` (an int, a slice or ints, concrete) along `axis`
+    (None: of the flattened array)."""
+    if isinstance(obj, Tracer):
+        raise TraceError("op 'delete': which entries to drop fixes the result shape, so obj must be concrete")
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = _axis(axis, _ndim(arr), "delete")
+    n = _shape(arr)[axis]
+    drop = _np.zeros(n, bool)
+    try:
+        drop[obj if isinstance(obj, slice) else _np.asarray(obj, dtype=_np.int64)] = True
+    except IndexError:
+        raise ShapeError(f"op 'delete': index {obj!r} is out of bounds for axis {axis} with size {n}") from None
+    return take(arr, _np.flatnonzero(~drop), axis)
+
+
+def ndim(a) -> int:
+    """The number of axes."""
+    return _ndim(a)
+
+
+def shape(a) -> tuple:
+    """The shape, a tuple of ints."""
+    return _shape(a)
+
+
+def size(a, axis=None) -> int:
+    """The number of elements (along `axis` when given)."""
+    dims = _shape(a)
+    return math.prod(dims) if axis is None else dims[_axis(axis, len(dims), "size")]
 
 
 def unstack(x, /, *, axis: int = 0):

@@ -1,12 +1,13 @@
-"""frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `searchsorted`, `interp`,
-`median`, `quantile`, `percentile`.
+"""frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `searchsorted`, `digitize`,
+`interp`, `median`, `quantile`, `percentile` and their NaN-ignoring forms.
 
 Everything stands on one op, the stable `argsort` (frame/ops/reduce.py): `sort` gathers by its
 indices, so its derivative is the gather's (the cotangent goes back to where each value came from,
 as in JAX). The order statistics sort along the reduced axes and pick elements at the indices numpy
 computes from `q` (concrete or traced), so their derivatives flow to the picked elements. `searchsorted`
 counts comparisons (O(len(a) * v.size) work, fine for the tables of a model, not for a million-row
-index). NaNs sort last, as in numpy; a slice holding one has NaN for its median and quantiles.
+index). NaNs sort last, as in numpy; a slice holding one has NaN for its median and quantiles, while
+the nan-forms read each slice's non-NaN values (its first `count`, with per-slice indices).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from .numpy_logic import astype, where
 from .numpy_reduce import _refuse
 from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
 
-__all__ = ["sort", "argsort", "searchsorted", "interp", "median", "quantile", "percentile"]
+__all__ = ["sort", "argsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile", "nanmedian",
+           "nanquantile", "nanpercentile"]
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -142,9 +144,11 @@ def _nan_where_nan(value, ordered, extra: int):
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(a, q, axis, method: str, keepdims: bool, op: str):
+def _quantile(a, q, axis, method: str, keepdims: bool, op: str, skip_nans: bool = False):
     """numpy's quantile: the interpolating methods in numpy's result dtype (`a`'s and q's by numpy 2's
-    promotion, a Python number taking `a`'s dtype; integers as float64), the others in `a`'s dtype."""
+    promotion, a Python number taking `a`'s dtype; integers as float64), the others in `a`'s dtype.
+    With `skip_nans` (nanquantile), each slice's count of non-NaN values (sorted first) replaces its
+    length, so the indices are per slice; an all-NaN slice gives NaN."""
     if method not in _METHODS:
         raise ShapeError(f"frame.numpy.{op}: method must be one of {', '.join(_METHODS)}, got {method!r}")
     if not isinstance(q, (Tracer, int, float)):
@@ -163,23 +167,36 @@ def _quantile(a, q, axis, method: str, keepdims: bool, op: str):
     # the difference of neighbours in a's dtype, then the weight in the result's, as numpy's _lerp computes
     integers = dtype is not None and _dtype(a) in ("int32", "int64")
     ordered, n, kept, kept_dims = _sorted_last(a, axis, op, "float64" if integers else None)
-    # numpy's virtual index and weight per method (numpy arithmetic for a concrete q, ops for a traced one)
-    virtual = q * float(n - 1)
+    q_rank = len(_shape(q))
+    skip_nans = skip_nans and _dtype(ordered).startswith("float")
+    if skip_nans:   # per-slice counts, laid out to broadcast against q: kept + (1,) * q_rank
+        present = bind("sum", bind("logical_not", bind("isnan", ordered)), axes=(len(kept),), keepdims=False)
+        count = reshape(astype(present, "float64"), kept + (1,) * q_rank)
+    else:
+        count = float(n)
+    # numpy's virtual index and weight per method (numpy arithmetic where all is concrete, ops otherwise)
+    virtual = q * (count - 1.0)
     rounded = bind({"lower": "floor", "higher": "ceil", "nearest": "rint"}.get(method, "floor"), virtual)
     gamma = virtual - rounded if method in ("linear", "midpoint") else virtual * 0.0
     if method == "midpoint":
         gamma = where(gamma == 0, 0.0, 0.5)
-    lo = _clip_index(astype(rounded, "int64"), n - 1)
-    hi = bind("minimum", lo + 1, n - 1)
-    below, above = take(ordered, lo, axis=-1), take(ordered, hi, axis=-1)   # kept + q.shape
-    q_rank = len(_shape(q))
+    last = count - 1.0 if skip_nans else n - 1
+    lo = bind("maximum", bind("minimum", astype(rounded, "int64"), astype(last, "int64") if skip_nans else last), 0)
+    hi = bind("minimum", lo + 1, astype(last, "int64") if skip_nans else last)
+    hi = bind("maximum", hi, 0)
+    if skip_nans:   # indices per slice: gathered along the last axis, kept + q.shape
+        pick = lambda i: reshape(take_along_axis(ordered, reshape(i, kept + (-1,)), axis=-1), kept + _shape(q))  # noqa: E731
+        below, above = pick(lo), pick(hi)
+    else:
+        below, above = take(ordered, lo, axis=-1), take(ordered, hi, axis=-1)   # kept + q.shape
     if dtype is None:    # lower, higher, nearest: the element itself
         value = below
     else:                # numpy's _lerp: from the lower end below t = 0.5, from the upper end from there on (in
         # the result dtype: a float32 a with a float64 q array gives float64, the neighbours' difference in float32)
         weight, diff = astype(gamma, dtype), above - below
         value = where(weight >= 0.5, above - diff * (1 - weight), below + diff * weight)
-    value = _nan_where_nan(value, ordered, q_rank)
+    if not skip_nans:    # an all-NaN slice of a nan-variant gives NaN by itself (its elements are NaN)
+        value = _nan_where_nan(value, ordered, q_rank)
     if q_rank and kept:   # q's axes lead, as in numpy
         value = moveaxis(value, tuple(range(len(kept), len(kept) + q_rank)), tuple(range(q_rank)))
     return reshape(value, _shape(q) + (kept_dims if keepdims else kept))
@@ -210,3 +227,46 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     lo, hi = getitem(ordered, (Ellipsis, (n - 1) // 2)), getitem(ordered, (Ellipsis, n // 2))
     value = _nan_where_nan(lo if n % 2 else (lo + hi) / 2, ordered, 0)
     return reshape(value, kept_dims if keepdims else kept)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """numpy's `nanquantile`: `quantile` of the non-NaN values of each slice (NaN for an all-NaN slice)."""
+    _refuse("nanquantile", out=out, weights=weights)
+    return _quantile(a, q, axis, method, keepdims, "nanquantile", skip_nans=True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
+    """numpy's `nanpercentile`: `nanquantile` at `q / 100`."""
+    _refuse("nanpercentile", out=out, weights=weights)
+    hundred = _np.dtype(_dtype(a)).type(100) if _dtype(a).startswith("float") else 100
+    return _quantile(a, q / hundred if isinstance(q, Tracer) else _np.true_divide(q, hundred), axis, method, keepdims,
+                     "nanpercentile", skip_nans=True)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """numpy's `nanmedian`: the median of the non-NaN values of each slice (NaN for an all-NaN slice)."""
+    _refuse("nanmedian", out=out)
+    if not _dtype(a).startswith("float"):
+        return median(a, axis, keepdims=keepdims)
+    return _quantile(a, 0.5, axis, "midpoint", keepdims, "nanmedian", skip_nans=True)
+
+
+def digitize(x, bins, right: bool = False):
+    """numpy's `digitize`: the index (int64) of the bin of each `x` in the monotonic 1-d `bins` (increasing, or
+    decreasing when concrete), `bins[i-1] <= x < bins[i]` (`right`: `bins[i-1] < x <= bins[i]`)."""
+    side = "left" if right else "right"   # numpy's: the arguments of searchsorted are the other way round
+    if _ndim(bins) != 1:
+        raise ShapeError(f"frame.numpy.digitize: bins must be 1-d, got shape {_shape(bins)}")
+    n = _shape(bins)[0]
+    if not isinstance(bins, Tracer):
+        bins = _np.asarray(bins)
+        steps = _np.diff(bins)
+        if not (_np.all(steps >= 0) or _np.all(steps <= 0)):
+            raise ShapeError("frame.numpy.digitize: bins must be monotonically increasing or decreasing")
+        if _np.all(steps <= 0) and not _np.all(steps == 0):
+            return n - searchsorted(bins[::-1], x, side=side)
+        return searchsorted(bins, x, side=side)
+    # traced bins: numpy's direction test (last below first means decreasing), decided per call
+    decreasing = getitem(bins, -1) < getitem(bins, 0) if n > 1 else False
+    return where(decreasing, n - searchsorted(getitem(bins, slice(None, None, -1)), x, side=side),
+                 searchsorted(bins, x, side=side))

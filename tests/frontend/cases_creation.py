@@ -59,3 +59,8 @@ CASES += [
        ((1, -1, 3), {"dtype": "float32"}, "float32")]],
     NumpyCase("logspace", lambda rng: (uniform(rng, ()), 2.0, 4), label="traced", wrt=(0,)),
 ]
+CASES += [
+    *[NumpyCase("geomspace", lambda rng, a=a: a, kw, label=lb) for a, kw, lb in
+      [((1, 1000, 4), {}, "decades"), ((-1, -16, 5), {}, "negative"), ((2, 32, 4), {"endpoint": False, "dtype": "float32"},
+                                                                       "open-float32")]],
+]

@@ -164,3 +164,10 @@ CASES += [
         (lambda rng: (np.array([3, 1, 2]), uniform(rng, (5,), "int64")), "int", False),
         (lambda rng: (uniform(rng, (1,)), uniform(rng, (3,))), "constant", True)]],
 ]
+CASES += [
+    *[NumpyCase(name, lambda rng, n=n, m=m, d=d: (uniform(rng, (n,), d), uniform(rng, (m,), d)), {"mode": mode},
+                label=f"{n}x{m}-{mode}-{d}", wrt=(0, 1) if d == "float64" else ())
+      for name in ("convolve", "correlate") for n, m in [(6, 3), (3, 5)] for mode in ("full", "same", "valid")
+      for d in ("float64", "int32")],
+    NumpyCase("correlate", lambda rng: (uniform(rng, (5,), "complex128"), uniform(rng, (3,), "complex128")), label="complex"),
+]

@@ -143,3 +143,11 @@ CASES += [
     NumpyCase("cov", _args((3, 5), "float32"), {"dtype": "float32"}, label="dtype-float32"),
     NumpyCase("corrcoef", _args((5,), "float64"), label="one-variable"),
 ]
+CASES += [
+    *[NumpyCase(name, _with_nans(), kw, label=lb) for name in ("nanargmax", "nanargmin")
+      for kw, lb in [({}, "flat"), ({"axis": 1}, "axis1"), ({"axis": 0, "keepdims": True}, "axis0-keepdims")]],
+    *[NumpyCase(name, _args((3, 4), "int32"), {"axis": 1}, label="int32") for name in ("nanargmax", "nanargmin")],
+    *[NumpyCase(name, _with_nans(), kw, label=lb, wrt=(0,)) for name in ("nancumsum", "nancumprod")
+      for kw, lb in [({}, "flat"), ({"axis": 1}, "axis1")]],
+    *[NumpyCase(name, _args((2, 3), "int32"), {"axis": 0}, label="int32") for name in ("nancumsum", "nancumprod")],
+]

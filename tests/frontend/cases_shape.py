@@ -141,3 +141,10 @@ CASES += [
     *[NumpyCase("unstack", _x(2, 3, 4), {"axis": axis}, label=f"axis{axis}") for axis in (0, -1)],
     *[NumpyCase("copy", _x(2, 3, dtype=d), label=d, wrt=(0,) if d == "float64" else ()) for d in ("float64", "int32")],
 ]
+CASES += [
+    *[NumpyCase("delete", _with(3, 5, extra=(obj, axis)), label=lb, wrt=(0,))
+      for obj, axis, lb in [(1, 0, "int"), ([0, -1], 1, "list"), (slice(1, None, 2), 1, "slice"), (2, None, "flat")]],
+    NumpyCase("delete", _with(4, extra=([0, 0],), dtype="int32"), label="repeated"),
+    *[NumpyCase(name, _x(2, 3, 4), label="3d") for name in ("ndim", "shape", "size")],
+    NumpyCase("size", _with(2, 3, 4, extra=(-1,)), label="axis"),
+]

@@ -85,3 +85,28 @@ CASES = [
     NumpyCase("percentile", lambda rng: (uniform(rng, (2, 5), "float32"), 40), {"axis": 1}, label="float32-python-q"),
     NumpyCase("percentile", lambda rng: (uniform(rng, (2, 5)), 40), {"axis": 1, "keepdims": True}, label="scalar-q"),
 ]
+def _nans_per_row(rng, shape=(4, 6), full_row=False):
+    x = uniform(rng, shape)
+    x[0, 1] = x[3, 2] = x[3, 4] = np.nan
+    if full_row:
+        x[2, :] = np.nan
+    return x
+
+
+CASES += [
+    *[NumpyCase(name, (lambda q, full: lambda rng: (_nans_per_row(rng, full_row=full), *(() if q is None else (q,))))(
+                q, not diff),
+                kw, label=label, wrt=(0,) if diff else ())
+      for name, q in [("nanmedian", None), ("nanquantile", np.array([0.1, 0.5, 0.9])), ("nanpercentile", np.array([5, 60]))]
+      for kw, label, diff in [({"axis": 1}, "axis1", True), ({}, "all", True), ({"axis": 0, "keepdims": True}, "keepdims", True),
+                              ({"axis": 1}, "all-nan-row", False)]],
+    *[NumpyCase("nanquantile", lambda rng: (_nans_per_row(rng), np.array([0.0, 0.35, 1.0])), {"axis": 1, "method": m},
+                label=m) for m in ("lower", "higher", "nearest", "midpoint")],
+    NumpyCase("nanquantile", lambda rng: (_nans_per_row(rng).astype("float32"), 0.3), {"axis": 1}, label="float32"),
+    NumpyCase("nanmedian", lambda rng: (uniform(rng, (3, 4), "int32"),), {"axis": 1}, label="int32"),
+    *[NumpyCase("digitize", lambda rng, bins=bins: (uniform(rng, (3, 4), lo=-2, hi=2), bins), {"right": right},
+                label=f"{label}-{'right' if right else 'left'}")
+      for bins, label in [(np.array([-1.0, 0.0, 0.5]), "increasing"), (np.array([0.5, 0.0, -1.0]), "decreasing")]
+      for right in (False, True)],
+    NumpyCase("digitize", lambda rng: (np.array([0, 1, 2, 3, 5]), np.array([1, 3])), label="int-ties"),
+]

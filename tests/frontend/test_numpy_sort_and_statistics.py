@@ -28,6 +28,12 @@ from frame.errors import LinAlgError, ShapeError, TraceError
     (lambda: fnp.cumulative_sum(np.ones((2, 2))), ShapeError, "axis must be given for an array of rank 2"),
     (lambda: fnp.diff(np.asarray(1.0)), ShapeError, "at least one dimensional"),
     (lambda: fnp.rot90(np.ones((2, 2)), axes=(0, 0)), ShapeError, "axes must be different"),
+    (lambda: fnp.nanargmax(np.array([[1.0, np.nan], [np.nan, np.nan]]), axis=1), ShapeError, "All-NaN slice"),
+    (lambda: fnp.delete(np.ones(3), 5), ShapeError, "index 5 is out of bounds for axis 0 with size 3"),
+    (lambda: fnp.convolve(np.ones(3), np.ones(2), mode="circular"), ShapeError, "mode must be 'full', 'same' or"),
+    (lambda: fnp.convolve(np.ones((2, 2)), np.ones(2)), ShapeError, r"convolve: needs two 1-d arrays"),
+    (lambda: fnp.digitize(np.ones(3), np.array([0.0, 2.0, 1.0])), ShapeError, "monotonically increasing or decreasing"),
+    (lambda: fnp.geomspace(0.0, 1.0, 3), ShapeError, r"geomspace\(0.0, 1.0\)"),
 ])
 def test_bad_arguments_are_refused_by_name(call, error, pattern):
     with pytest.raises(error, match=pattern):
@@ -59,3 +65,15 @@ def test_traced_sort_and_median_batch_under_vmap():
     x = np.random.default_rng(1).normal(size=(4, 5))
     np.testing.assert_array_equal(frame.vmap(fnp.sort)(x), np.sort(x, axis=1))
     np.testing.assert_allclose(frame.vmap(fnp.median)(x), np.median(x, axis=1), rtol=1e-15)
+
+
+def test_dtype_information_follows_numpy_for_traced_values_too():
+    assert fnp.finfo(fnp.float32).eps == np.finfo(np.float32).eps and fnp.iinfo("int32").max == 2 ** 31 - 1
+    seen = {}
+
+    def f(x, k):
+        seen["x"], seen["x+1.0"], seen["x,k"] = fnp.result_type(x), fnp.result_type(x, 1.0), fnp.result_type(x, k)
+        return x
+
+    frame.trace(f, np.ones(2, np.float32), np.ones(2, np.int64))
+    assert seen == {"x": np.float32, "x+1.0": np.float32, "x,k": np.float64}
