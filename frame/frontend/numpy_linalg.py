@@ -1,7 +1,8 @@
 """frame.numpy's linear algebra: products (`dot`, `vdot`, `vecdot`, `inner`, `outer`, `kron`, `matmul`,
 `tensordot`, `einsum`, `trace`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
-`cholesky`, `eigh`, `eigvalsh`, `svd`, `qr`, `lstsq`, `matrix_rank`, `matrix_power`, `multi_dot`, and
-numpy 2's array-API names `matrix_transpose`, `vecdot`, `cross`, `outer`, `trace`, `diagonal`).
+`cholesky`, `eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `cond`, `qr`, `lstsq`, `matrix_rank`,
+`matrix_power`, `multi_dot`, and numpy 2's array-API names `matrix_transpose`, `vecdot`, `cross`,
+`outer`, `trace`, `diagonal`).
 
 Every product is lowered to transpose, reshape, one (batched) `matmul` per pair of operands (reading an
 operand transposed instead of moving its axes when that is enough), `sum`, and `diagonal` (a reshape and
@@ -579,6 +580,41 @@ def _default_rtol(shape, dtype) -> float:
     return float(builtins.max(shape[-2:]) * _np.finfo(dtype).eps)
 
 
+def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None):
+    """numpy.linalg's `pinv`: the Moore-Penrose pseudo-inverse from the SVD, singular values at or below
+    `rcond` (default 1e-15, numpy's; `rtol=` as numpy 2 takes it) times the largest dropped. Derivatives
+    are the SVD's: undefined where singular values repeat."""
+    if hermitian:
+        raise TraceError("fnp.linalg.pinv: hermitian=True is not supported")
+    if rcond is not None and rtol is not None:
+        raise ShapeError("fnp.linalg.pinv: rtol and rcond can't be both set")
+    shape = _matrices(a, "pinv")
+    cutoff = rcond if rcond is not None else rtol if rtol is not None else 1e-15
+    if 0 in shape[-2:]:
+        return _swap_last(bind("mul", a, 0))
+    u, s, vt = bind("svd", a, full_matrices=False)   # real matrices: the svd op refuses complex ones by name
+    large = prim.greater(s, bind("mul", _largest(s), cutoff))
+    inverse = bind("where", large, bind("div", 1.0, bind("where", large, s, 1.0)), 0.0)
+    return _matmul2(_swap_last(vt), bind("mul", bind("reshape", inverse, shape=_shape(inverse) + (1,)), _swap_last(u)))
+
+
+def svdvals(x, /):
+    """numpy 2's `linalg.svdvals`: the singular values, descending."""
+    _matrices(x, "svdvals")
+    return _singular_values(x)
+
+
+def cond(x, p=None):
+    """numpy.linalg's `cond` for p = None or 2 (largest / smallest singular value) and -2 (the inverse);
+    other orders `norm(x, p) * norm(inv(x), p)`."""
+    _matrices(x, "cond")
+    if p in (None, 2, -2):
+        s = _singular_values(x)
+        ratio = bind("div", _largest(s), _smallest(s)) if p != -2 else bind("div", _smallest(s), _largest(s))
+        return bind("reshape", ratio, shape=_shape(ratio)[:-1])
+    return bind("mul", norm(x, p, axis=(-2, -1)), norm(bind("inv", x), p, axis=(-2, -1)))
+
+
 def matrix_rank(A, tol=None, hermitian: bool = False, *, rtol=None):
     """numpy's `matrix_rank`: the number of singular values above `tol`, or above `rtol` times the
     largest (rtol defaulting to max(m, n) * eps), as int64."""
@@ -709,4 +745,5 @@ linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=chole
                          lstsq=lstsq, matrix_rank=matrix_rank, eigvalsh=eigvalsh, matrix_power=matrix_power,
                          multi_dot=multi_dot, matrix_transpose=_linalg_matrix_transpose, vecdot=vecdot,
                          cross=_linalg_cross, outer=_linalg_outer, trace=_linalg_trace, diagonal=_linalg_diagonal,
+                         pinv=pinv, svdvals=svdvals, cond=cond,
                          LinAlgError=LinAlgError)   # inv, det: generated from their ops

@@ -180,3 +180,15 @@ CASES += [
     NumpyCase("linalg.trace", lambda rng: (uniform(rng, (2, 3, 4)),), {"offset": 1}, label="offset", wrt=(0,)),
     NumpyCase("linalg.diagonal", lambda rng: (uniform(rng, (2, 3, 4)),), {"offset": -1}, label="offset", wrt=(0,)),
 ]
+CASES += [
+    *[NumpyCase("linalg.pinv", _made(_spread_singular(*shape)), kw, label=lb, wrt=(0,) if diff else (), rtol=1e-10,
+                atol=1e-12)
+      for shape, kw, lb, diff in [((4, 3), {}, "tall", True), ((2, 3, 5), {}, "wide-batched", True),
+                                  ((3, 3), {"rcond": 0.3}, "rcond", False), ((0, 3), {}, "empty", False)]],
+    NumpyCase("linalg.pinv", lambda rng: (np.outer([1.0, 2.0, 3.0], [1.0, 0.0, 1.0]),), label="rank1"),
+    NumpyCase("linalg.svdvals", _made(_spread_singular(2, 4, 3)), label="batched", wrt=(0,), rtol=1e-10, atol=1e-12),
+    *[NumpyCase("linalg.cond", _made(_spread_singular(*shape)), {} if p == "none" else {"p": p}, label=f"{p}",
+                wrt=(0,) if p in ("none", "fro") else (), rtol=1e-10, atol=1e-12)
+      for shape, p in [((4, 3), "none"), ((2, 3, 3), -2), ((3, 3), "fro"), ((3, 3), 1), ((3, 3), np.inf)]],
+]
+

@@ -34,6 +34,8 @@ from frame.errors import LinAlgError, ShapeError, TraceError
     (lambda: fnp.convolve(np.ones((2, 2)), np.ones(2)), ShapeError, r"convolve: needs two 1-d arrays"),
     (lambda: fnp.digitize(np.ones(3), np.array([0.0, 2.0, 1.0])), ShapeError, "monotonically increasing or decreasing"),
     (lambda: fnp.geomspace(0.0, 1.0, 3), ShapeError, r"geomspace\(0.0, 1.0\)"),
+    (lambda: fnp.linalg.pinv(np.ones((2, 2), complex)), ShapeError, "op 'svd' needs a float operand"),
+    (lambda: fnp.linalg.pinv(np.eye(2), rcond=0.1, rtol=0.1), ShapeError, "can't be both set"),
 ])
 def test_bad_arguments_are_refused_by_name(call, error, pattern):
     with pytest.raises(error, match=pattern):
