@@ -29,6 +29,12 @@ frame.numpy; bad arguments raise `ShapeError` naming the function and the shapes
   `frame.associative_scan`.
 - `associative_scan`, `segment_sum`, `segment_prod`, `segment_max`, `segment_min` (frame/frontend/sequence.py) are
   re-exported here; the sequence reverse is `frame.numpy.flip(x, axis)`.
+- torch.nn.functional's activations and small layers, with its names, arguments and defaults: `relu`,
+  `relu6`, `leaky_relu`, `elu`, `selu`, `celu`, `gelu` (approximate 'none': the erf form, as torch;
+  'tanh': `frame.numpy.gelu`), `silu`, `mish`, `softplus` (beta, threshold), `hardtanh`,
+  `logsigmoid`, `sigmoid`, `tanh`, `softmax`/`log_softmax` (`dim` required), `glu`, `normalize`,
+  `one_hot`, `linear`, `layer_norm` (affine `weight`/`bias` over `normalized_shape`). Compositions of
+  frame.numpy, so every transform applies; none is a new op.
 """
 from __future__ import annotations
 
@@ -45,7 +51,9 @@ from .tracing import Tracer, bind
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample",
            "heaviside_surrogate", "embedding", "selective_scan", "associative_scan", "segment_sum", "segment_max",
-           "segment_min", "segment_prod"]
+           "segment_min", "segment_prod", "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
+           "softplus", "hardtanh", "logsigmoid", "sigmoid", "tanh", "softmax", "log_softmax", "glu", "normalize",
+           "one_hot", "linear", "layer_norm"]
 
 
 def _per_axis(value, nd: int, fn: str, what: str, low: int = 0) -> tuple[int, ...]:
@@ -405,3 +413,153 @@ def selective_scan(u, delta, A, B, C, D=None, z=None, delta_bias=None, delta_sof
     if not return_last_state:
         return out
     return out, fnp.reshape(states[L - 1:L], (batch, d, n))
+
+
+
+# -- torch.nn.functional's activations and small layers ------------------------------------------------
+def relu(x):
+    """max(x, 0)."""
+    return fnp.relu(x)
+
+
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return fnp.clip(x, 0.0, 6.0)
+
+
+def leaky_relu(x, negative_slope: float = 0.01):
+    """x where x > 0, else `negative_slope` x."""
+    return fnp.where(x > 0, x, x * negative_slope)
+
+
+def elu(x, alpha: float = 1.0):
+    """x where x > 0, else `alpha` (e^x - 1)."""
+    return fnp.where(x > 0, x, alpha * fnp.expm1(fnp.minimum(x, 0.0)))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(x):
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al. (torch's)."""
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+def celu(x, alpha: float = 1.0):
+    """max(0, x) + min(0, alpha (e^(x / alpha) - 1))."""
+    if alpha == 0:
+        raise ShapeError("celu: alpha must not be 0")
+    return fnp.maximum(x, 0.0) + fnp.minimum(alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha), 0.0)
+
+
+def gelu(x, approximate: str = "none"):
+    """torch's gelu: `x Phi(x)` with the normal CDF through erf ('none', torch's default), or the tanh form
+    ('tanh', JAX's default and `frame.numpy.gelu`)."""
+    if approximate == "tanh":
+        return fnp.gelu(x)
+    if approximate != "none":
+        raise ShapeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return 0.5 * x * (1.0 + fnp.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+def sigmoid(x):
+    """1 / (1 + e^-x)."""
+    return fnp.sigmoid(x)
+
+
+def tanh(x):
+    """The hyperbolic tangent."""
+    return fnp.tanh(x)
+
+
+def silu(x):
+    """x sigmoid(x) (swish)."""
+    return x * fnp.sigmoid(x)
+
+
+def softplus(x, beta: float = 1.0, threshold: float = 20.0):
+    """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (torch's linear region)."""
+    if beta == 1.0:
+        smooth = fnp.softplus(x)
+    else:
+        smooth = fnp.softplus(x * beta) / beta
+    return fnp.where(x * beta > threshold, x, smooth)
+
+
+def mish(x):
+    """x tanh(softplus(x))."""
+    return x * fnp.tanh(fnp.softplus(x))
+
+
+def hardtanh(x, min_val: float = -1.0, max_val: float = 1.0):
+    """x clipped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ShapeError(f"hardtanh: min_val {min_val} must not exceed max_val {max_val}")
+    return fnp.clip(x, min_val, max_val)
+
+
+def logsigmoid(x):
+    """log sigmoid(x) = -softplus(-x), without overflow."""
+    return -fnp.softplus(-x)
+
+
+def softmax(x, dim: int):
+    """exp(x) / sum(exp(x)) along `dim` (which torch asks for; so does frame)."""
+    return fnp.softmax(x, axis=dim)
+
+
+def log_softmax(x, dim: int):
+    """x - logsumexp(x) along `dim`."""
+    return fnp.log_softmax(x, axis=dim)
+
+
+def glu(x, dim: int = -1):
+    """The gated linear unit: the first half of `dim` times the sigmoid of the second half."""
+    n = _shape(x)[dim] if _shape(x) else 0
+    if n % 2:
+        raise ShapeError(f"glu: dimension {dim} of shape {_shape(x)} must have an even size")
+    first, second = fnp.split(x, 2, axis=dim)
+    return first * fnp.sigmoid(second)
+
+
+def normalize(x, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
+    """x / max(||x||_p along `dim`, eps)."""
+    size = fnp.linalg.norm(x, ord=p, axis=dim, keepdims=True)
+    return x / fnp.maximum(size, eps)
+
+
+def one_hot(tensor, num_classes: int = -1):
+    """int64 one-hot rows of the class indices in `tensor` (num_classes -1: the largest index + 1, which
+    needs concrete indices)."""
+    if _dtype(tensor) not in ("int32", "int64"):
+        raise ShapeError(f"one_hot: class indices must be integers, got {_dtype(tensor)}")
+    if num_classes == -1:
+        if isinstance(tensor, Tracer):
+            raise ShapeError("one_hot: num_classes fixes the result's shape; give it for traced indices")
+        num_classes = int(_np.max(tensor)) + 1 if _np.size(tensor) else 0
+    num_classes = _int(num_classes, "one_hot", "num_classes")
+    if not isinstance(tensor, Tracer) and _np.size(tensor) and (_np.min(tensor) < 0 or _np.max(tensor) >= num_classes):
+        raise ShapeError(f"one_hot: class values must be in [0, {num_classes}), got {_np.min(tensor)}..{_np.max(tensor)}")
+    classes = _np.arange(num_classes).reshape((1,) * len(_shape(tensor)) + (num_classes,))
+    return fnp.astype(fnp.expand_dims(tensor, -1) == classes, "int64")
+
+
+def linear(input, weight, bias=None):  # noqa: A002  (torch's name)
+    """input @ weight.T + bias, weight (out_features, in_features) as torch stores it."""
+    if len(_shape(weight)) != 2 or _shape(input)[-1:] != _shape(weight)[1:]:
+        raise ShapeError(f"linear: weight must be (out_features, {(_shape(input) or (None,))[-1]}), got {_shape(weight)}")
+    y = fnp.matmul(input, fnp.transpose(weight))
+    return y if bias is None else y + bias
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):  # noqa: A002
+    """torch's layer_norm: normalised over the trailing `normalized_shape` axes (biased variance), then
+    times `weight` plus `bias` (of that shape) when given."""
+    shape = tuple(_int(d, "layer_norm", "normalized_shape") for d in
+                  ((normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape))
+    if _shape(input)[len(_shape(input)) - len(shape):] != shape:
+        raise ShapeError(f"layer_norm: normalized_shape {shape} must end the input's shape {_shape(input)}")
+    y = fnp.layer_norm(input, axis=tuple(range(-len(shape), 0)), eps=eps)
+    if weight is not None:
+        y = y * weight
+    return y if bias is None else y + bias
