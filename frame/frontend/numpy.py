@@ -171,9 +171,10 @@ Tracer.transpose = lambda self, *axes: transpose(self, axes[0] if len(axes) == 1
                                                  else axes if axes else None)
 
 # ndarray methods on tracers: each calls frame.numpy's function of the same name with the tracer first.
+# `sort` returns the sorted copy, as a JAX array's does (numpy's sorts in place, which a traced value cannot).
 METHODS = ("sum", "mean", "max", "min", "prod", "astype", "ravel", "flatten", "squeeze", "dot", "clip", "conj",
            "conjugate", "var", "std", "argmax", "argmin", "cumsum", "cumprod", "all", "any", "round", "trace",
-           "diagonal", "repeat", "swapaxes", "take")
+           "diagonal", "repeat", "swapaxes", "take", "sort", "argsort", "searchsorted", "copy", "ptp")
 
 
 def _method(function):
@@ -190,4 +191,17 @@ for _name in METHODS:
 for _name in ("real", "imag"):
     if callable(globals().get(_name)):
         setattr(Tracer, _name, property(globals()[_name]))
+Tracer.mT = property(lambda self: matrix_transpose(self))
+Tracer.itemsize = property(lambda self: self.dtype.itemsize)
+Tracer.nbytes = property(lambda self: self.size * self.dtype.itemsize)
+
+
+def _no_concrete_value(what: str):
+    def method(self, *args, **kwargs):
+        raise TraceError(f"{what} needs the concrete value of a traced {self.type}, which does not exist while "
+                         "tracing; return the array from the traced function and convert it outside")
+    return method
+
+
+Tracer.item, Tracer.tolist = _no_concrete_value("item()"), _no_concrete_value("tolist()")
 _COUNTERPARTS = _numpy_counterparts()

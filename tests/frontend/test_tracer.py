@@ -189,3 +189,15 @@ def test_binary_operator_with_an_unusable_object_still_names_it():
         frame.function(lambda x: x + {})(np.ones(2, np.float32))
     with pytest.raises(TypeError, match="unsupported operand"):   # q + x: q.__add__ is missing, x defers back
         frame.function(lambda x: _OptsOut() + x)(np.ones(2, np.float32))
+
+
+def test_array_methods_for_sorting_and_the_matrix_transpose():
+    x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    got = frame.function(lambda a: (a.sort(), a.argsort(axis=0), a.copy(), a.mT, a.sort()[1].searchsorted(4.5)))(x)
+    want = (np.sort(x), np.argsort(x, axis=0), x, x.T, np.searchsorted(np.sort(x)[1], 4.5))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert frame.function(lambda a: a * a.itemsize + a.nbytes)(np.ones(2, np.float32)).tolist() == [12.0, 12.0]
+    for method in ("item", "tolist"):
+        with pytest.raises(TraceError, match=rf"{method}\(\) needs the concrete value"):
+            frame.function(lambda a: getattr(a, method)())(x)
