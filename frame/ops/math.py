@@ -75,6 +75,34 @@ _special_unary("erfc", lambda ctx, x, y, gy: -(gy * (TWO_OVER_SQRT_PI * prim.exp
                "complementary error function 1 - erf(x)")
 
 
+# Log-gamma and its derivatives: gammaln' = digamma = polygamma(0, .) and polygamma(n, .)' = polygamma(n + 1, .),
+# so every order differentiates again (JAX: lax.lgamma, lax.digamma, lax.polygamma). Not numpy functions:
+# frame.scipy.special names them, as jax.scipy.special does.
+def _special_op(name, scipy_name, rule, doc, jax, jax_imports=(), attrs=None):
+    kernel = _special(scipy_name) if attrs is None else None
+    if attrs is None:
+        unary(name, kernel, rule, doc=doc, numpy=lambda e, x: f"{e.fn(kernel)}({x}{e.out})", numpy_out=True,
+              jax=jax, jax_imports=list(jax_imports))
+    else:
+        unary(name, _polygamma_kernel, rule, attrs=attrs, doc=doc, jax=jax, jax_imports=list(jax_imports))
+
+
+def _polygamma_kernel(x, n):
+    from scipy import special
+    return np.asarray(special.polygamma(n, x), dtype=x.dtype)
+
+
+_special_op("gammaln", "gammaln", lambda ctx, x, y, gy: gy * prim.digamma(x), "log |Gamma(x)|", "lax.lgamma",
+            ["lgamma"])
+_special_op("digamma", "digamma", lambda ctx, x, y, gy: gy * prim.polygamma(x, n=1),
+            "the digamma function Gamma'(x) / Gamma(x)", "lax.digamma", ["digamma"])
+_special_op("polygamma", None, lambda ctx, x, y, gy: gy * prim.polygamma(x, n=ctx.attrs["n"] + 1),
+            "the n-th derivative of digamma (attribute n >= 0)",
+            lambda J, x, n: J.lax.polygamma(J.jnp.full_like(x, n), x), attrs={"n": ((int,), True)})
+_special_op("erfinv", "erfinv", lambda ctx, x, y, gy: gy * (math.sqrt(math.pi) / 2.0 * prim.exp(prim.square(y))),
+            "the inverse error function on (-1, 1)", "lax.erf_inv", ["erf_inv"])
+
+
 def _sinc_grad(ctx, x, y, gy):
     # sinc'(x) = (cos(pi x) - sinc(x)) / x, which cancels catastrophically near 0; there (|x| < 0.01) its
     # Maclaurin series -pi^2 x / 3 + pi^4 x^3 / 30 - pi^6 x^5 / 840, accurate to 1e-13 and exact at 0 with

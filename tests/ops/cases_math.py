@@ -58,6 +58,10 @@ CASES = [
     *[OpCase(op, _ins(_away_from_zero(*s)), fn, label=lb, smooth=op == "reciprocal")
       for op, fn in [("reciprocal", np.reciprocal), ("fabs", np.fabs)] for s, lb in [((3, 4), "2d"), ((), "rank0")]],
     *_unary("erf", special.erf, lo=-2.0, hi=2.0), *_unary("erfc", special.erfc, lo=-2.0, hi=2.0),
+    *_unary("gammaln", special.gammaln, lo=0.3, hi=4.0), *_unary("digamma", special.digamma, lo=0.3, hi=4.0),
+    *_unary("erfinv", special.erfinv, lo=-0.9, hi=0.9),
+    *[OpCase("polygamma", _ins(_u(3, 4, lo=0.3, hi=4.0)), lambda x, n: special.polygamma(n, x), {"n": n}, label=f"n{n}")
+      for n in (0, 1, 3)],
     *_unary("sinc", np.sinc, lo=-2.0, hi=2.0),
     OpCase("sinc", _ins(_with_zero(2, 3)), np.sinc, label="at-zero"),
     *[OpCase(op, _ins(_off_grid(*s)), getattr(np, op), label=lb, smooth=False)
