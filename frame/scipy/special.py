@@ -17,7 +17,7 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..frontend import numpy as fnp
-from ..frontend.args import _dtype, _int, _ndim, _shape
+from ..frontend.args import _dtype, _int, _shape
 from ..tracing import bind
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py",
