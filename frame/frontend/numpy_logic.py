@@ -14,7 +14,10 @@ __all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bi
 
 
 def _truth(cond):
-    """`cond` as bool (numpy's truth value: nonzero is true)."""
+    """`cond` as bool (numpy's truth value: nonzero is true). A Python number becomes a numpy bool: as a
+    weak scalar it would take the values' dtype in the op's promotion."""
+    if isinstance(cond, (bool, int, float, complex)):
+        return _np.asarray(bool(cond))
     return cond if _dtype(cond) == "bool" else bind("not_equal", cond, 0)
 
 

@@ -23,6 +23,8 @@ CASES = [
       for a, b, label in BROADCAST_SHAPES],
     *[NumpyCase("where", lambda rng, d=d: (_mask(rng, (2, 3)), uniform(rng, (2, 3), d), uniform(rng, (3,), "float32")),
                 label=f"{d}-f32") for d in DTYPES],
+    *[NumpyCase("where", lambda rng, c=c: (c, uniform(rng, (2, 3)), 0.5), label=f"python-{c}", wrt=(1,))
+      for c in (True, False, 0, 2.5)],
     NumpyCase("where", lambda rng: (uniform(rng, (2, 3), "int64"), 1.5, uniform(rng, (3,))), label="int-cond",
               wrt=(2,)),
     NumpyCase("select", lambda rng: ([uniform(rng, (4,)) > 0.3, uniform(rng, (4,)) < 0], [uniform(rng, (4,)), 2.0]),
