@@ -223,6 +223,12 @@ def asarray(a, dtype=None):
     return out
 
 
+def as_operand(x):
+    """numpy's array_like for an operand: lists and tuples become arrays (tracers inside them stacked);
+    arrays, tracers and Python numbers stay as they are (a Python number keeps its weak dtype)."""
+    return asarray(x) if isinstance(x, (list, tuple)) else x
+
+
 def array(object, dtype=None):
     """numpy.array: like `asarray` (traced values are never aliased, so copying changes nothing)."""
     out = asarray(object, dtype)

@@ -8,6 +8,7 @@ from ..errors import ShapeError, TraceError
 from ..ir.types import canonical_dtype
 from ..tracing import bind
 from .args import _dtype, _shape
+from .numpy_creation import as_operand
 
 __all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "invert", "isclose", "allclose", "array_equal"]
@@ -100,6 +101,7 @@ bitwise_not = invert = _bool_only("invert", "logical_not")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """numpy's `isclose`: `|a - b| <= atol + rtol * |b|` elementwise (bool), with equal infinities close
     and NaNs close to each other only with `equal_nan`; `b` computed as float, as numpy does."""
+    a, b = as_operand(a), as_operand(b)
     if (_dtype(b) or "float64") in ("bool", "int32", "int64"):
         b = astype(b, "float64")
     close = bind("less_equal", bind("abs", a - b), atol + rtol * bind("abs", b))
@@ -118,6 +120,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def array_equal(a1, a2, equal_nan=False):
     """numpy's `array_equal`: same shape and elements (NaNs equal only with `equal_nan`), a bool scalar array."""
+    a1, a2 = as_operand(a1), as_operand(a2)
     if _shape(a1) != _shape(a2):
         return _np.asarray(False)
     same = bind("equal", a1, a2)

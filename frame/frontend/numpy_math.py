@@ -12,6 +12,7 @@ import math
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
 from .args import _axis, _dtype, _ndim, _shape
+from .numpy_creation import as_operand
 from .numpy_logic import astype, where
 from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, pad, reshape, stack, take
 
@@ -112,7 +113,8 @@ around = round
 
 # -- elementwise functions built from other ops ------------------------------------------------------
 def _inexact(x):
-    """`x` as numpy's float ufuncs see it: bool and integers in float64."""
+    """`x` as numpy's float ufuncs see it (lists as arrays): bool and integers in float64."""
+    x = as_operand(x)
     return astype(x, "float64") if _dtype(x) in ("bool", "int32", "int64") else x
 
 
@@ -161,6 +163,7 @@ def copysign(x1, x2):
 
 def _nan_ignoring(op: str):
     def function(x1, x2):
+        x1, x2 = as_operand(x1), as_operand(x2)
         if not any((_dtype(x) or "").startswith(("float", "complex")) for x in (x1, x2)):
             return bind(op, x1, x2)
         return where(bind("isnan", x2), x1, where(bind("isnan", x1), x2, bind(op, x1, x2)))
@@ -183,6 +186,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     joining `prepend`/`append` (scalars broadcast to one slice)."""
     if isinstance(n, bool) or not isinstance(n, (int, _np.integer)) or n < 0:
         raise ShapeError(f"frame.numpy.diff: order n must be a non-negative int, got {n!r}")
+    a, prepend, append = as_operand(a), as_operand(prepend), as_operand(append)
     rank = _ndim(a)
     if rank == 0:
         raise ShapeError("frame.numpy.diff requires an input that is at least one dimensional")
@@ -221,6 +225,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
     """numpy's `gradient`: second-order central differences inside, first- or second-order (`edge_order`)
     one-sided ones at the ends, along every axis (or `axis`); the spacing per axis is a number or the
     coordinates (uniform or not), as numpy takes it. One array for one axis, else a tuple."""
+    f = as_operand(f)
     shape = _shape(f)
     axes = tuple(range(len(shape))) if axis is None else \
         tuple(_axis(a, len(shape), "gradient") for a in ((axis,) if isinstance(axis, (int, _np.integer)) else axis))
@@ -274,6 +279,7 @@ def _gradient_along(f, axis: int, dx, edge_order: int):
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """numpy's `trapezoid`: the integral of `y` along `axis` by the trapezoidal rule, over the sample
     points `x` (1-d, or `y`'s shape) or with the spacing `dx`; differentiable in `y` and `x`."""
+    y, x = as_operand(y), as_operand(x)
     rank = _ndim(y)
     axis = _axis(axis, rank, "trapezoid")
     if x is None:
@@ -291,6 +297,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
     `axisa`/`axisb` (`axis` sets all three), the result's components along `axisc`; broadcasting."""
     if axis is not None:
         axisa = axisb = axisc = axis
+    a, b = as_operand(a), as_operand(b)
     a = moveaxis(a, _axis(axisa, _ndim(a), "cross"), -1)
     b = moveaxis(b, _axis(axisb, _ndim(b), "cross"), -1)
     na, nb = _shape(a)[-1], _shape(b)[-1]
@@ -315,6 +322,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
 def polyval(p, x):
     """numpy's `polyval`: the polynomial with coefficients `p` (highest power first) at `x`, by Horner's
     scheme as numpy evaluates it; differentiable in both."""
+    p, x = as_operand(p), as_operand(x)
     if _ndim(p) != 1:
         raise ShapeError(f"frame.numpy.polyval: p must be 1-d, got shape {_shape(p)}")
     y = bind("mul", x, 0) if _dtype(x) != "bool" else astype(x, "int64") * 0
@@ -326,6 +334,7 @@ def polyval(p, x):
 def _sliding(a, v, mode: str, op: str):
     """numpy's 1-d discrete convolution of `a` with `v` in `mode` (full, same, valid): the padded `a` read
     through a window matrix (a gather with static indices) times the reversed `v`, summed. O(len(a) len(v))."""
+    a, v = as_operand(a), as_operand(v)
     if _ndim(a) != 1 or _ndim(v) != 1:
         raise ShapeError(f"frame.numpy.{op}: needs two 1-d arrays, got shapes {_shape(a)} and {_shape(v)}")
     if mode not in ("full", "same", "valid"):
@@ -352,6 +361,7 @@ def convolve(a, v, mode: str = "full"):
 
 def correlate(a, v, mode: str = "valid"):
     """numpy's `correlate` of two 1-d arrays, `c[k] = sum_n a[n + k] conj(v[n])` (modes valid, same, full)."""
+    a, v = as_operand(a), as_operand(v)
     if _ndim(v) == 1 and (_dtype(v) or "").startswith("complex"):
         v = bind("conj", v)
     backwards = slice(None, None, -1)

@@ -18,6 +18,7 @@ import numpy as _np
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
 from .args import _axes, _axis, _dtype, _ndim, _shape
+from .numpy_creation import as_operand
 from .numpy_logic import astype, where
 from .numpy_reduce import _refuse
 from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
@@ -65,6 +66,7 @@ def searchsorted(a, v, side="left", sorter=None):
     is the permutation that sorts `a`, when `a` itself is not sorted."""
     if side not in ("left", "right"):
         raise ShapeError(f"frame.numpy.searchsorted: side must be 'left' or 'right', got {side!r}")
+    a, v = as_operand(a), as_operand(v)
     if _ndim(a) != 1:
         raise ShapeError(f"frame.numpy.searchsorted: a must be 1-d, got shape {_shape(a)}")
     _real_operands("searchsorted", a, v)
@@ -92,6 +94,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     1-d); `left`/`right` (default `fp[0]`/`fp[-1]`) outside. float64 (complex128 for complex `fp`) as in
     numpy; differentiable in `x`, `xp` and `fp`. `period` is not supported."""
     _refuse("interp", period=period)
+    x, xp, fp = as_operand(x), as_operand(xp), as_operand(fp)
     if _ndim(xp) != 1 or _shape(xp) != _shape(fp) or _shape(xp)[0] == 0:
         raise ShapeError(f"frame.numpy.interp: xp and fp must be 1-d of one nonzero length, got shapes "
                          f"{_shape(xp)} and {_shape(fp)}")
@@ -118,6 +121,7 @@ def _clip_index(j, hi: int):
 def _sorted_last(a, axis, op: str, dtype=None):
     """`a` (in `dtype`, when given) with the `axis` axes moved to the end, flattened into one and sorted;
     the count along it; the kept axes' sizes; and the shape keepdims gives."""
+    a = as_operand(a)
     if _dtype(a) == "bool" or _dtype(a).startswith("complex"):
         raise ShapeError(f"frame.numpy.{op}: needs real numbers, got {_dtype(a)}")
     if dtype is not None:

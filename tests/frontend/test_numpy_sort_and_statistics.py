@@ -79,3 +79,18 @@ def test_dtype_information_follows_numpy_for_traced_values_too():
 
     frame.trace(f, np.ones(2, np.float32), np.ones(2, np.int64))
     assert seen == {"x": np.float32, "x+1.0": np.float32, "x,k": np.float64}
+
+
+@pytest.mark.parametrize("name, args", [
+    ("deg2rad", ([90, 180.0],)), ("rad2deg", ([1.0, 2.0],)), ("isclose", ([1.0, 2.0], [1.0, 2.1])),
+    ("allclose", ([1.0, 2.0], [1.0, 2.0])), ("array_equal", ([1, 2], [1, 2])), ("fmax", ([1.0, np.nan], [0.0, 3.0])),
+    ("interp", ([0.5, 1.5], [0, 1, 2], [0.0, 10.0, 5.0])), ("searchsorted", ([1, 2, 3], [2.5, 0])),
+    ("median", ([3, 1, 2, 5],)), ("quantile", ([3.0, 1.0, 2.0], [0.25, 0.5])), ("diff", ([1, 4, 9, 16],)),
+    ("gradient", ([1.0, 4.0, 9.0, 16.0],)), ("trapezoid", ([1.0, 2.0, 4.0], [0.0, 1.0, 3.0])),
+    ("cross", ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])), ("polyval", ([1.0, -2.0, 3.0], [0.5, 2.0])),
+    ("convolve", ([1, 2, 3], [0, 1, 0.5])), ("correlate", ([1.0, 2.0, 3.0], [0.0, 1.0])),
+])
+def test_lists_are_taken_as_arrays_as_numpy_takes_them(name, args):
+    got, want = getattr(fnp, name)(*args), getattr(np, name)(*args)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
