@@ -1,6 +1,6 @@
 """`frame.numpy.fft`: numpy's 1-D `fft`, `ifft`, `rfft`, `irfft` (complex spectra; `n`, `axis`, `norm`),
 their n-d forms `fft2`, `ifft2`, `rfft2`, `irfft2`, `fftn`, `ifftn`, `rfftn`, `irfftn` (`s`, `axes`,
-`norm`), `fftfreq`/`rfftfreq`, and the packed-real transforms pino uses (`rfft_packed`, generated
+`norm`), the Hermitian `hfft`/`ihfft`, `fftfreq`/`rfftfreq`, `fftshift`/`ifftshift`, and the packed-real transforms pino uses (`rfft_packed`, generated
 from the registry, and `irfft_packed`).
 
 The n-d transforms are numpy's own definition (numpy/fft/_pocketfft.py `_raw_fftnd`, `rfftn`,
@@ -291,8 +291,45 @@ def _nd2(kind: str, alias: str, a, s, axes, norm):
     return _nd(kind, a, s, axes, norm, alias)
 
 
+_SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+    """numpy's `hfft`: the real spectrum of a signal with Hermitian symmetry given by its first half,
+    `irfft(conj(a), n)` with the norm's direction swapped (numpy's definition)."""
+    if norm not in _SWAPPED_NORM:
+        raise ShapeError(f"fnp.fft.hfft: norm must be one of {', '.join(_NORMS)} or None, got {norm!r}")
+    return fft.irfft(bind("conj", _as_inexact(a, "hfft", True)), n, axis, _SWAPPED_NORM[norm])   # the namespace below
+
+
+def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+    """numpy's `ihfft`: the inverse of `hfft`, `conj(rfft(a, n))` with the norm's direction swapped."""
+    if norm not in _SWAPPED_NORM:
+        raise ShapeError(f"fnp.fft.ihfft: norm must be one of {', '.join(_NORMS)} or None, got {norm!r}")
+    return bind("conj", fft.rfft(a, n, axis, _SWAPPED_NORM[norm]))
+
+
+def _shift(x, axes, sign: int, name: str):
+    from .numpy_shape import roll
+    shape = _shape(x)
+    axes = tuple(range(len(shape))) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
+    axes = tuple(_axis(a, len(shape), name) for a in axes)
+    return roll(x, tuple(sign * (shape[a] // 2) for a in axes), axes) if axes else x
+
+
+def fftshift(x, axes=None):
+    """numpy's `fftshift`: the zero frequency moved to the centre (a roll by n // 2 along `axes`, None: all)."""
+    return _shift(x, axes, 1, "fftshift")
+
+
+def ifftshift(x, axes=None):
+    """numpy's `ifftshift`: the inverse of `fftshift` (a roll by -(n // 2))."""
+    return _shift(x, axes, -1, "ifftshift")
+
+
 # frame.numpy has these under fft only, as numpy does; fft.rfft_packed is generated from the registry.
 fft = SimpleNamespace(fft=fft, ifft=ifft, rfft=rfft, irfft=irfft, fft2=fft2, ifft2=ifft2, rfft2=rfft2, irfft2=irfft2,
                       fftn=fftn, ifftn=ifftn, rfftn=rfftn, irfftn=irfftn, fftfreq=fftfreq, rfftfreq=rfftfreq,
-                      irfft_packed=irfft_packed)
-del ifft, rfft, irfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn, rfftn, irfftn, fftfreq, rfftfreq, irfft_packed
+                      irfft_packed=irfft_packed, hfft=hfft, ihfft=ihfft, fftshift=fftshift, ifftshift=ifftshift)
+del ifft, rfft, irfft, fft2, ifft2, rfft2, irfft2, fftn, ifftn, rfftn, irfftn, fftfreq, rfftfreq, irfft_packed, hfft, ihfft
+del fftshift, ifftshift

@@ -58,3 +58,17 @@ CASES = [
     *[NumpyCase(f"fft.{name}", lambda rng: (uniform(rng, (2, 5, 4), "complex128"),), kw, label=lb, rtol=1e-10,
                 atol=1e-12) for name in ("irfft2", "irfftn") for kw, lb in ND_KWARGS],
 ]
+CASES += [
+    *[NumpyCase(f"fft.{name}", lambda rng, s=s: (uniform(rng, s),), kw, label=lb, wrt=(0,))
+      for name in ("fftshift", "ifftshift") for s, kw, lb in [((4, 5), {}, "all"), ((4, 5), {"axes": 1}, "axis"),
+                                                               ((7,), {}, "odd"), ((3, 2, 5), {"axes": (0, -1)}, "axes")]],
+    *[NumpyCase("fft.hfft", lambda rng, dt=dt: (uniform(rng, (3, 5), dt),), kw, label=f"{lb}-{dt}", rtol=1e-10,
+                atol=1e-12, wrt=(0,) if dt == "float64" else ())
+      for kw, lb in [({}, "default"), ({"n": 7, "axis": 0, "norm": "ortho"}, "n-axis-ortho"), ({"norm": "forward"}, "forward")]
+      for dt in ("complex128", "float64")],
+    *[NumpyCase("fft.ihfft", lambda rng, dt=dt: (uniform(rng, (3, 6), dt),), kw, label=f"{lb}-{dt}", rtol=1e-10,
+                atol=1e-12, wrt=(0,) if dt == "float64" else ())
+      for kw, lb in [({}, "default"), ({"n": 5, "axis": 0, "norm": "backward"}, "n-axis"), ({"norm": "ortho"}, "ortho")]
+      for dt in ("float64", "float32")],
+]
+
