@@ -17,7 +17,8 @@ from tests.ops.cases import CASES_BY_OP
 # Names that are not functions of arrays (constants, dtypes, namespaces) or are checked elsewhere.
 NOT_FUNCTIONS = {"pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64", "int32", "int64", "bool_",
                  "complex64", "complex128", "ndarray", "fft", "linalg", "linalg.LinAlgError", "at", "debug_print", "slice_axes", "getitem",
-                 "finfo", "iinfo", "result_type"}   # dtype information: tests/frontend/test_numpy_sort_and_statistics.py
+                 "finfo", "iinfo", "result_type",   # dtype information: tests/frontend/test_numpy_sort_and_statistics.py
+                 "vectorize", "apply_along_axis"}   # take functions: tests/frontend/test_vectorize.py
 
 
 def _public_functions() -> list[str]:
