@@ -16,7 +16,7 @@ from ..tracing import Tracer, prim
 from .args import _axis, _int, _ints, _shape
 
 __all__ = ['asarray', 'array', 'zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like', 'full_like',
-           'logspace', 'geomspace', 'arange', 'linspace', 'eye', 'identity']
+           'logspace', 'geomspace', 'tri', 'tril_indices', 'triu_indices', 'diag_indices', 'indices', 'arange', 'linspace', 'eye', 'identity']
 
 
 def _dtype(dtype, default="float64") -> str:
@@ -162,6 +162,26 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
                              axis=axis)
     except ValueError as e:
         raise ShapeError(f"fnp.geomspace({start!r}, {stop!r}): {e}") from None
+
+
+def _static_indices(name: str):
+    """numpy's index-array maker `name`: its arguments are shapes and offsets, so the result is a numpy
+    constant (arrays of a traced value's indices are its shape's, known while tracing)."""
+    numpy_fn = getattr(_np, name)
+
+    def function(*args, **kwargs):
+        _static(name, **{f"argument {i}": a for i, a in enumerate(args)}, **kwargs)
+        try:
+            return numpy_fn(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            raise ShapeError(f"fnp.{name}: {e}") from None
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"numpy.{name} (static arguments; the result is a numpy constant)"
+    return function
+
+
+tri, tril_indices, triu_indices, diag_indices, indices = (
+    _static_indices(n) for n in ("tri", "tril_indices", "triu_indices", "diag_indices", "indices"))
 
 
 def eye(N, M=None, k: int = 0, dtype=None):

@@ -18,7 +18,7 @@ from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, pad, resh
 
 __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'cbrt', 'deg2rad', 'radians', 'rad2deg', 'degrees',
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
-           'correlate']
+           'correlate', 'unwrap', 'vander']
 
 
 def power(x, p):
@@ -368,3 +368,32 @@ def correlate(a, v, mode: str = "valid"):
     if _ndim(a) == 1 and _ndim(v) == 1 and _shape(v)[0] > _shape(a)[0]:   # numpy swaps, then reverses the result
         return getitem(_sliding(v, getitem(a, backwards), mode, "correlate"), backwards)
     return _sliding(a, getitem(v, backwards) if _ndim(v) == 1 else v, mode, "correlate")
+
+
+def unwrap(p, discont=None, axis: int = -1, *, period: float = 2 * math.pi):
+    """numpy's `unwrap`: jumps between neighbours larger than `discont` (default period / 2) along `axis`
+    replaced by their complement modulo `period`, as numpy computes it (float operands)."""
+    p = _inexact(p)
+    axis = _axis(axis, _ndim(p), "unwrap")
+    dd = diff(p, axis=axis)
+    discont = period / 2 if discont is None else discont
+    high = period / 2
+    ddmod = bind("mod", dd + high, period) - high
+    ddmod = where((ddmod == -high) & (dd > 0), high, ddmod)   # numpy's choice at exactly half a period
+    correction = where(bind("abs", dd) < discont, 0.0, ddmod - dd)
+    first = getitem(p, _along(axis, slice(0, 1)))
+    rest = getitem(p, _along(axis, slice(1, None))) + bind("cumsum", correction, axis=axis)
+    return concatenate([first, rest], axis=axis)
+
+
+def vander(x, N=None, increasing: bool = False):
+    """numpy's `vander`: the powers of the 1-d `x` as columns, highest first (lowest with `increasing`)."""
+    x = as_operand(x)
+    if _ndim(x) != 1:
+        raise ShapeError(f"frame.numpy.vander: x must be 1-d, got shape {_shape(x)}")
+    n = _shape(x)[0] if N is None else N
+    powers = _np.arange(n) if increasing else _np.arange(n)[::-1]
+    if n == 0:
+        return bind("mul", reshape(x, (-1, 1)), _np.zeros((1, 0), _dtype(x)))
+    columns = [bind("mul", x, 0) + 1 if k == 0 else x if k == 1 else power(x, int(k)) for k in powers]
+    return stack(columns, axis=1)

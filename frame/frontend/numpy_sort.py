@@ -1,5 +1,6 @@
 """frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `searchsorted`, `digitize`,
-`interp`, `median`, `quantile`, `percentile` and their NaN-ignoring forms.
+`interp`, `median`, `quantile`, `percentile` and their NaN-ignoring forms, and counting into bins
+(`bincount`, `histogram`, by comparisons: static result lengths, traced values).
 
 Everything stands on one op, the stable `argsort` (frame/ops/reduce.py): `sort` gathers by its
 indices, so its derivative is the gather's (the cotangent goes back to where each value came from,
@@ -11,6 +12,7 @@ the nan-forms read each slice's non-NaN values (its first `count`, with per-slic
 """
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as _np
@@ -24,7 +26,7 @@ from .numpy_reduce import _refuse
 from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
 
 __all__ = ["sort", "argsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile", "nanmedian",
-           "nanquantile", "nanpercentile"]
+           "nanquantile", "nanpercentile", "bincount", "histogram"]
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -274,3 +276,84 @@ def digitize(x, bins, right: bool = False):
     decreasing = getitem(bins, -1) < getitem(bins, 0) if n > 1 else False
     return where(decreasing, n - searchsorted(getitem(bins, slice(None, None, -1)), x, side=side),
                  searchsorted(bins, x, side=side))
+
+
+def _counts(index, length: int, weights, present=None):
+    """How many elements (or how much weight) fall in each of `length` bins: a one-hot sum over `index`."""
+    hits = bind("equal", expand_dims(index, -1), _np.arange(length))
+    if present is not None:
+        hits = hits & expand_dims(present, -1)
+    if weights is None:
+        return bind("sum", hits, axes=tuple(range(len(_shape(hits)) - 1)), keepdims=False)
+    mass = where(hits, expand_dims(weights, -1), 0)
+    return bind("sum", mass, axes=tuple(range(len(_shape(mass)) - 1)), keepdims=False)
+
+
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+    """numpy's `bincount` of the non-negative ints `x` (1-d): int64 counts, or the sums of `weights`
+    (float64). The result's length is max(x) + 1 (at least `minlength`) for concrete `x`; traced `x`
+    needs `length=` (JAX's argument), and values beyond it are not counted, as in JAX."""
+    x, weights = as_operand(x), as_operand(weights)
+    if _ndim(x) != 1 or _dtype(x) not in ("int32", "int64", "bool"):
+        raise ShapeError(f"frame.numpy.bincount: x must be a 1-d array of non-negative ints, got {_dtype(x)}"
+                         f"{list(_shape(x))}")
+    if length is None:
+        if isinstance(x, Tracer):
+            raise ShapeError("frame.numpy.bincount: the result's length depends on the values; give length= for "
+                             "traced x")
+        if _np.size(x) and _np.min(x) < 0:
+            raise ShapeError("frame.numpy.bincount: x must be non-negative, as numpy requires")
+        length = builtins.max(int(_np.max(x)) + 1 if _np.size(x) else 0, minlength)
+    if weights is not None:
+        weights = astype(weights, "float64") if not (_dtype(weights) or "").startswith("complex") else weights
+    return _counts(astype(x, "int64"), length, weights)
+
+
+def histogram(a, bins=10, range=None, density: bool = False, weights=None):  # noqa: A002  (numpy's name)
+    """numpy's `histogram`: counts (int64, or summed `weights`) of `a` (flattened) in `bins` (a count, or
+    increasing edges), the last bin closed, values outside `range` left out; with `density`, divided by
+    the total and the bin widths. Returns (hist, bin_edges). Edges from a traced `a`'s min and max when
+    neither `range` nor edges are given."""
+    a = ravel(as_operand(a))
+    weights = None if weights is None else ravel(as_operand(weights))
+    if isinstance(bins, (int, _np.integer)) and not isinstance(bins, bool):
+        if bins < 1:
+            raise ShapeError(f"frame.numpy.histogram: bins must be a positive int, got {bins}")
+        if range is not None:
+            lo, hi = (float(v) for v in range)
+            if lo > hi:
+                raise ShapeError(f"frame.numpy.histogram: max must be larger than min in range {range}")
+        elif isinstance(a, Tracer):   # edges in a's float dtype (float64 for ints), as numpy's
+            wide = a if _dtype(a).startswith("float") else astype(a, "float64")
+            lo, hi = bind("min", wide, axes=(0,), keepdims=False), bind("max", wide, axes=(0,), keepdims=False)
+        else:   # numpy's: a's own min and max (numpy scalars, so the edges are computed in a's dtype)
+            lo, hi = (_np.min(a), _np.max(a)) if _np.size(a) else (0, 1)
+        if not isinstance(lo, Tracer) and lo == hi:     # numpy widens an empty range by 1/2 each side
+            lo, hi = lo - 0.5, hi + 0.5
+        elif isinstance(lo, Tracer):
+            same = lo == hi
+            lo, hi = where(same, lo - 0.5, lo), where(same, hi + 0.5, hi)
+        if isinstance(lo, Tracer):
+            edges = lo + (hi - lo) * (_np.arange(bins + 1) / bins).astype(_dtype(lo))
+        else:   # numpy's edges: a linspace in the result type of the range and a, a float one
+            bin_type = _np.result_type(lo, hi, _np.dtype(_dtype(a)))
+            if bin_type.kind in "iub":
+                bin_type = _np.result_type(bin_type, float)
+            edges = _np.linspace(lo, hi, bins + 1, dtype=bin_type)
+    else:
+        edges = as_operand(bins)
+        if _ndim(edges) != 1 or _shape(edges)[0] < 2:
+            raise ShapeError(f"frame.numpy.histogram: bins must be an int or at least 2 increasing edges, got "
+                             f"shape {_shape(edges)}")
+        if not isinstance(edges, Tracer) and _np.any(_np.diff(edges) < 0):
+            raise ShapeError("frame.numpy.histogram: bins must increase monotonically")
+    n = _shape(edges)[0] - 1
+    index = searchsorted(edges, a, "right") - 1
+    last = getitem(edges, -1)
+    index = where(a == last, n - 1, index)                  # the last bin is closed on the right
+    present = (a >= getitem(edges, 0)) & (a <= last)
+    hist = _counts(index, n, weights, present)
+    if density:
+        widths = getitem(edges, slice(1, None)) - getitem(edges, slice(None, -1))
+        hist = astype(hist, "float64") / widths / bind("sum", hist, axes=(0,), keepdims=False)
+    return hist, edges

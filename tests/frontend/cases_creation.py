@@ -64,3 +64,10 @@ CASES += [
       [((1, 1000, 4), {}, "decades"), ((-1, -16, 5), {}, "negative"), ((2, 32, 4), {"endpoint": False, "dtype": "float32"},
                                                                        "open-float32")]],
 ]
+CASES += [
+    *[NumpyCase(name, lambda rng, a=a: a, kw, label=lb) for name, a, kw, lb in [
+        ("tri", (3,), {}, "square"), ("tri", (2, 4, 1), {"dtype": "int32"}, "k1-int32"),
+        ("tril_indices", (4,), {}, "n4"), ("tril_indices", (3, -1, 4), {}, "k-m"),
+        ("triu_indices", (4, 1), {}, "k1"), ("diag_indices", (3,), {}, "n3"), ("diag_indices", (2, 3), {}, "ndim3"),
+        ("indices", ((2, 3),), {}, "2d")]],
+]

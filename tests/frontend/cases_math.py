@@ -171,3 +171,16 @@ CASES += [
       for d in ("float64", "int32")],
     NumpyCase("correlate", lambda rng: (uniform(rng, (5,), "complex128"), uniform(rng, (3,), "complex128")), label="complex"),
 ]
+def _wrapped_phase(rng, shape):
+    """Angles in (-pi, pi] of a phase that drifts by up to 4 radians a step: unwrap has jumps to undo."""
+    return np.angle(np.exp(1j * np.cumsum(rng.uniform(-2.0, 4.0, shape), axis=-1)))
+
+
+CASES += [
+    *[NumpyCase("unwrap", lambda rng: (_wrapped_phase(rng, (3, 12)),), kw, label=lb, wrt=(0,))
+      for kw, lb in [({}, "default"), ({"axis": 0}, "axis0"), ({"discont": 4.0}, "discont"), ({"period": 6.0}, "period")]],
+    NumpyCase("unwrap", lambda rng: (np.array([0.0, np.pi, 2 * np.pi + 0.1, -np.pi]),), label="half-period"),
+    *[NumpyCase("vander", lambda rng, d=d: (uniform(rng, (4,), d),), kw, label=f"{lb}-{d}", wrt=(0,) if d == "float64" else ())
+      for kw, lb in [({}, "square"), ({"N": 3}, "N3"), ({"increasing": True}, "increasing"), ({"N": 0}, "N0")]
+      for d in ("float64", "int64")],
+]

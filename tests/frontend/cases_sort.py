@@ -110,3 +110,23 @@ CASES += [
       for right in (False, True)],
     NumpyCase("digitize", lambda rng: (np.array([0, 1, 2, 3, 5]), np.array([1, 3])), label="int-ties"),
 ]
+CASES += [
+    # traced x needs length= (JAX's), which numpy spells minlength= when it is at least max(x) + 1
+    *[NumpyCase("bincount", make, kw, label=lb, reference=lambda x, *w, length=0, minlength=0:
+                np.bincount(x, *w, minlength=max(length, minlength))) for make, kw, lb in [
+        (lambda rng: (rng.integers(0, 6, 20),), {"length": 6}, "counts"),
+        (lambda rng: (rng.integers(0, 6, 20), uniform(rng, (20,))), {"length": 8}, "weights"),
+        (lambda rng: (rng.integers(0, 3, 7),), {"length": 6}, "length"),
+        (lambda rng: (np.zeros(0, np.int64),), {"length": 2}, "empty")]],
+    *[NumpyCase("histogram", make, kw, label=lb, wrt=(0,) if lb == "weights" else ()) for make, kw, lb in [
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2),), {}, "default"),
+        (lambda rng: (uniform(rng, (5, 10), lo=-2, hi=2), 7), {}, "bins-2d"),
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2), 5), {"range": (-1, 1)}, "range"),
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2), np.array([-3.0, -1.0, 0.0, 0.5, 2.0])), {}, "edges"),
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2), 6), {"density": True}, "density"),
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2), 4), {"range": (-2, 2), "weights": np.linspace(0, 1, 50)},
+         "weights-kw"),
+        (lambda rng: (np.arange(5.0), 4), {}, "edge-values"),
+        (lambda rng: (np.ones(5, "float32"), 4), {}, "constant-float32"),
+        (lambda rng: (uniform(rng, (9,), "int64"), 3), {}, "int64")]],
+]

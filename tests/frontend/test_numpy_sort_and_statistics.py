@@ -94,3 +94,16 @@ def test_lists_are_taken_as_arrays_as_numpy_takes_them(name, args):
     got, want = getattr(fnp, name)(*args), getattr(np, name)(*args)
     np.testing.assert_allclose(got, want, rtol=1e-14)
     assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+def test_bincount_of_concrete_values_takes_numpy_length_rule():
+    x = np.array([0, 3, 3, 1])
+    np.testing.assert_array_equal(fnp.bincount(x), np.bincount(x))
+    np.testing.assert_array_equal(fnp.bincount(x, minlength=6), np.bincount(x, minlength=6))
+    np.testing.assert_allclose(fnp.bincount(x, np.array([0.5, 1, 2, 4])), np.bincount(x, np.array([0.5, 1, 2, 4])))
+    with pytest.raises(ShapeError, match="give length= for traced x"):
+        frame.function(fnp.bincount)(x)
+    with pytest.raises(ShapeError, match="must be non-negative"):
+        fnp.bincount(np.array([1, -1]))
+    # JAX's rule for traced values beyond length: not counted
+    np.testing.assert_array_equal(frame.function(lambda x: fnp.bincount(x, length=2))(x), [1, 1])
