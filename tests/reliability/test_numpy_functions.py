@@ -286,7 +286,9 @@ def test_debug_print_prints_when_the_graph_runs_and_checks_its_format(capsys):
 COVERED = set(UNARY) | set(BINARY) | set(SHAPE_FUNCTIONS) | {n.split(".")[0] for n in OTHER_FUNCTIONS} | {
     "getitem", "debug_print", "true_divide", "pi", "e", "float32", "float64", "int64",
     "float16", "int32", "complex64", "complex128", "bool_",   # test_dtype_names_are_numpys
-    "at"}   # an accessor (x.at[i].set(v)), covered by tests/frontend/test_numpy_shape.py
+    "at",   # an accessor (x.at[i].set(v)), covered by tests/frontend/test_numpy_shape.py
+    "finfo", "iinfo", "result_type",   # dtype information: tests/frontend/test_numpy_sort_and_statistics.py
+    "vectorize", "apply_along_axis"}   # take functions: tests/frontend/test_vectorize.py
 
 
 @pytest.mark.parametrize("name", ["float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_"])
