@@ -25,7 +25,7 @@ from .numpy_logic import astype, where
 from .numpy_reduce import _refuse
 from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
 
-__all__ = ["sort", "argsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile", "nanmedian",
+__all__ = ["sort", "argsort", "lexsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile", "nanmedian",
            "nanquantile", "nanpercentile", "bincount", "histogram"]
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -54,6 +54,27 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     the cotangent of each sorted element goes to the element it came from."""
     a, axis = _sort_args("sort", a, axis, kind, order)
     return take_along_axis(a, bind("argsort", a, axis=axis), axis)
+
+
+def lexsort(keys, axis: int = -1):
+    """numpy's `lexsort`: the indices (int64) that sort by the last key first, ties broken by the one before,
+    ... (a stable sort per key, from the first key to the last). `keys`: a sequence of arrays of one
+    shape, or a 2-d+ array whose rows are the keys."""
+    keys = [as_operand(k) for k in keys] if isinstance(keys, (list, tuple)) else \
+        [getitem(keys, i) for i in range(_shape(keys)[0])]
+    if not keys:
+        raise ShapeError("frame.numpy.lexsort: needs at least one key")
+    shape = _shape(keys[0])
+    if any(_shape(k) != shape for k in keys):
+        raise ShapeError(f"frame.numpy.lexsort: all keys need one shape, got {[_shape(k) for k in keys]}")
+    axis = _axis(axis, len(shape), "lexsort")
+    order = None
+    for key in keys:   # least significant first: each stable pass keeps the order of the passes before
+        if order is None:
+            order = bind("argsort", key, axis=axis)
+        else:
+            order = take_along_axis(order, bind("argsort", take_along_axis(key, order, axis), axis=axis), axis)
+    return order
 
 
 def _real_operands(op: str, *xs) -> None:

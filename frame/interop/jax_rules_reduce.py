@@ -7,8 +7,8 @@ merged into jax_import's tables.
 Every primitive here carries its axes as parameters, so none is one-to-one. JAX keeps int32
 sums and products in int32 where frame (numpy) accumulates them in int64: the result is converted
 back, which gives the same wrapped value. reduce_max/reduce_min derivatives are JAX's (ties share
-the cotangent equally), reduce_prod's and cumprod's are exact with zeros in both. lax.sort by one
-key imports as frame's stable argsort and gathers (its gradient is then the gather's, as JAX's is).
+the cotangent equally), reduce_prod's and cumprod's are exact with zeros in both. lax.sort
+imports as frame's stable argsort (a pass per key) and gathers (its gradient is then the gather's, as JAX's is).
 """
 from __future__ import annotations
 
@@ -51,20 +51,24 @@ def _cumulative(op: str):
 
 
 def _sort(imp, eqn, *operands):
-    """lax.sort with one key (jnp.sort, jnp.argsort's (key, iota) pair, and what median/quantile use):
-    frame's stable argsort of the key along `dimension`, every operand gathered by it. JAX's float
-    order matches numpy's here: -0.0 ties with 0.0 and every NaN sorts last (lax's
-    _float_to_int_for_sort)."""
-    if eqn.params["num_keys"] != 1:
-        raise FrameError(f"lax.sort with num_keys={eqn.params['num_keys']} (a lexicographic sort) has no frame "
-                         "equivalent; frame imports sorts by one key")
+    """lax.sort (jnp.sort, jnp.argsort's (key, iota) pair, jnp.lexsort): frame's stable argsort of the
+    key along `dimension` (several keys: one stable pass per key, the last key first), every operand
+    gathered by it. JAX's float order matches numpy's here: -0.0 ties with 0.0 and every NaN sorts last
+    (lax's _float_to_int_for_sort)."""
     axis = int(eqn.params["dimension"])
     shape = operands[0].type.shape
-    perm = imp.node("argsort", [operands[0]], axis=axis)
-    grids = [perm if k == axis else imp.constant(np.broadcast_to(
-        np.arange(d).reshape([-1 if j == k else 1 for j in range(len(shape))]), shape).copy())
-        for k, d in enumerate(shape)]
-    return [imp.node("gather", [x, *grids]) for x in operands]
+    others = [imp.constant(np.broadcast_to(np.arange(d).reshape([-1 if j == k else 1 for j in range(len(shape))]),
+                                           shape).copy()) if k != axis else None for k, d in enumerate(shape)]
+
+    def gather(x, perm):   # x reordered along `axis` by `perm` (take_along_axis)
+        return imp.node("gather", [x, *(perm if g is None else g for g in others)])
+
+    # num_keys > 1 is lexicographic, the first key most significant: stable passes from the last key
+    order = None
+    for key in reversed(operands[:int(eqn.params["num_keys"])]):
+        step = imp.node("argsort", [key if order is None else gather(key, order)], axis=axis)
+        order = step if order is None else gather(order, step)
+    return [gather(x, order) for x in operands]
 
 
 TRANSLATIONS: dict[str, Callable] = {
@@ -85,7 +89,7 @@ _RUNNING = {"axis": implemented("frame's cumsum/cumprod along the same axis"),
 _SORT = {"dimension": implemented("frame's argsort along the same axis"),
          "is_stable": implemented("frame's argsort is stable, which an unstable sort also allows (ties can only "
                                   "reorder the other operands)"),
-         "num_keys": checked("one key: frame's argsort orders by one operand", lambda value, eqn: value == 1)}
+         "num_keys": implemented("one stable argsort pass per key, the least significant first")}
 PARAMETERS: dict[str, dict] = {
     "sort": _SORT,
     **{name: _AXES for name in ("reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")},

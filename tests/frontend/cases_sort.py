@@ -130,3 +130,9 @@ CASES += [
         (lambda rng: (np.ones(5, "float32"), 4), {}, "constant-float32"),
         (lambda rng: (uniform(rng, (9,), "int64"), 3), {}, "int64")]],
 ]
+CASES += [
+    NumpyCase("lexsort", lambda rng: ([rng.normal(size=12), rng.integers(0, 3, 12), rng.integers(0, 3, 12)],),
+              label="three-keys"),
+    NumpyCase("lexsort", lambda rng: (rng.integers(0, 3, (2, 3, 5)),), {"axis": 0}, label="array-axis0"),
+    NumpyCase("lexsort", lambda rng: ([uniform(rng, (4, 3), "int32")],), label="one-key"),
+]
