@@ -12,7 +12,8 @@ whose regions are the primitive's jaxprs, imported by the same importer into gra
   converted to int32, lax.switch the clamped index); XLA runs the last branch for an index out of
   range. Two branches: `cond(index != 0, branches[1], branches[0])`; more: nested,
   `cond(index == 0, branches[0], cond(index == 1, branches[1], ... branches[-1]))`. The integer
-  `clamp` lax.switch applies to its index imports as maximum and minimum.
+  `clamp` lax.switch applies to its index imports as maximum and minimum; a float clamp as selects
+  that carry JAX's derivative rule (nothing at a bound).
 
 `TRANSLATIONS`: primitive -> rule(importer, eqn, *operands) -> [Value]; `PARAMETERS`: the audit of
 each parameter (jax_audit's vocabulary). Both are merged into jax_import's tables.
@@ -78,13 +79,25 @@ def _while(imp, eqn, *operands):
 
 
 def _clamp(imp, eqn, lo, x, hi):
-    """lax.clamp of integers (lax.switch clamps its index with it): min(max(x, lo), hi). Float clamps are
-    refused: where x meets a bound JAX's derivative rule and frame's maximum/minimum may split it differently."""
-    from ..errors import FrameError
-    if any(v.type.is_inexact for v in (lo, x, hi)):
-        raise FrameError("only integer clamps import (lax.switch's index); a float clamp's derivative at the bounds "
-                         "may differ from frame's maximum/minimum")
-    return imp.node("minimum", [imp.node("maximum", [x, lo]), hi])
+    """lax.clamp: min(max(x, lo), hi). Integers (lax.switch's index) as just that. Floats (jnp.quantile's
+    index, jnp.clip in some versions) carry JAX's derivative rule, which is not maximum/minimum's (those
+    split ties): the derivative goes to x strictly inside (lo, hi), to lo strictly below it (lo < hi),
+    to hi strictly above it, and nowhere at a bound. As selects over the three operands and the
+    stop-gradient value at the bounds, every order of derivative is JAX's."""
+    value = imp.node("minimum", [imp.node("maximum", [x, lo]), hi])
+    if not any(v.type.is_inexact for v in (lo, x, hi)):
+        return value
+    shape = eqn.outvars[0].aval.shape
+
+    def full(v):   # where's operands at the result's shape (lax.clamp allows scalar bounds)
+        return v if v.type.shape == tuple(shape) else imp.node("broadcast_to", [v], shape=tuple(shape))
+
+    lo, x, hi = full(lo), full(x), full(hi)
+    inside = imp.node("logical_and", [imp.node("greater", [x, lo]), imp.node("less", [x, hi])])
+    below = imp.node("logical_and", [imp.node("less", [x, lo]), imp.node("less", [lo, hi])])
+    above = imp.node("greater", [x, hi])
+    at_bound = imp.node("stop_gradient", [full(value)])
+    return imp.node("where", [inside, x, imp.node("where", [below, lo, imp.node("where", [above, hi, at_bound])])])
 
 
 _LINEAR = irrelevant("which operands JAX knows the body to be linear in: a hint for its own transposition, "

@@ -79,9 +79,23 @@ def test_an_imported_while_loop_refuses_reverse_mode_by_name():
         build_backward_graph(graph, 0, [0])
 
 
-def test_a_float_clamp_is_refused_by_name_and_the_audit_covers_the_control_primitives():
-    with pytest.raises(TraceError, match=r"primitive 'clamp'.*only integer clamps import"):
-        from_jax(lambda x: lax.clamp(-0.5, x, 0.5), X)
+@pytest.mark.parametrize("fn", [
+    lambda a: jnp.sum(lax.clamp(-0.5, a, 0.5) ** 3),                    # constant bounds, values on them
+    lambda a: jnp.sum(lax.clamp(a * 0.5, a, a * 0 + 0.5) * a),            # traced bounds
+    lambda a: jnp.sum(lax.clamp(a * 0 + 1.0, a, a * 0 - 1.0) ** 2),       # lo > hi: hi, no derivative
+    lambda a: jnp.sum(jnp.quantile(a, jnp.array([0.2, 0.7]), axis=1) ** 2),   # jnp.quantile clamps its index
+])
+def test_a_float_clamp_imports_with_jax_values_and_derivatives(fn):
+    x = np.array([[-0.5, 0.2, 0.5, 0.9, -0.8, 1.0], [0.5, -0.1, -0.5, 0.3, 0.7, -0.9]])   # on and off the bounds
+    graph = from_jax(fn, x)
+    np.testing.assert_allclose(run(graph, x)[0], fn(x), rtol=1e-15)
+    (_, grad) = run(build_backward_graph(graph, 0, [0]), x)
+    np.testing.assert_allclose(grad, jax.grad(fn)(x), rtol=1e-14, atol=1e-15)   # JAX's rule: none at a bound
+    hess = frame.hessian(lambda a: evaluate(graph, [a])[0])(x)
+    np.testing.assert_allclose(hess, jax.hessian(fn)(x), rtol=1e-13, atol=1e-14)
+
+
+def test_the_audit_covers_the_control_primitives():
     for primitive in ("cond", "scan", "while", "clamp"):
         assert primitive in jax_import.PRIMITIVES and primitive in jax_import.PARAMETERS
     # an unaudited parameter of a control-flow primitive is refused like any other
