@@ -1,5 +1,5 @@
 """frame.numpy's elementwise functions that normalise their arguments (`power`, `round`) or are built from
-other ops (`cbrt`, `copysign`, `fmax`, `deg2rad`, ...), and the differences, sums and products along an
+other ops (`copysign`, `fmax`, `deg2rad`, ...), and the differences, sums and products along an
 axis (`diff`, `gradient`, `trapezoid`, `cross`, `polyval`, `convolve`, `correlate`); the one-op functions (`exp`, `add`, `tan`,
 `mod`, ...) are generated from the registry."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .numpy_creation import as_operand
 from .numpy_logic import astype, where
 from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, pad, reshape, stack, take
 
-__all__ = ['power', 'pow', 'round', 'around', 'float_power', 'cbrt', 'deg2rad', 'radians', 'rad2deg', 'degrees',
+__all__ = ['power', 'pow', 'round', 'around', 'float_power', 'deg2rad', 'radians', 'rad2deg', 'degrees',
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
            'correlate', 'unwrap', 'vander']
 
@@ -122,12 +122,6 @@ def float_power(x1, x2):
     """numpy's `float_power`: `x1 ** x2` computed in float64 (complex128 for complex operands)."""
     wide = "complex128" if any((_dtype(x) or "").startswith("complex") for x in (x1, x2)) else "float64"
     return bind("power", astype(x1, wide), astype(x2, wide))
-
-
-def cbrt(x):
-    """The real cube root, `sign(x) * |x| ** (1/3)` (integers in float64); its derivative is infinite at 0."""
-    x = _inexact(x)
-    return bind("sign", x) * bind("pow", bind("abs", x), exponent=1.0 / 3.0)
 
 
 def deg2rad(x):

@@ -49,7 +49,7 @@ def _pow(imp, eqn, x, p):
 
 TRANSLATIONS: dict[str, Callable] = {"round": _round, "rem": _rem, "pow": _pow}
 PARAMETERS: dict[str, dict] = {
-    **{name: _UNARY_FLOAT for name in ("tan", "log1p", "expm1", "exp2")},
+    **{name: _UNARY_FLOAT for name in ("tan", "log1p", "expm1", "exp2", "cbrt")},
     "round": {"rounding_method": implemented("TO_NEAREST_EVEN is frame's rint; AWAY_FROM_ZERO is built exactly "
                                              "from trunc, sign and where")},
     "rem": {}, "pow": {},

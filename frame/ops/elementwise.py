@@ -217,9 +217,10 @@ def zero_derivatives(a, b, y, gy):
 
 unary("sign", np.sign, zero_derivative, operands="numeric", doc="-1, 0 or 1 by the sign of x (nan for nan)",
       numpy="sign", jax="jnp.sign", jax_imports=["sign"], frontend=["sign"], ufuncs=["sign"])
-for _name, _doc in [("isnan", "x is nan"), ("isinf", "x is +inf or -inf"), ("isfinite", "x is neither inf nor nan")]:
+for _name, _doc, _imports in [("isnan", "x is nan", []), ("isinf", "x is +inf or -inf", []),
+                              ("isfinite", "x is neither inf nor nan", ["is_finite"])]:
     unary(_name, getattr(np, _name), zero_derivative, operands="any", out_dtype="bool", doc=_doc,
-          numpy=_name, jax=f"jnp.{_name}", frontend=[_name], ufuncs=[_name])
+          numpy=_name, jax=f"jnp.{_name}", jax_imports=_imports, frontend=[_name], ufuncs=[_name])
 # ~ and numpy's invert/bitwise ufuncs reach frame.numpy's bitwise functions (first frontend name), which
 # take bools only: on integers they are bitwise, which frame has no op for.
 unary("logical_not", np.logical_not, zero_derivative, operands="any", out_dtype="bool", doc="not x (x != 0)",

@@ -47,6 +47,9 @@ _float_unary("log1p", lambda ctx, x, y, gy: gy / (1.0 + x), "log(1 + x), accurat
 _float_unary("expm1", lambda ctx, x, y, gy: gy * (y + 1.0), "exp(x) - 1, accurate for small x", "expm1")
 _float_unary("exp2", lambda ctx, x, y, gy: gy * (y * LN2), "2 ** x", "exp2")
 _float_unary("log2", lambda ctx, x, y, gy: gy / (x * LN2), "base-2 logarithm")
+# JAX's rule, gy / (3 y^2): infinite at 0, as the cube root's slope is
+_float_unary("cbrt", lambda ctx, x, y, gy: gy * ((1.0 / 3.0) * prim.pow(y, exponent=-2.0)), "the real cube root",
+             "cbrt")
 _float_unary("log10", lambda ctx, x, y, gy: gy / (x * LN10), "base-10 logarithm")
 # IEEE division is correctly rounded, in C as in numpy.
 _float_unary("reciprocal", lambda ctx, x, y, gy: -(gy * prim.square(y)), "1 / x", c="(({t})1 / {0})")

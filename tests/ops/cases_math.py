@@ -55,6 +55,7 @@ CASES = [
     *_unary("log1p", np.log1p, lo=-0.5, hi=2.0), *_unary("expm1", np.expm1),
     *_unary("exp2", np.exp2, lo=-2.0, hi=2.0),
     *_unary("log2", np.log2, lo=0.2, hi=3.0), *_unary("log10", np.log10, lo=0.2, hi=3.0),
+    *[OpCase("cbrt", _ins(_away_from_zero(*s)), np.cbrt, label=lb) for s, lb in [((3, 4), "2d"), ((), "rank0")]],
     *[OpCase(op, _ins(_away_from_zero(*s)), fn, label=lb, smooth=op == "reciprocal")
       for op, fn in [("reciprocal", np.reciprocal), ("fabs", np.fabs)] for s, lb in [((3, 4), "2d"), ((), "rank0")]],
     *_unary("erf", special.erf, lo=-2.0, hi=2.0), *_unary("erfc", special.erfc, lo=-2.0, hi=2.0),
