@@ -100,14 +100,32 @@ def _clamp(imp, eqn, lo, x, hi):
     return imp.node("where", [inside, x, imp.node("where", [below, lo, imp.node("where", [above, hi, at_bound])])])
 
 
+def _platform_index(imp, eqn):
+    """lax.platform_dependent's branch index (jnp.diagonal picks a TPU kernel with it): the entry for
+    "cpu" (frame's platform), else the default entry (None), as a constant; the cond it feeds then
+    runs that branch."""
+    platforms = eqn.params["platforms"]
+    chosen = next((i for i, names in enumerate(platforms) if names is not None and "cpu" in names),
+                  next((i for i, names in enumerate(platforms) if names is None), None))
+    if chosen is None:
+        from ..errors import FrameError
+        raise FrameError(f"platform_index over {platforms}: no branch for cpu and no default branch")
+    return imp.constant(np.asarray(chosen, np.dtype(eqn.outvars[0].aval.dtype)))
+
+
 _LINEAR = irrelevant("which operands JAX knows the body to be linear in: a hint for its own transposition, "
                      "not a value")
 
-TRANSLATIONS: dict[str, Callable] = {"cond": _cond, "scan": _scan, "while": _while, "clamp": _clamp}
+TRANSLATIONS: dict[str, Callable] = {"cond": _cond, "scan": _scan, "while": _while, "clamp": _clamp,
+                                     "platform_index": _platform_index}
 PARAMETERS: dict[str, dict] = {
     "clamp": {},
     "cond": {"branches": implemented("the branches, imported as the regions of (nested) cond ops"),
-             "linear": _LINEAR},
+             "linear": _LINEAR,
+             "branches_platforms": irrelevant("which platform each branch is for; the index operand (a constant "
+                                              "from platform_index) already picks the cpu or default branch")},
+    "platform_index": {"platforms": implemented("the cpu entry, else the default one, picked at import"),
+                       "has_default": irrelevant("whether the last entry is the default; platforms says it")},
     "scan": {"jaxpr": implemented("the body, imported as the scan's region"),
              "num_consts": implemented("the same num_consts: the first operands are the body's constants"),
              "num_carry": implemented("the same num_carry"),

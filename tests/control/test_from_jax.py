@@ -111,3 +111,10 @@ def test_the_audit_covers_the_control_primitives():
 def test_a_refusal_inside_a_region_names_where_it_is():
     with pytest.raises(TraceError, match=r"primitive 'nextafter'.*inside scan|inside scan.*nextafter"):
         from_jax(lambda x: lax.scan(lambda c, v: (c + lax.nextafter(v, v + 1.0), None), jnp.zeros(3), x)[0], X)
+
+
+@pytest.mark.parametrize("fn", [lambda a: jnp.diagonal(a), lambda a: jnp.corrcoef(a), lambda a: jnp.trace(a @ a.T)])
+def test_platform_dependent_code_imports_its_cpu_branch(fn):
+    # jnp.diagonal chooses a kernel per platform (lax.platform_index feeding a cond): cpu's, or the default
+    x = np.random.default_rng(4).normal(size=(3, 4))
+    np.testing.assert_allclose(run(from_jax(fn, x), x)[0], fn(x), rtol=1e-13)
