@@ -56,7 +56,9 @@ medians of per-seed ratios, errors geometric means over seeds):
     Poisson 1-D, float64, same budget, 3 seeds                4.0e-8       1.5e-6         16.4      52.7    0.31
     Burgers, float32, 2000 points, 1000 + 1000, 3 seeds       8.4e-2       2.8e-1         25.0      44.8    0.56
     Burgers, float32, 10000 points, 1000 + 2000, seed 0       1.0e-2       3.9e-3        184.4     511.6    0.36
-    Burgers, float64, 10000 points, 1000 + 6000, 20 seeds     1.2e-3       1.1e-3        321.5      968.4    0.38
+    Burgers, float64, 10000 points, 1000 + 6000, 26 seeds     1.1e-3       1.0e-3        321.5      968.4    0.38
+
+(the last row's times: seeds 0-19; seeds 20-25 shared the machine with test runs, see below)
 
 The reduced Burgers budgets are far from converged: their errors spread widely over seeds (2.1e-2
 to 2.3e-1 for frame at 2000 points), so the one-seed 10 000-point row says little about which
@@ -84,23 +86,34 @@ pair shared the machine with a test run, the others with one other single-thread
       17     5.36e-4        6.26e-4      1.3e-6        1.5e-6    339.7      996.8   0.34  6569 / 6797
       18     2.97e-3        6.08e-4      1.9e-6        2.0e-6    339.4      967.7   0.35  6601 / 6578
       19     1.46e-3        7.67e-4      1.1e-6        2.0e-6    341.9     1159.0   0.29  6578 / 7845
+      20     2.88e-3        2.24e-3      4.8e-6        5.8e-6    434.0     1506.8  (0.29) 6608 / 6649
+      21     4.67e-4        4.26e-4      1.2e-6        1.1e-6    506.8     1496.9  (0.34) 6548 / 6619
+      22     7.05e-4        4.86e-4      1.9e-6        2.2e-6    482.6     2069.6  (0.23) 6660 / 6963
+      23     6.80e-4        1.20e-3      4.5e-6        4.5e-6    553.6     1999.1  (0.28) 6646 / 6677
+      24     5.12e-4        6.35e-4      1.1e-6        1.3e-6    516.9     2002.7  (0.26) 6598 / 6663
+      25     5.89e-4        8.63e-4      1.9e-6        2.4e-6    582.2     2067.0  (0.28) 6660 / 6687
 
 Seeds 5-9 ran on 2026-12-02 as two streams side by side (seeds 5 and 6 beside a third
 single-threaded job); seeds 10 and 11 on 2026-12-03 as two streams side by side on an otherwise
 idle host (DeepXDE's last minutes beside a test run; frame's halves ran first, alone with the
 other seed's frame half); seeds 12-19 on 2026-12-04 (frame at bcbf4e1) as two streams side by side
-on an otherwise idle AMD EPYC (seed 19's DeepXDE half alone for its last minutes). Over the 20
-seeds the geometric means are 1.23e-3 (frame) and 1.07e-3 (DeepXDE): frame 1.15x. The per-seed log
-ratio is +0.14 with a standard error of 0.13 (sd 0.59; t-test p = 0.30, Wilcoxon signed-rank p =
-0.18; 90% interval of the mean error ratio 0.92-1.44x), and frame's error is the lower one in 8 of
-20 seeds. At 12 seeds the same statistic was +0.18 +- 0.10 (p = 0.10); seeds 12-19 alone give
-+0.08 +- 0.31, with the two widest single-seed gaps of all (seed 16: DeepXDE 4.5x frame's error;
-seed 18: frame 4.9x DeepXDE's, at the lower loss). No difference is measured either way, and the
-interval still admits frame errors up to 1.4x DeepXDE's, so "equal or better" is not shown either:
-over this spread (40x between seeds for both) only many more seeds would decide it. The time half of
-the target is met (0.29-0.43x, median 0.375x over the 20 seeds). The evaluations are close (all
-within 4% but seed 19's, 6578 against 7845); the final losses are mixed (frame's lower in seeds 1,
-3, 5, 6, 7, 10, 12, 13 and 15-19, though in seeds 5, 10, 12, 18 and 19 with the higher error).
+on an otherwise idle AMD EPYC (seed 19's DeepXDE half alone for its last minutes); seeds 20-25 on
+2026-12-04 (frame at 208712e, the same PINN code as bcbf4e1) as two streams side by side while the
+same machine ran this project's test suite for much of the time: their DeepXDE halves took 1500-2070 s
+against ~1000 s on the idle machine, so their time ratios (in parentheses) are not used; their
+errors do not depend on the load. Over the 26 seeds the geometric means are 1.10e-3 (frame) and
+1.00e-3 (DeepXDE): frame 1.09x. The per-seed log ratio is +0.09 with a standard error of 0.11 (sd
+0.55; t-test p = 0.41, Wilcoxon signed-rank p = 0.32; 90% interval of the mean error ratio
+0.91-1.31x), and frame's error is the lower one in 11 of 26 seeds. The estimate has drifted down as
+seeds came in: +0.18 +- 0.10 at 12 seeds (p = 0.10), +0.14 +- 0.13 at 20, +0.09 +- 0.11 at 26
+(seeds 20-25 alone: -0.08, frame lower in 3 of 6); the widest single-seed gaps are seed 16
+(DeepXDE 4.5x frame's error) and seed 18 (frame 4.9x DeepXDE's, at the lower loss). No difference is
+measured either way, and the interval still admits frame errors up to 1.3x DeepXDE's, so "equal or
+better" is not shown either: over this spread (40x between seeds for both) only many more seeds
+would decide it. The time half of the target is met (0.29-0.43x, median 0.375x over seeds 0-19,
+each pair on a machine without other heavy load). The evaluations are close (all within 5% but seed
+19's, 6578 against 7845); the final losses are mixed (frame's lower in 17 of 26: seeds 1, 3, 5, 6,
+7, 10, 12, 13, 15-20, 22, 24, 25, though in seeds 5, 10, 12, 18, 19, 20 and 22 with the higher error).
 While 12 seeds leant towards DeepXDE, three checks looked for a cause. The optimisers differ
 (scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
 cubic search), but that was not it. With torch's iteration in frame (2026-12-03, `--frameworks
@@ -123,7 +136,7 @@ same maths with other rounding; 2026-12-03/04, seeds 0-11) gives 9.43e-4, 8.35e-
 to frame's Taylor-mode runs above -0.12 +- 0.11 (sd 0.38 a seed), to DeepXDE's +0.06 +- 0.13 (lower in
 6 of 12). Two runs of one framework differ per seed as much as the two frameworks do, so the +0.18
 of the first 12 seeds was within rounding's reach (t-test p = 0.10),
-and seeds 12-19 did not continue it. The table is float64 because scipy's L-BFGS-B ends
+and seeds 12-25 did not continue it. The table is float64 because scipy's L-BFGS-B ends
 in float32 when the loss stops changing (pinn_zoo.py, `burgers_raissi`) while torch's LBFGS
 continues.
 
