@@ -1,4 +1,4 @@
-"""frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `searchsorted`, `digitize`,
+"""frame.numpy's sorting, searching and order statistics: `sort`, `argsort`, `lexsort`, `searchsorted`, `digitize`,
 `interp`, `median`, `quantile`, `percentile` and their NaN-ignoring forms, and counting into bins
 (`bincount`, `histogram`, by comparisons: static result lengths, traced values).
 
@@ -25,8 +25,8 @@ from .numpy_logic import astype, where
 from .numpy_reduce import _refuse
 from .numpy_shape import expand_dims, getitem, moveaxis, ravel, reshape, take, take_along_axis
 
-__all__ = ["sort", "argsort", "lexsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile", "nanmedian",
-           "nanquantile", "nanpercentile", "bincount", "histogram"]
+__all__ = ["sort", "argsort", "lexsort", "searchsorted", "digitize", "interp", "median", "quantile", "percentile",
+           "nanmedian", "nanquantile", "nanpercentile", "bincount", "histogram"]
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
