@@ -24,6 +24,7 @@ import numpy as _np
 from ..errors import ShapeError
 from ..tracing import Tracer, bind, prim
 from .args import _axis, _dtype, _int, _shape
+from .numpy_shape import roll
 
 __all__ = ['fft']
 
@@ -310,7 +311,6 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
 
 def _shift(x, axes, sign: int, name: str):
-    from .numpy_shape import roll
     shape = _shape(x)
     axes = tuple(range(len(shape))) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
     axes = tuple(_axis(a, len(shape), name) for a in axes)

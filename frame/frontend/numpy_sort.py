@@ -207,10 +207,9 @@ def _quantile(a, q, axis, method: str, keepdims: bool, op: str, skip_nans: bool 
     gamma = virtual - rounded if method in ("linear", "midpoint") else virtual * 0.0
     if method == "midpoint":
         gamma = where(gamma == 0, 0.0, 0.5)
-    last = count - 1.0 if skip_nans else n - 1
-    lo = bind("maximum", bind("minimum", astype(rounded, "int64"), astype(last, "int64") if skip_nans else last), 0)
-    hi = bind("minimum", lo + 1, astype(last, "int64") if skip_nans else last)
-    hi = bind("maximum", hi, 0)
+    last = astype(count - 1.0, "int64") if skip_nans else n - 1   # the last index read (per slice for nan-forms)
+    lo = _clip_index(astype(rounded, "int64"), last)
+    hi = _clip_index(lo + 1, last)
     if skip_nans:   # indices per slice: gathered along the last axis, kept + q.shape
         pick = lambda i: reshape(take_along_axis(ordered, reshape(i, kept + (-1,)), axis=-1), kept + _shape(q))  # noqa: E731
         below, above = pick(lo), pick(hi)

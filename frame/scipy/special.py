@@ -17,17 +17,12 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..frontend import numpy as fnp
-from ..frontend.args import _dtype, _int, _shape
+from ..frontend.args import _int, _shape
+from ..frontend.numpy_math import _inexact as _float   # scipy's ufuncs: bool and ints as float64
 from ..tracing import bind
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py",
            "entr", "rel_entr", "kl_div", "ndtr", "betaln", "multigammaln", "logsumexp", "softmax", "log_softmax"]
-
-
-def _float(x):
-    """scipy's ufunc inputs: bool and integers as float64 (Python numbers too)."""
-    dtype = _dtype(x)
-    return fnp.astype(x, "float64") if dtype in (None, "bool", "int32", "int64") else x
 
 
 def gammaln(x):
