@@ -27,6 +27,7 @@ from ..errors import LinAlgError, ShapeError, TraceError
 from ..tracing import Tracer, bind, prim
 from .args import _axis, _dtype, _int, _ints, _shape
 from .numpy_math import cross
+from .numpy_shape import broadcast_to as _broadcast_to
 from .numpy_shape import diagonal as _diagonal
 
 __all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace", "kron", "vecdot"]
@@ -403,8 +404,7 @@ def matrix_power(a, n):
     if shape[-1] != shape[-2]:
         raise LinAlgError(f"frame.numpy.linalg.matrix_power: the last 2 dimensions must be square, got {shape}")
     if n == 0:
-        eye = _np.eye(shape[-1], dtype=_dtype(a))
-        return bind("add", bind("mul", a, 0), eye)
+        return _broadcast_to(_np.eye(shape[-1], dtype=_dtype(a)), shape)   # not a * 0 + eye: a may hold inf
     if n < 0:
         a, n = bind("inv", a), -n
     if n == 1:

@@ -389,5 +389,6 @@ def vander(x, N=None, increasing: bool = False):
     powers = _np.arange(n) if increasing else _np.arange(n)[::-1]
     if n == 0:
         return bind("mul", reshape(x, (-1, 1)), _np.zeros((1, 0), _dtype(x)))
-    columns = [bind("mul", x, 0) + 1 if k == 0 else x if k == 1 else power(x, int(k)) for k in powers]
+    ones = _np.ones(_shape(x), _dtype(x))   # x ** 0 is 1 for inf and nan too
+    columns = [ones if k == 0 else x if k == 1 else power(x, int(k)) for k in powers]
     return stack(columns, axis=1)

@@ -16,7 +16,7 @@ from ..errors import ShapeError, TraceError
 from ..ir.types import canonical_dtype
 from ..tracing import Tracer, bind
 from .args import _axes, _axis, _dtype, _ndim, _shape
-from .numpy_shape import diagonal, reshape
+from .numpy_shape import broadcast_to, diagonal, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "amax", "min", "amin", "argmax", "argmin", "cumsum", "cumprod", "var",
            "std", "logsumexp", "all", "any", "count_nonzero", "ptp", "average", "cumulative_sum", "cumulative_prod",
@@ -193,7 +193,7 @@ def average(a, axis=None, weights=None, returned: bool = False, *, keepdims: boo
         if not returned:
             return avg
         count = math.prod(_shape(a)) // builtins.max(math.prod(_shape(avg)), 1)
-        return avg, bind("add", bind("mul", avg, 0), float(count))
+        return avg, broadcast_to(_np.asarray(count, _dtype(avg)), _shape(avg))
     shape = _shape(a)
     if _shape(weights) != shape:
         if axis is None:
@@ -209,7 +209,7 @@ def average(a, axis=None, weights=None, returned: bool = False, *, keepdims: boo
     wide = "float64" if _dtype(a) in ("bool", "int32", "int64") else None
     a, weights = _cast(a, wide, "average"), _cast(weights, wide, "average")
     axes = _axes(axis, len(shape), "average")
-    scale = bind("sum", bind("add", bind("mul", a, 0), weights), axes=axes, keepdims=bool(keepdims))
+    scale = bind("sum", broadcast_to(weights, shape), axes=axes, keepdims=bool(keepdims))
     avg = bind("div", bind("sum", bind("mul", a, weights), axes=axes, keepdims=bool(keepdims)), scale)
     return (avg, scale) if returned else avg
 

@@ -107,3 +107,12 @@ def test_bincount_of_concrete_values_takes_numpy_length_rule():
         fnp.bincount(np.array([1, -1]))
     # JAX's rule for traced values beyond length: not counted
     np.testing.assert_array_equal(frame.function(lambda x: fnp.bincount(x, length=2))(x), [1, 1])
+
+
+def test_infinite_and_nan_operands_do_not_leak_into_weights_identity_or_powers():
+    # results built as x * 0 + c would turn inf/nan operands into nan where numpy gives c
+    a = np.array([[1.0, np.inf], [2.0, 3.0]])
+    np.testing.assert_array_equal(fnp.average(a, axis=0, weights=np.ones((2, 2)), returned=True)[1], [2.0, 2.0])
+    np.testing.assert_array_equal(fnp.average(np.array([np.nan, 1.0]), returned=True)[1], 2.0)
+    np.testing.assert_array_equal(fnp.linalg.matrix_power(np.array([[np.inf, 0.0], [0.0, 1.0]]), 0), np.eye(2))
+    np.testing.assert_array_equal(fnp.vander(np.array([np.inf, 2.0]), 3), np.vander(np.array([np.inf, 2.0]), 3))
