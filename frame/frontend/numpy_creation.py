@@ -1,22 +1,27 @@
 """frame.numpy's array creation: `zeros`/`ones`/`empty`/`full` (and `_like`), `arange`, `linspace`, `eye`,
-`identity`, `array`/`asarray`.
+`identity`, `array`/`asarray`, and index arrays made from shapes (`indices`, `ix_`, `unravel_index`, ...).
 
 Inside traced code, what does not depend on a traced value is a numpy constant (zeros, `arange`, `eye`,
 `zeros_like` of a tracer: the shape is static), exactly as numpy makes it. Traced values enter only
 through `full`'s fill value (broadcast), `linspace`'s end points, and the elements of `array`/`asarray`
-(stacked into one traced value, in numpy's promoted dtype, cast with `convert`).
+(stacked into one traced value, in numpy's promoted dtype, cast with `convert`), and index arithmetic
+(`ix_`, `unravel_index`, `ravel_multi_index`) on traced indices.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
-from ..ir.types import canonical_dtype
+from ..ir.types import broadcast_dims, canonical_dtype
 from ..tracing import Tracer, prim
 from .args import _axis, _int, _ints, _shape
 
 __all__ = ['asarray', 'array', 'zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like', 'full_like',
-           'logspace', 'geomspace', 'tri', 'tril_indices', 'triu_indices', 'diag_indices', 'indices', 'arange', 'linspace', 'eye', 'identity']
+           'logspace', 'geomspace', 'tri', 'tril_indices', 'triu_indices', 'diag_indices', 'indices', 'arange', 'linspace', 'eye', 'identity',
+           'ix_', 'diag_indices_from', 'tril_indices_from', 'triu_indices_from', 'mask_indices', 'unravel_index',
+           'ravel_multi_index', 'fromfunction', 'ascontiguousarray', 'asfortranarray']
 
 
 def _dtype(dtype, default="float64") -> str:
@@ -253,3 +258,158 @@ def array(object, dtype=None):
     """numpy.array: like `asarray` (traced values are never aliased, so copying changes nothing)."""
     out = asarray(object, dtype)
     return _np.array(out) if isinstance(out, _np.ndarray) and out is object else out
+
+
+# -- index arrays from shapes, and index arithmetic ----------------------------------------------
+def ix_(*args) -> tuple:
+    """numpy's `ix_`: an open mesh of the 1-d index inputs, the k-th one along axis k of len(args).
+    A boolean input stands for its nonzero positions, so it must be concrete (a traced mask raises
+    TraceError); traced integer inputs are reshaped."""
+    out = []
+    for k, x in enumerate(args):
+        if not isinstance(x, (Tracer, _np.ndarray)):
+            x = asarray(x)
+            if isinstance(x, _np.ndarray) and x.size == 0:   # an empty list indexes nothing: ints, as numpy's
+                x = x.astype(_np.intp)
+        if len(_shape(x)) != 1:
+            raise ShapeError(f"op 'ix_': argument {k} must be 1-d (a cross index), got shape {_shape(x)}")
+        if x.dtype == _np.bool_:
+            if isinstance(x, Tracer):
+                raise TraceError(f"op 'ix_': argument {k} is a traced boolean mask, whose nonzero positions (and so "
+                                 "the result shape) depend on traced values; pass it concrete or as integer indices")
+            x = x.nonzero()[0]
+        out.append(prim.reshape(x, shape=(1,) * k + (_shape(x)[0],) + (1,) * (len(args) - k - 1)))
+    return tuple(out)
+
+
+def _square_shape(arr, op: str, rank: int | None = None) -> tuple[int, ...]:
+    """`arr`'s shape for the `*_indices_from` functions: static, of rank `rank` (None: >= 2, all sides equal)."""
+    shape = _shape(arr)
+    if any(not isinstance(d, (int, _np.integer)) for d in shape):
+        raise ShapeError(f"op '{op}': needs a static shape, got {shape}")
+    if rank is not None and len(shape) != rank:
+        raise ShapeError(f"op '{op}': input array must be {rank}-d, got shape {shape}")
+    if rank is None and (len(shape) < 2 or len(set(shape)) > 1):
+        raise ShapeError(f"op '{op}': input array must be at least 2-d with all sides equal, got shape {shape}")
+    return shape
+
+
+def diag_indices_from(arr) -> tuple:
+    """numpy's `diag_indices_from`: `diag_indices` of arr's (static) shape, numpy constants."""
+    shape = _square_shape(arr, "diag_indices_from")
+    return _np.diag_indices(shape[0], len(shape))
+
+
+def tril_indices_from(arr, k: int = 0) -> tuple:
+    """numpy's `tril_indices_from`: `tril_indices` of a 2-d arr's (static) shape, numpy constants."""
+    n, m = _square_shape(arr, "tril_indices_from", 2)
+    return _np.tril_indices(n, _int(k, "tril_indices_from", "k"), m)
+
+
+def triu_indices_from(arr, k: int = 0) -> tuple:
+    """numpy's `triu_indices_from`: `triu_indices` of a 2-d arr's (static) shape, numpy constants."""
+    n, m = _square_shape(arr, "triu_indices_from", 2)
+    return _np.triu_indices(n, _int(k, "triu_indices_from", "k"), m)
+
+
+def mask_indices(n, mask_func, k=0) -> tuple:
+    """numpy's `mask_indices`: the nonzero positions of `mask_func(ones((n, n), int), k)` (numpy
+    constants; `mask_func` such as `triu` must give a concrete result on a concrete array)."""
+    n = _int(n, "mask_indices", "n")
+    if n < 0:
+        raise ShapeError(f"op 'mask_indices': n must be non-negative, got {n}")
+    mask = mask_func(_np.ones((n, n), int), k)
+    if _has_tracer(mask):
+        raise TraceError("op 'mask_indices': mask_func returned a traced value; the positions fix the result "
+                         "shape, so the mask must be concrete")
+    return _np.nonzero(_np.asarray(mask) != 0)
+
+
+def _index_operand(x, op: str):
+    """A traced (or partly traced) index operand as an int64 tracer: numpy's intp arithmetic."""
+    x = asarray(x)
+    if _np.dtype(x.dtype).kind not in "iub":
+        raise ShapeError(f"op '{op}': indices must be integers, got {_np.dtype(x.dtype).name}")
+    return _cast(x, "int64")
+
+
+def unravel_index(indices, shape, order="C") -> tuple:
+    """numpy's `unravel_index`: the coordinates (int64 arrays) in `shape` of the flat `indices`, in
+    row-major ('C') or column-major ('F') order. Concrete indices are checked as numpy does; traced
+    ones cannot be, so as in jax.numpy a negative index counts from the end and one out of bounds
+    gives the nearest valid coordinates (the first or last element)."""
+    dims = _ints(shape, "unravel_index", "shape")
+    if not _has_tracer(indices):
+        try:
+            return _np.unravel_index(indices, dims, order)
+        except (ValueError, TypeError) as e:
+            raise ShapeError(f"op 'unravel_index': {e}") from None
+    if order not in ("C", "F") or any(d < 0 for d in dims):
+        raise ShapeError(f"op 'unravel_index': needs order 'C' or 'F' and a shape of non-negative sizes, got "
+                         f"order {order!r} and shape {dims}")
+    rest = _index_operand(indices, "unravel_index")
+    if 0 in dims:
+        if rest.size:
+            raise ShapeError(f"op 'unravel_index': shape {dims} has no elements, so no index is in bounds")
+        return tuple(_np.zeros(rest.shape, _np.int64) for _ in dims)
+    coordinates = {}
+    for k in (reversed(range(len(dims))) if order == "C" else range(len(dims))):
+        coordinates[k], rest = rest % dims[k], rest // dims[k]
+    # What is left is 0 in bounds, -1 for a negative index in bounds, else out of bounds on one side.
+    return tuple(prim.where(rest > 0, dims[k] - 1, prim.where(rest < -1, 0, coordinates[k])) for k in range(len(dims)))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """numpy's `ravel_multi_index`: the flat (int64) index of the coordinate arrays `multi_index`
+    (broadcast together) in an array of shape `dims`, row-major ('C') or column-major ('F').
+    `mode` (one, or one per axis): 'raise' refuses indices out of bounds, 'wrap' wraps them and 'clip'
+    clips them. 'raise' checks values, so as in jax.numpy it needs concrete indices: traced ones
+    raise TraceError, asking for 'wrap' or 'clip'."""
+    dims = _ints(dims, "ravel_multi_index", "dims")
+    if not _has_tracer(multi_index):
+        try:
+            return _np.ravel_multi_index(multi_index, dims, mode, order)
+        except (ValueError, TypeError) as e:
+            raise ShapeError(f"op 'ravel_multi_index': {e}") from None
+    if isinstance(multi_index, Tracer):
+        multi_index = [multi_index[i] for i in range(_shape(multi_index)[0] if _shape(multi_index) else 0)]
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(multi_index) != len(dims) or len(modes) != len(dims) or order not in ("C", "F") or \
+            any(m not in ("raise", "wrap", "clip") for m in modes):
+        raise ShapeError(f"op 'ravel_multi_index': needs one index array and one mode ('raise', 'wrap' or 'clip') "
+                         f"per size in dims {dims} and order 'C' or 'F', got {len(multi_index)} index arrays, "
+                         f"mode {mode!r} and order {order!r}")
+    if "raise" in modes:
+        raise TraceError("op 'ravel_multi_index': mode='raise' checks the index values, which traced indices do "
+                         "not have while tracing; use mode='wrap' or mode='clip' (as jax.numpy requires)")
+    index = [_index_operand(i, "ravel_multi_index") for i in multi_index]
+    batch = broadcast_dims("ravel_multi_index", *(_shape(i) for i in index))
+    if 0 in dims:
+        if math.prod(batch):
+            raise ShapeError(f"op 'ravel_multi_index': dims {dims} have no elements, so no index is valid")
+        return _np.zeros(batch, _np.int64)
+    index = [i % d if m == "wrap" else prim.minimum(prim.maximum(i, 0), d - 1) for i, d, m in zip(index, dims, modes)]
+    strides = [math.prod(dims[k + 1:]) if order == "C" else math.prod(dims[:k]) for k in range(len(dims))]
+    flat = index[0] * strides[0]
+    for i, s in zip(index[1:], strides[1:]):
+        flat = flat + i * s
+    return flat if _shape(flat) == batch else prim.broadcast_to(flat, shape=batch)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """numpy's `fromfunction`: `function(*indices(shape, dtype), **kwargs)`. The index arrays are numpy
+    constants; `function` may compute with traced values it closes over."""
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+def ascontiguousarray(a, dtype=None):
+    """numpy's `ascontiguousarray`: `asarray(a, dtype)` with at least one axis (a scalar becomes shape
+    (1,)). Memory layout is the backend's business, so it changes nothing else."""
+    out = asarray(a, dtype)
+    return out if _shape(out) else prim.reshape(out, shape=(1,))
+
+
+def asfortranarray(a, dtype=None):
+    """numpy's `asfortranarray`: `asarray(a, dtype)` with at least one axis (a scalar becomes shape
+    (1,)). Memory layout is the backend's business, so it changes nothing else."""
+    return ascontiguousarray(a, dtype)

@@ -14,16 +14,18 @@ import operator
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
-from ..ir.types import Dim
+from ..ir.types import Dim, broadcast_dims
 from ..tracing import Tracer, bind
-from .args import _axes, _axis, _int, _ints, _ndim, _shape
+from .args import _axes, _axis, _dtype, _int, _ints, _ndim, _shape
+from .numpy_creation import _cast, _has_tracer, _leaves, as_operand, asarray
 
 __all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'concat', 'expand_dims', 'squeeze',
            'slice_axes', 'getitem', 'stack', 'hstack', 'vstack', 'column_stack', 'split', 'array_split', 'tile',
            'repeat', 'flip', 'roll', 'pad', 'take', 'take_along_axis', 'ravel', 'flatten', 'moveaxis', 'tril',
            'triu', 'diag', 'diagonal', 'meshgrid', 'at', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'fliplr', 'flipud',
            'rot90', 'dstack', 'append', 'matrix_transpose', 'permute_dims', 'unstack', 'copy', 'delete', 'ndim', 'shape',
-           'size']
+           'size', 'broadcast_shapes', 'broadcast_arrays', 'block', 'hsplit', 'vsplit', 'dsplit', 'rollaxis', 'diagflat',
+           'insert', 'trim_zeros', 'resize', 'fill_diagonal', 'put_along_axis', 'apply_over_axes']
 
 
 def reshape(x, shape):
@@ -435,12 +437,17 @@ def take_along_axis(arr, indices, axis):
         arr, axis = ravel(arr), 0
     shape = _shape(arr)
     axis = _axis(axis, len(shape), "take_along_axis")
-    index = _index_array(indices, "take_along_axis")
+    return _gather(arr, _along_axis(indices, shape, axis, "take_along_axis"), "take_along_axis")
+
+
+def _along_axis(indices, shape, axis: int, op: str) -> list:
+    """numpy's index of take/put_along_axis: `indices` (of the array's rank) along `axis`, every other
+    axis's positions (broadcast against them)."""
+    index = _index_array(indices, op)
     if len(_shape(index)) != len(shape):
-        raise ShapeError(f"op 'take_along_axis': indices {_shape(index)} and arr {shape} must have the same rank")
-    grids = [index if k == axis else _np.arange(d).reshape([-1 if j == k else 1 for j in range(len(shape))])
-             for k, d in enumerate(shape)]
-    return _gather(arr, grids, "take_along_axis")
+        raise ShapeError(f"op '{op}': indices {_shape(index)} and arr {shape} must have the same rank")
+    return [index if k == axis else _np.arange(d).reshape([-1 if j == k else 1 for j in range(len(shape))])
+            for k, d in enumerate(shape)]
 
 
 def ravel(a):
@@ -679,6 +686,234 @@ def getitem(x, index):
         return g
     first = len([a for a in rest if a < adv[0]])
     return _permute(g, [*range(nb, nb + first), *range(nb), *range(nb + first, len(_shape(g)))])
+
+
+# -- more of numpy's shape functions, compositions of the ones above ----------------------------
+def broadcast_shapes(*shapes) -> tuple:
+    """numpy's `broadcast_shapes`: the shape that arrays of `shapes` (ints or tuples) broadcast to."""
+    shapes = [_ints(s, "broadcast_shapes", "a shape") for s in shapes]
+    for s in shapes:
+        if any(type(d) is not Dim and d < 0 for d in s):
+            raise ShapeError(f"op 'broadcast_shapes': negative dimensions are not allowed, got shape {s}")
+    return broadcast_dims("broadcast_shapes", *shapes)
+
+
+def broadcast_arrays(*args) -> tuple:
+    """numpy's `broadcast_arrays`: the arrays broadcast to their common shape, as a tuple (numpy 2)."""
+    arrays = [asarray(a) for a in args]
+    shape = broadcast_dims("broadcast_arrays", *(_shape(a) for a in arrays))
+    return tuple(a if _shape(a) == shape else broadcast_to(a, shape) for a in arrays)
+
+
+def _block_depth(x, where: str) -> int:
+    """How deep the lists of `block`'s argument nest, the same for every block (numpy's rules)."""
+    if isinstance(x, tuple):
+        raise ShapeError(f"op 'block': {where} is a tuple; only lists arrange blocks")
+    if not isinstance(x, list):
+        return 0
+    if not x:
+        raise ShapeError(f"op 'block': the list {where} cannot be empty")
+    depths = [_block_depth(e, f"{where}[{i}]") for i, e in enumerate(x)]
+    for i, d in enumerate(depths):
+        if d != depths[0]:
+            raise ShapeError(f"op 'block': list depths are mismatched: {where}[0] holds lists {depths[0]} deep, "
+                             f"{where}[{i}] {d} deep")
+    return depths[0] + 1
+
+
+def block(arrays):
+    """numpy's `block`: one array assembled from nested lists of blocks. The innermost lists join
+    along the last axis, the lists holding them along the one before, and so on; every block gets
+    leading size-1 axes up to the result's rank and numpy's result dtype of all blocks."""
+    depth = _block_depth(arrays, "arrays")
+    leaves = [asarray(x) for x in _leaves(arrays)]
+    rank = builtins.max(depth, *(_ndim(x) for x in leaves))
+    dtype = _np.result_type(*(_dtype(x) for x in leaves)).name
+
+    def assemble(x, level: int):
+        if level == depth:
+            x = _cast(asarray(x), dtype)
+            return reshape(x, (1,) * (rank - _ndim(x)) + _shape(x))
+        return concatenate([assemble(e, level + 1) for e in x], axis=level - depth)
+    return assemble(arrays, 0)
+
+
+def _split_along(ary, indices_or_sections, axis: int, rank: int, op: str) -> list:
+    if _ndim(ary) < rank:
+        raise ShapeError(f"op '{op}': needs an array of rank >= {rank}, got shape {_shape(ary)}")
+    return split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections) -> list:
+    """numpy's `hsplit`: `split` along axis 1 (axis 0 of a 1-d array)."""
+    return _split_along(ary, indices_or_sections, 1 if _ndim(ary) > 1 else 0, 1, "hsplit")
+
+
+def vsplit(ary, indices_or_sections) -> list:
+    """numpy's `vsplit`: `split` along axis 0 of an array of rank >= 2."""
+    return _split_along(ary, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(ary, indices_or_sections) -> list:
+    """numpy's `dsplit`: `split` along axis 2 of an array of rank >= 3."""
+    return _split_along(ary, indices_or_sections, 2, 3, "dsplit")
+
+
+def rollaxis(a, axis: int, start: int = 0):
+    """numpy's `rollaxis`: axis `axis` moved to stand before axis `start` (in [-ndim, ndim])."""
+    rank = _ndim(a)
+    axis, first = _axis(axis, rank, "rollaxis"), _int(start, "rollaxis", "start")
+    start = first + rank if first < 0 else first
+    if not 0 <= start <= rank:
+        raise ShapeError(f"op 'rollaxis': start {first} is out of range for rank {rank} (it must be in "
+                         f"[{-rank}, {rank}])")
+    order = [k for k in range(rank) if k != axis]
+    order.insert(start - (axis < start), axis)
+    return _permute(a, order)
+
+
+def diagflat(v, k: int = 0):
+    """numpy's `diagflat`: a 2-d array with the flattened `v` on its k-th diagonal."""
+    return diag(ravel(as_operand(v)), k)
+
+
+def insert(arr, obj, values, axis=None):
+    """numpy's `insert`: `values` (cast to arr's dtype, broadcast) put before the entries `obj` of
+    axis `axis` (None: of the flattened array). `obj` is an int, a slice, ints or a boolean mask and
+    must be concrete, as the result shape depends on it; `values` may be traced. As numpy: one index
+    inserts every value there (an int index first moves values' leading axis to `axis`), several
+    insert one slice each."""
+    if _has_tracer(obj):
+        raise TraceError("op 'insert': where to insert fixes the result shape, so obj must be concrete, not traced")
+    arr = as_operand(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    shape = _shape(arr)
+    axis = _axis(axis, len(shape), "insert")
+    n = shape[axis]
+    where = _np.arange(n)[obj] if isinstance(obj, slice) else _np.asarray(obj)
+    if where.size == 0:
+        where = where.astype(_np.int64)
+    if where.dtype.kind not in "iub" or where.ndim > 1 or (where.dtype == _np.bool_ and where.ndim == 0):
+        raise ShapeError(f"op 'insert': obj must be an int, a slice, 1-d ints or a 1-d boolean mask, got {obj!r}")
+    points = _np.flatnonzero(where) if where.dtype == _np.bool_ else where
+    values = _cast(asarray(values), _dtype(arr))
+    if points.size == 1:   # one insertion point: every value goes there
+        values = reshape(values, (1,) * (len(shape) - _ndim(values)) + _shape(values))
+        if points.ndim == 0:
+            values = moveaxis(values, 0, axis)
+        count = _shape(values)[axis]
+    else:
+        count = points.size
+    target = shape[:axis] + (count,) + shape[axis + 1:]
+    extra = _ndim(values) - len(target)     # numpy's assignment drops leading size-1 axes
+    if extra > 0 and _shape(values)[:extra] == (1,) * extra:
+        values = reshape(values, _shape(values)[extra:])
+    try:
+        values = broadcast_to(values, target)
+        # numpy's own insertion on positions: old entries are 0..n-1, the new ones n, n+1, ...
+        positions = _np.insert(_np.arange(n), points, _np.arange(n, n + count))
+    except (IndexError, ValueError) as e:
+        raise ShapeError(f"op 'insert': cannot insert values of shape {_shape(values)} at {obj!r} along axis "
+                         f"{axis} of shape {shape}: {e}") from None
+    return take(concatenate([arr, values], axis), positions, axis)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """numpy's `trim_zeros`: `filt` without its leading ('f') and/or trailing ('b') zeros (along
+    `axis`, None: every axis). The result's shape depends on the values, so `filt` must be concrete:
+    a traced `filt` raises TraceError."""
+    if _has_tracer(filt):
+        raise TraceError("op 'trim_zeros': the result's shape depends on where the zeros are, so filt must be "
+                         "concrete, not traced")
+    try:
+        return _np.trim_zeros(filt, trim, axis)
+    except (ValueError, TypeError, AttributeError) as e:
+        raise ShapeError(f"op 'trim_zeros': {e} (trim={trim!r}, axis={axis!r}, shape {_shape(filt)})") from None
+
+
+def resize(a, new_shape):
+    """numpy's `resize`: the elements of `a`, flattened and repeated from the start as often as needed,
+    in `new_shape`; zeros (in a's dtype) when `a` or `new_shape` is empty."""
+    new_shape = _ints(new_shape, "resize", "new_shape")
+    if any(d < 0 for d in new_shape):
+        raise ShapeError(f"op 'resize': all elements of new_shape must be non-negative, got {new_shape}")
+    flat = ravel(as_operand(a))
+    n, size = _shape(flat)[0], math.prod(new_shape)
+    if n == 0 or size == 0:
+        return _np.zeros(new_shape, _dtype(flat))
+    return reshape(getitem(tile(flat, -(-size // n)), slice(0, size)), new_shape)
+
+
+def _not_in_place(inplace, op: str, what: str) -> None:
+    if inplace:
+        raise ShapeError(f"op '{op}': frame's arrays are immutable, so {op} cannot change {what} in place; call "
+                         f"fnp.{op}(..., inplace=False) for the updated copy (as in jax.numpy)")
+
+
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """numpy's `fill_diagonal` as jax.numpy's: arrays are immutable, so it needs `inplace=False` and
+    returns the filled copy (the default inplace=True raises ShapeError). The diagonal is numpy's
+    (every axis of equal length beyond 2-d; `wrap` continues a tall matrix's diagonal); the flattened
+    `val`, cast to a's dtype, fills it repeated as needed. `val` may be traced; derivatives reach `a`
+    off the diagonal and `val`."""
+    _not_in_place(inplace, "fill_diagonal", "a")
+    a = as_operand(a)
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise ShapeError(f"op 'fill_diagonal': a must be at least 2-d, got shape {shape}")
+    if len(shape) > 2 and len(set(shape)) > 1:
+        raise ShapeError(f"op 'fill_diagonal': every axis of a must have the same length, got shape {shape}")
+    # numpy's positions in the flattened array: every `step`-th one (to the end of the square unless wrapping)
+    step = shape[1] + 1 if len(shape) == 2 else 1 + int(_np.cumprod(shape[:-1]).sum())
+    end = shape[1] * shape[1] if len(shape) == 2 and not wrap else None
+    positions = _np.arange(math.prod(shape))[:end:step]
+    val = ravel(as_operand(val))
+    if positions.size == 0 or _shape(val)[0] == 0:   # numpy writes nothing
+        return copy(a)
+    filled = at(ravel(a))[positions].set(_cast(resize(val, positions.size), _dtype(a)))
+    return reshape(filled, shape)
+
+
+def put_along_axis(arr, indices, values, axis, *, inplace: bool = True):
+    """numpy's `put_along_axis` as jax.numpy's: arrays are immutable, so it needs `inplace=False` and
+    returns the updated copy (the default inplace=True raises ShapeError). `indices` (ints of arr's
+    rank, concrete or traced; negative ones count from the end) pick positions along `axis` as in
+    `take_along_axis`; `values`, cast to arr's dtype and broadcast to the indices, are written there
+    (of repeated positions the last one). axis=None: along the flattened arr, the result in arr's
+    shape. Derivatives reach `arr` where nothing is written, and `values`."""
+    _not_in_place(inplace, "put_along_axis", "arr")
+    arr = as_operand(arr)
+    shape = _shape(arr)
+    if axis is None and len(_shape(indices)) != 1:
+        raise ShapeError(f"op 'put_along_axis': with axis=None, indices must be 1-d, got shape {_shape(indices)}")
+    target = arr if axis is not None else ravel(arr)
+    along = _axis(0 if axis is None else axis, len(_shape(target)), "put_along_axis")
+    grids = _along_axis(indices, _shape(target), along, "put_along_axis")
+    index, n = grids[along], _shape(target)[along]
+    if isinstance(index, _np.ndarray) and index.size and not -n <= index.min() <= index.max() < n:
+        bad = index[(index < -n) | (index >= n)].flat[0]
+        raise ShapeError(f"op 'put_along_axis': index {bad} is out of bounds for axis {along} with size {n}")
+    batch = broadcast_dims("put_along_axis", *(_shape(g) for g in grids))
+    updated = at(target)[tuple(grids)].set(broadcast_to(_cast(asarray(values), _dtype(arr)), batch))
+    return updated if axis is not None else reshape(updated, shape)
+
+
+def apply_over_axes(func, a, axes):
+    """numpy's `apply_over_axes`: `a = func(a, axis)` for each axis of `axes` in turn; a result one
+    axis short gets that axis back with size 1, so the rank stays."""
+    a = asarray(a)
+    rank = _ndim(a)
+    for axis in _ints(axes.tolist() if isinstance(axes, _np.ndarray) else axes, "apply_over_axes", "axes"):
+        axis = axis + rank if axis < 0 else axis
+        result = func(a, axis)
+        if _ndim(result) != rank:
+            result = expand_dims(result, axis)
+            if _ndim(result) != rank:
+                raise ShapeError(f"op 'apply_over_axes': func returned shape {_shape(result)} for axis {axis} of "
+                                 f"shape {_shape(a)}; it must keep the rank or drop that axis")
+        a = result
+    return a
 
 
 # -- functional updates: x.at[index].set(v) and friends (JAX's API) -----------------------------

@@ -71,3 +71,36 @@ CASES += [
         ("triu_indices", (4, 1), {}, "k1"), ("diag_indices", (3,), {}, "n3"), ("diag_indices", (2, 3), {}, "ndim3"),
         ("indices", ((2, 3),), {}, "2d")]],
 ]
+CASES += [
+    # ix_: array arguments are traced in the compiled run (reshaped); boolean masks must be concrete, so they are lists
+    *[NumpyCase("ix_", lambda rng, a=a: a, label=lb) for a, lb in [
+        ((np.array([1, 2]), np.array([0, 3, 1], np.int32)), "ints"), (([True, False, True], np.array([2])), "mask"),
+        ((np.array([0, 4]),), "one"), (([], np.zeros(0, np.int32)), "empty"), ((), "none"),
+        ((np.array([1, -1]), np.array([0]), np.array([2, 0, 1])), "three")]],
+    *[NumpyCase(name, lambda rng, s=s: (uniform(rng, s),), kw, label=lb) for name, s, kw, lb in [
+        ("diag_indices_from", (3, 3), {}, "2d"), ("diag_indices_from", (2, 2, 2), {}, "3d"),
+        ("diag_indices_from", (0, 0), {}, "empty"), ("tril_indices_from", (3, 4), {}, "wide"),
+        ("tril_indices_from", (4, 3), {"k": -1}, "k-1"), ("triu_indices_from", (3, 3), {"k": 1}, "k1"),
+        ("triu_indices_from", (0, 2), {}, "empty")]],
+    *[NumpyCase("mask_indices", lambda rng, a=a: a, label=lb) for a, lb in [
+        ((4, np.triu), "triu"), ((3, np.tril, -1), "tril-k"), ((0, np.triu), "empty")]],
+    *[NumpyCase("unravel_index", lambda rng, i=i, s=s: (i, s), kw, label=lb) for i, s, kw, lb in [
+        (np.array([1, 5, 0, 3]), (2, 3), {}, "C"), (np.array([[1, 23], [0, 7]], np.int32), (2, 3, 4), {"order": "F"}, "F-int32"),
+        (np.array(4), (2, 3), {}, "scalar"), (np.zeros(0, np.int64), (2, 3), {}, "empty"), (np.array([0, 2]), (3,), {}, "1d"),
+        (np.array([0, 1]), (1, 2, 1), {}, "size1"), (5, 6, {}, "int-shape")]],
+    # multi_index as a tuple stays concrete (numpy's 'raise' check runs); as a 2-d array it is traced ('wrap', 'clip')
+    *[NumpyCase("ravel_multi_index", lambda rng, m=m, d=d: (m, d), kw, label=lb) for m, d, kw, lb in [
+        ((np.array([1, 2]), np.array([0, 3])), (3, 4), {}, "raise"),
+        ((np.array([1, 2]), np.array([[0], [3]])), (3, 4), {"order": "F"}, "raise-F-broadcast"),
+        (np.array([[1, 2, -1, 7], [0, 5, 2, -9]]), (3, 4), {"mode": "wrap"}, "wrap"),
+        (np.array([[1, 2, -1, 7], [0, 5, 2, -9]], np.int32), (3, 4), {"mode": "clip", "order": "F"}, "clip-F-int32"),
+        (np.array([[1, 2, -1], [0, 5, 2], [3, 0, 1]]), (2, 3, 4), {"mode": ("clip", "wrap", "clip")}, "per-axis"),
+        (np.zeros((2, 0), np.int64), (3, 4), {"mode": "wrap"}, "empty"), (np.array([[4], [2]]), (1, 3), {"mode": "clip"}, "size1")]],
+    *[NumpyCase("fromfunction", lambda rng, s=s: (lambda i, j: i * 10 + j, s), kw, label=lb) for s, kw, lb in [
+        ((2, 3), {}, "float"), ((2, 3), {"dtype": int}, "int"), ((0, 2), {}, "empty")]],
+    NumpyCase("fromfunction", lambda rng: (lambda i, scale: scale * i, (4,)), {"scale": 2.5}, label="kwargs"),
+    *[NumpyCase(name, lambda rng, s=s, dt=dt: (uniform(rng, s, dt),), kw, label=f"{s}-{dt}-{kw}", wrt=(0,) if dt == "float64" else ())
+      for name in ("ascontiguousarray", "asfortranarray") for s in [(2, 3), (), (0, 2)] for dt in ("float64", "int32", "bool")
+      for kw in ({}, {"dtype": "float32"})],
+    *[NumpyCase(name, lambda rng: ([[1, 2], [3, 4]],), label="list") for name in ("ascontiguousarray", "asfortranarray")],
+]

@@ -148,3 +148,99 @@ CASES += [
     *[NumpyCase(name, _x(2, 3, 4), label="3d") for name in ("ndim", "shape", "size")],
     NumpyCase("size", _with(2, 3, 4, extra=(-1,)), label="axis"),
 ]
+
+
+def _filled(a, val, wrap=False, inplace=False):
+    """numpy's in-place fill_diagonal as a function returning the filled copy (frame's inplace=False)."""
+    out = np.array(a, copy=True)
+    np.fill_diagonal(out, val, wrap)
+    return out
+
+
+def _put(arr, indices, values, axis, inplace=False):
+    """numpy's in-place put_along_axis as a function returning the updated copy (frame's inplace=False)."""
+    out = np.array(arr, copy=True)
+    np.put_along_axis(out, indices, values, axis)
+    return out
+
+
+CASES += [
+    *[NumpyCase("broadcast_shapes", lambda rng, a=a: a, label=lb) for a, lb in [
+        (((3, 1), 4, (2, 1, 1)), "mixed"), (((0, 3), (1,)), "empty"), (((), (2,)), "rank0"), ((), "none"), (((1, 1), 1), "size1")]],
+    *[NumpyCase("broadcast_arrays", lambda rng, a=a, b=b: (uniform(rng, a), uniform(rng, b)), label=lb, wrt=(0, 1))
+      for a, b, lb in [((3, 4), (4,), "row"), ((2, 1, 4), (3, 1), "both"), ((), (2, 3), "rank0"), ((1, 1), (1,), "size1")]],
+    # (the derivative check of an empty case sums the result, which for several results it cannot)
+    NumpyCase("broadcast_arrays", lambda rng: (uniform(rng, (0, 3)), uniform(rng, (3,))), label="empty"),
+    NumpyCase("broadcast_arrays", lambda rng: (uniform(rng, (2, 1)), 1.5, uniform(rng, (3,), "int32")), label="scalar"),
+    *[NumpyCase("broadcast_arrays", lambda rng, d=d: (uniform(rng, (2, 1), d), uniform(rng, (3,), d)), label=f"dtype-{d}")
+      for d in DTYPES],
+    NumpyCase("broadcast_arrays", lambda rng: (), label="none"),
+    *[NumpyCase("block", make, label=lb) for make, lb in [
+        (lambda rng: ([[uniform(rng, (2, 2)), uniform(rng, (2, 1))], [uniform(rng, (1, 3))]],), "2x2"),
+        (lambda rng: ([uniform(rng, (3,)), uniform(rng, ()), uniform(rng, (0,))],), "1d"),
+        (lambda rng: ([[uniform(rng, ())], [uniform(rng, ())]],), "rank0-in-2d"),
+        (lambda rng: ([[[uniform(rng, (2, 1))], [uniform(rng, (2, 1))]]],), "depth3"),
+        (lambda rng: ([uniform(rng, (2,), "int32"), uniform(rng, (3,), "float32"), uniform(rng, (1,), "bool")],), "promote"),
+        (lambda rng: (uniform(rng, (2, 3)),), "no-list"), (lambda rng: (1.5,), "scalar")]],
+    *[NumpyCase("block", lambda rng, d=d: ([[uniform(rng, (1, 2), d)], [uniform(rng, (2, 2), d)]],), label=f"dtype-{d}")
+      for d in DTYPES],
+    *_cases("hsplit", [(_with(2, 6, extra=(3,)), {}, "2d"), (_with(6, extra=([2, 4],)), {}, "1d")]
+            + _dtype_rows(lambda d: _with(2, 4, extra=(2,), dtype=d))),
+    NumpyCase("hsplit", _with(2, 0, extra=(2,)), label="empty"),
+    *_cases("vsplit", [(_with(4, 3, extra=(2,)), {}, "2d"), (_with(6, 2, 2, extra=([2, -2],)), {}, "3d")]
+            + _dtype_rows(lambda d: _with(2, 2, extra=(2,), dtype=d))),
+    *_cases("dsplit", [(_with(2, 1, 4, extra=(2,)), {}, "3d"), (_with(1, 2, 6, 2, extra=([3],)), {}, "4d")]
+            + _dtype_rows(lambda d: _with(1, 1, 2, extra=(2,), dtype=d))),
+    *_cases("rollaxis", [(_with(2, 3, 4, 5, extra=(3, 1)), {}, "back"), (_with(2, 3, 4, 5, extra=(1, 4)), {}, "to-end"),
+                         (_with(2, 3, 4, extra=(-1, -2)), {}, "neg-axis"), (_with(2, 3, 4, extra=(1, 2)), {}, "same"),
+                         (_with(0, 3, extra=(1,)), {}, "empty")] + _dtype_rows(lambda d: _with(2, 3, extra=(1,), dtype=d))),
+    *_cases("diagflat", [(_x(2, 2), {}, "2d"), (_x(3), {"k": 1}, "above"), (_x(3), {"k": -2}, "below"), (_x(), {}, "rank0"),
+                         (_x(0), {}, "empty")] + _dtype_rows(lambda d: _x(2, dtype=d))),
+    *_cases("insert", [(lambda rng: (uniform(rng, (3, 4)), 1, uniform(rng, (4,)), 0), {}, "int-row"),
+                       (lambda rng: (uniform(rng, (3, 4)), -1, uniform(rng, (3,)), 1), {}, "int-column"),
+                       (lambda rng: (uniform(rng, (3, 4)), 1, uniform(rng, (3, 1))), {"axis": -1}, "int-moved"),
+                       (lambda rng: (uniform(rng, (3, 4)), [2], uniform(rng, (3, 2)), 1), {}, "one-index-many"),
+                       (lambda rng: (uniform(rng, (3, 4)), [0, 2, 2, -1], uniform(rng, (4,)), 1), {}, "indices"),
+                       (lambda rng: (uniform(rng, (3, 4)), slice(0, None, 2), uniform(rng, ())), {}, "slice-flat"),
+                       (lambda rng: (uniform(rng, (3, 4)), 12, uniform(rng, (2,))), {}, "end"),
+                       (lambda rng: (uniform(rng, (0, 2)), 0, uniform(rng, (2,)), 0), {}, "empty")], wrt=(0, 2)),
+    NumpyCase("insert", lambda rng: (np.arange(3), [-4, 0], np.array([7.6, 8.2])), label="numpy-quirk-cast"),
+    NumpyCase("insert", lambda rng: (np.arange(3), [True, False, True], np.array([7, 8])), label="mask",
+              reference=lambda arr, obj, values: np.insert(arr, np.array(obj), values)),   # numpy needs the mask an array
+    NumpyCase("insert", lambda rng: (np.arange(3), [], np.array([], np.int64)), label="nothing"),
+    *[NumpyCase("insert", lambda rng, d=d: (uniform(rng, (2, 2), d), 1, uniform(rng, (2,), d), 1), label=f"dtype-{d}")
+      for d in DTYPES],
+    *[NumpyCase("trim_zeros", lambda rng, a=a: a, kw, label=lb) for a, kw, lb in [
+        (([0, 0, 1, 2, 0, 3, 0, 0],), {}, "fb"), (([0, 1.5, 0],), {"trim": "f"}, "f"), (([0, 1, 0],), {"trim": "B"}, "b"),
+        (([0, 0],), {}, "zeros"), (([],), {}, "empty"), (([False, True, False],), {}, "bool")]],
+    *_cases("resize", [(_with(3, extra=((2, 4),)), {}, "repeat"), (_with(2, 3, extra=(4,)), {}, "shrink"),
+                       (_with(extra=((2, 2),)), {}, "rank0"), (_with(0, extra=(3,)), {}, "empty-input"),
+                       (_with(2, 2, extra=((0, 3),)), {}, "empty-shape"), (_with(1, 2, extra=((3, 1, 2),)), {}, "size1")]
+            + _dtype_rows(lambda d: _with(3, extra=((2, 2),), dtype=d))),
+    *[NumpyCase("fill_diagonal", make, {"inplace": False, **kw}, label=lb, reference=_filled, wrt=(0, 1))
+      for make, kw, lb in [(lambda rng: (uniform(rng, (3, 3)), uniform(rng, ())), {}, "square"),
+                           (lambda rng: (uniform(rng, (5, 3)), uniform(rng, (2,))), {"wrap": True}, "wrap"),
+                           (lambda rng: (uniform(rng, (5, 3)), uniform(rng, (2,))), {}, "tall"),
+                           (lambda rng: (uniform(rng, (2, 4)), uniform(rng, (2, 2))), {}, "wide-2d-val"),
+                           (lambda rng: (uniform(rng, (3, 3, 3)), uniform(rng, (5,))), {}, "3d")]],
+    *[NumpyCase("fill_diagonal", make, {"inplace": False}, label=lb, reference=_filled) for make, lb in [
+        (lambda rng: (uniform(rng, (0, 0)), 1.0), "empty"), (lambda rng: (uniform(rng, (2, 2)), np.zeros(0)), "empty-val"),
+        (lambda rng: (uniform(rng, (3, 3), "int32"), np.array([1.7, -2.2])), "cast"),
+        *[(lambda rng, d=d: (uniform(rng, (2, 3), d), uniform(rng, (), d)), f"dtype-{d}") for d in DTYPES]]],
+    *[NumpyCase("put_along_axis", make, {"inplace": False}, label=lb, reference=_put, wrt=(0, 2)) for make, lb in [
+        (lambda rng: (uniform(rng, (3, 4)), np.array([[0], [3], [-1]]), uniform(rng, (3, 1)), 1), "rows"),
+        (lambda rng: (uniform(rng, (3, 4)), np.array([[2, 0, 1, 1]]), uniform(rng, ()), 0), "bcast"),
+        (lambda rng: (uniform(rng, (2, 3, 4)), np.array([[[1], [0], [2]]]), uniform(rng, (2, 3, 4)), -2), "neg-axis"),
+        (lambda rng: (uniform(rng, (2, 3)), np.array([4, 0, -1]), uniform(rng, (3,)), None), "flat"),
+        (lambda rng: (uniform(rng, (3, 4)), np.zeros((3, 0), np.int64), uniform(rng, (3, 0)), 1), "empty")]],
+    NumpyCase("put_along_axis", lambda rng: (uniform(rng, (4,)), np.array([1, 1, 3]), np.array([1.0, 2.0, 3.0]), 0),
+              {"inplace": False}, label="repeated", reference=_put),
+    *[NumpyCase("put_along_axis", lambda rng, d=d: (uniform(rng, (2, 3), d), np.array([[2], [0]]), uniform(rng, (2, 1), d), 1),
+                {"inplace": False}, label=f"dtype-{d}", reference=_put) for d in DTYPES],
+    NumpyCase("put_along_axis", lambda rng: (uniform(rng, (2, 3), "int32"), np.array([[2], [0]]), np.array([[1.7], [-2.5]]), 1),
+              {"inplace": False}, label="cast", reference=_put),
+    *[NumpyCase("apply_over_axes", lambda rng, f=f, s=s, ax=ax: (f, uniform(rng, s), ax), label=lb, wrt=(1,))
+      for f, s, ax, lb in [(np.sum, (2, 3, 4), (0, 2), "sum"), (np.mean, (2, 3, 4), -1, "mean-neg-axis"),
+                           (np.cumsum, (2, 3), [1, 0], "keeps-rank"), (np.sum, (0, 3), 0, "empty")]],
+    NumpyCase("apply_over_axes", lambda rng: (np.max, uniform(rng, (2, 3), "int32"), (1,)), label="int32"),
+]

@@ -195,3 +195,108 @@ def test_jax_agrees_on_reversed_slices_and_gathers_of_traced_indices():
     with jax.enable_x64(True):
         want = np.asarray(jnp.asarray(X)[::-1][i, 1:, jnp.asarray([0, -1])])
     np.testing.assert_array_equal(frame.function(lambda x, j: x[::-1][j, 1:, np.array([0, -1])])(X, i), want)
+
+
+# -- broadcast_*, block, insert, resize, trim_zeros, fill_diagonal, put_along_axis -------------------
+def test_block_differentiates_like_jax_and_promotes_like_numpy():
+    rng = np.random.default_rng(5)
+    blocks = [[rng.uniform(-1, 1, (2, 2)), rng.uniform(-1, 1, (2, 1))], [rng.uniform(-1, 1, (1, 3))]]
+    np.testing.assert_array_equal(frame.function(lambda b: fnp.block(b))(blocks), np.block(blocks))
+    check_derivatives(lambda b: fnp.block(b), blocks, orders=(1, 2))
+    mixed = frame.function(lambda a, b: fnp.block([a, b]))(np.ones(2, np.int32), np.ones(1, np.float32))
+    assert mixed.dtype == np.block([np.ones(2, np.int32), np.ones(1, np.float32)]).dtype
+
+
+def test_broadcast_arrays_of_tracers_and_constants():
+    got = frame.function(lambda x: fnp.broadcast_arrays(x, [[1.0], [2.0]], 3))(X[0, 0])
+    want = np.broadcast_arrays(X[0, 0], [[1.0], [2.0]], 3)
+    assert isinstance(got, tuple) and len(got) == 3
+    for a, b in zip(got, want):
+        assert (a.shape, a.dtype) == (b.shape, b.dtype)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_insert_traced_values_get_derivatives_and_numpy_runs_frame_insert():
+    v = np.random.default_rng(6).uniform(-1, 1, (3, 5))
+    w = np.random.default_rng(6).uniform(-1, 1, (4, 2))   # broadcast to (3, 4, 2)
+    np.testing.assert_array_equal(frame.function(lambda x, u: np.insert(x, [1, 1], u, axis=2))(X, w),
+                                  np.insert(X, [1, 1], w, axis=2))
+    check_derivatives(lambda x, u: fnp.insert(x, 2, u, axis=1), X, v, argnums=(0, 1), orders=(1, 2))
+
+
+def test_trim_zeros_of_concrete_arrays_as_numpy():
+    b = np.array([[0, 0, 2, 3, 0, 0], [0, 1, 0, 3, 0, 0], [0, 0, 0, 0, 0, 0]])
+    for kwargs in ({}, {"axis": -1}, {"trim": "f", "axis": 0}):
+        np.testing.assert_array_equal(fnp.trim_zeros(b, **kwargs), np.trim_zeros(b, **kwargs))
+
+
+def test_fill_diagonal_and_put_along_axis_return_updated_copies_with_traced_values_and_indices():
+    a = X[0]
+    got = frame.function(lambda a, v: fnp.fill_diagonal(a, v, inplace=False))(a, np.array([7.0, 8.0]))
+    want = a.copy()
+    np.fill_diagonal(want, [7.0, 8.0])
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(a, want)   # the argument is left as it was
+    i = np.array([[2], [0], [-1], [1]])
+    f = frame.function(lambda x, i, u: fnp.put_along_axis(x, i, u, axis=1, inplace=False))
+    want = X[:, :, 0].T.copy()
+    np.put_along_axis(want, i, -1.0, axis=1)
+    np.testing.assert_array_equal(f(X[:, :, 0].T, i, np.asarray(-1.0)), want)
+    # traced indices: derivatives reach the values written and the entries left alone
+    g_x, g_u = frame.grad(lambda x, u: fnp.sum(fnp.put_along_axis(x, i, u, 1, inplace=False) * X[:, :, 0].T),
+                          argnums=(0, 1))(X[:, :, 0].T, np.ones((4, 1)))
+    written = np.zeros((4, 3), bool)
+    np.put_along_axis(written, i, True, axis=1)
+    np.testing.assert_allclose(g_x, np.where(written, 0.0, X[:, :, 0].T))
+    np.testing.assert_allclose(g_u, np.take_along_axis(X[:, :, 0].T, i, axis=1))
+
+
+def test_put_along_axis_with_traced_indices_matches_numpy():
+    i = np.array([[2, 0], [1, 1], [-1, 0]])
+    u = np.random.default_rng(7).uniform(-1, 1, (3, 2))
+    want = X[:, :3, 0].copy()
+    np.put_along_axis(want, i, u, axis=1)
+    got = frame.function(lambda x, i, u: fnp.put_along_axis(x, i, u, 1, inplace=False))(X[:, :3, 0], i, u)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: fnp.fill_diagonal(X[0], 1.0), r"op 'fill_diagonal': .*immutable.*inplace=False"),
+    (lambda: fnp.put_along_axis(X, np.zeros((1, 1, 1), int), 1.0, 0), r"op 'put_along_axis': .*immutable.*inplace=False"),
+    (lambda: fnp.fill_diagonal(X[0, 0], 1.0, inplace=False), r"op 'fill_diagonal': a must be at least 2-d"),
+    (lambda: fnp.fill_diagonal(X, 1.0, inplace=False), r"op 'fill_diagonal': every axis .* same length"),
+    (lambda: fnp.put_along_axis(X, np.zeros((1, 1), int), 1.0, 0, inplace=False), r"'put_along_axis': .*same rank"),
+    (lambda: fnp.put_along_axis(X, np.full((1, 1, 1), 3), 1.0, 0, inplace=False), r"index 3 is out of bounds for axis 0"),
+    (lambda: fnp.put_along_axis(X, np.zeros((2, 2), int), 1.0, None, inplace=False), r"axis=None, indices must be 1-d"),
+    (lambda: fnp.put_along_axis(X, np.zeros((2, 1, 1), int), 1.0, 1, inplace=False), r"'put_along_axis': .*broadcast"),
+    (lambda: fnp.broadcast_shapes((2, 3), (3, 2)), r"op 'broadcast_shapes': .*do not broadcast"),
+    (lambda: fnp.broadcast_shapes((2, -1)), r"op 'broadcast_shapes': negative"),
+    (lambda: fnp.broadcast_arrays(X, X[:, 0]), r"op 'broadcast_arrays': .*do not broadcast"),
+    (lambda: fnp.block([]), r"op 'block': the list arrays cannot be empty"),
+    (lambda: fnp.block([[X], X]), r"op 'block': list depths are mismatched"),
+    (lambda: fnp.block((X, X)), r"op 'block': arrays is a tuple"),
+    (lambda: fnp.hsplit(X[0, 0, 0], 1), r"op 'hsplit': needs an array of rank >= 1"),
+    (lambda: fnp.vsplit(X[0, 0], 1), r"op 'vsplit': needs an array of rank >= 2"),
+    (lambda: fnp.dsplit(X[0], 1), r"op 'dsplit': needs an array of rank >= 3"),
+    (lambda: fnp.rollaxis(X, 0, 4), r"op 'rollaxis': start 4 is out of range"),
+    (lambda: fnp.rollaxis(X, 3), r"op 'rollaxis': axis 3 is out of range"),
+    (lambda: fnp.insert(X, 4, 0.0, axis=0), r"op 'insert': .*out of bounds"),
+    (lambda: fnp.insert(X, [0.5], 0.0), r"op 'insert': obj must be an int"),
+    (lambda: fnp.insert(X, 1, np.ones(3), axis=2), r"op 'insert': cannot insert values of shape"),
+    (lambda: fnp.resize(X, (2, -1)), r"op 'resize': .*non-negative"),
+    (lambda: fnp.trim_zeros([0, 1], trim="x"), r"op 'trim_zeros': unexpected character"),
+    (lambda: fnp.apply_over_axes(lambda a, axis: fnp.sum(a), X, 0), r"op 'apply_over_axes': func returned shape \(1,\) for axis 0"),
+])
+def test_new_shape_functions_refuse_bad_arguments(call, pattern):
+    with pytest.raises(ShapeError, match=pattern):
+        call()
+
+
+@pytest.mark.parametrize("call, error, pattern", [
+    (lambda x: fnp.trim_zeros(x), TraceError, r"op 'trim_zeros': .*must be concrete"),
+    (lambda x: fnp.insert(X, fnp.astype(x[0, 0] > 0, "int64"), 1.0), TraceError, r"op 'insert': .*obj must be concrete"),
+    (lambda x: np.fill_diagonal(x[0], 1.0), ShapeError, r"op 'fill_diagonal': .*inplace=False"),   # numpy's call
+])
+def test_traced_arguments_that_fix_the_shape_and_in_place_updates_are_refused(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        frame.trace(call, X)
