@@ -1,5 +1,5 @@
 """frame.numpy's linear algebra: products (`dot`, `vdot`, `vecdot`, `inner`, `outer`, `kron`, `matmul`,
-`tensordot`, `einsum`, `trace`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
+`tensordot`, `einsum`, `trace`), `polyfit` (by `lstsq`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
 `cholesky`, `eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `cond`, `qr`, `lstsq`, `matrix_rank`,
 `matrix_power`, `multi_dot`, and numpy 2's array-API names `matrix_transpose`, `vecdot`, `cross`,
 `outer`, `trace`, `diagonal`).
@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import math
 import string
+import warnings
 from collections import namedtuple
 from types import SimpleNamespace
 
@@ -25,12 +26,14 @@ import numpy as _np
 
 from ..errors import LinAlgError, ShapeError, TraceError
 from ..tracing import Tracer, bind, prim
-from .args import _axis, _dtype, _int, _ints, _shape
-from .numpy_math import cross
+from .args import _axis, _dtype, _int, _ints, _ndim, _shape
+from .numpy_logic import astype
+from .numpy_math import _inexact, cross, vander
 from .numpy_shape import broadcast_to as _broadcast_to
+from .numpy_shape import reshape
 from .numpy_shape import diagonal as _diagonal
 
-__all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace", "kron", "vecdot"]
+__all__ = ["linalg", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "trace", "kron", "vecdot", "polyfit"]
 
 # numpy.linalg's result types (same names and fields): tuples, so they unpack and flatten as pytrees.
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -739,6 +742,59 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     if len(normalized) == 2 and normalized[0] != normalized[1]:
         return _matrix_norm(x, ord, normalized, bool(keepdims))
     raise ShapeError(f"fnp.linalg.norm: axis must be one axis or two distinct ones, got {axis!r}")
+
+
+# -- least squares on numpy's main namespace ---------------------------------------------------
+def polyfit(x, y, deg, rcond=None, full: bool = False, w=None, cov=False):
+    """numpy's `polyfit`: the least-squares polynomial of degree `deg` through the points (x, y) (y 1-d, or 2-d for
+    one fit per column), numpy's way: the Vandermonde matrix (weighted by `w`) with its columns scaled to unit
+    norm, solved by `linalg.lstsq` with numpy's default `rcond`, the coefficients scaled back. `full` adds
+    (residuals, rank, singular values, rcond), `cov` the coefficients' covariance (`"unscaled"`: without the
+    residual factor). `deg` must be a concrete int; differentiable in x, y and w.
+
+    Differences: numpy warns (RankWarning) when the matrix is rank-deficient and `full` is false, which is known
+    only from the values: frame warns eagerly, not when traced. The residuals are given whenever there are more
+    points than coefficients (numpy gives none at a deficient rank, see `linalg.lstsq`)."""
+    if isinstance(deg, Tracer):
+        raise TraceError("op 'polyfit': deg must be a concrete int (the number of coefficients), got a traced value")
+    order = int(deg) + 1
+    x, y = _inexact(x), _inexact(y)
+    if deg < 0:
+        raise ShapeError(f"op 'polyfit': expected deg >= 0, got {deg}")
+    if _ndim(x) != 1 or _shape(x)[0] == 0:
+        raise ShapeError(f"op 'polyfit': x must be a non-empty 1-d array, got shape {_shape(x)}")
+    if _ndim(y) not in (1, 2) or _shape(y)[0] != _shape(x)[0]:
+        raise ShapeError(f"op 'polyfit': y must be 1-d or 2-d with x's length, got shapes {_shape(x)} and {_shape(y)}")
+    if rcond is None:
+        rcond = _shape(x)[0] * _np.finfo(_dtype(x)).eps
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = _inexact(w)
+        if _ndim(w) != 1 or _shape(w)[0] != _shape(y)[0]:
+            raise ShapeError(f"op 'polyfit': w must be 1-d with y's length, got shapes {_shape(w)} and {_shape(y)}")
+        column = reshape(w, (-1, 1))
+        lhs = astype(lhs * column, _dtype(lhs))   # numpy scales in place: lhs and rhs keep their dtypes
+        rhs = astype(rhs * (column if _ndim(rhs) == 2 else w), _dtype(rhs))
+    scale = bind("sqrt", bind("sum", lhs * lhs, axes=(0,), keepdims=False))
+    lhs = lhs / scale
+    dtype = _np.result_type(_dtype(lhs), _dtype(rhs)).name
+    c, resids, rank, s = linalg.lstsq(astype(lhs, dtype), astype(rhs, dtype), rcond)
+    c = c / (scale if _ndim(c) == 1 else reshape(scale, (-1, 1)))
+    if not full and not isinstance(rank, Tracer) and rank != order:
+        warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning, stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if not cov:
+        return c
+    v = linalg.inv(dot(bind("transpose", lhs, perm=(1, 0)), lhs)) / outer(scale, scale)
+    if cov == "unscaled":
+        fac = 1
+    elif _shape(x)[0] <= order:
+        raise ShapeError(f"op 'polyfit': the number of data points ({_shape(x)[0]}) must exceed order ({order}) to "
+                         "scale the covariance matrix")
+    else:
+        fac = resids / (_shape(x)[0] - order)
+    return c, (v * fac if _ndim(y) == 1 else reshape(v, _shape(v) + (1,)) * fac)
 
 
 linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=cholesky, eigh=eigh, svd=svd, qr=qr,

@@ -1,7 +1,9 @@
 """frame.numpy's elementwise functions that normalise their arguments (`power`, `round`) or are built from
-other ops (`copysign`, `fmax`, `deg2rad`, ...), and the differences, sums and products along an
-axis (`diff`, `gradient`, `trapezoid`, `cross`, `polyval`, `convolve`, `correlate`); the one-op functions (`exp`, `add`, `tan`,
-`mod`, ...) are generated from the registry."""
+other ops (`copysign`, `fmax`, `deg2rad`, `divmod`, `modf`, `ldexp`, `frexp`, ...), the differences, sums and
+products along an axis (`diff`, `ediff1d`, `gradient`, `trapezoid`, `cross`, `convolve`, `correlate`, `matvec`,
+`vecmat`), the polynomials on coefficient arrays (`polyval`, `poly`, `polyadd`, `polysub`, `polymul`, `polyder`,
+`polyint`; `polyfit` is with the least squares in numpy_linalg.py) and the window functions (`hamming`, `hanning`, `blackman`, `bartlett`); the one-op
+functions (`exp`, `add`, `tan`, `mod`, ...) are generated from the registry."""
 from __future__ import annotations
 
 import numpy as _np
@@ -9,16 +11,18 @@ import numpy as _np
 import builtins
 import math
 
-from ..errors import ShapeError
+from ..errors import ShapeError, TraceError
 from ..tracing import Tracer, bind
-from .args import _axis, _dtype, _ndim, _shape
-from .numpy_creation import as_operand
-from .numpy_logic import astype, where
-from .numpy_shape import broadcast_to, concatenate, getitem, moveaxis, pad, reshape, stack, take
+from .args import _axis, _dtype, _int, _ndim, _shape
+from .numpy_creation import _static_indices, as_operand
+from .numpy_logic import astype, clip, where
+from .numpy_shape import atleast_1d, broadcast_to, concatenate, getitem, moveaxis, pad, ravel, reshape, stack, take
 
 __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'deg2rad', 'radians', 'rad2deg', 'degrees',
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
-           'correlate', 'unwrap', 'vander']
+           'correlate', 'unwrap', 'vander', 'divmod', 'modf', 'ldexp', 'frexp', 'positive', 'ediff1d',
+           'real_if_close', 'poly', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming',
+           'hanning', 'blackman', 'bartlett', 'matvec', 'vecmat']
 
 
 def power(x, p):
@@ -381,14 +385,304 @@ def unwrap(p, discont=None, axis: int = -1, *, period: float = 2 * math.pi):
 
 
 def vander(x, N=None, increasing: bool = False):
-    """numpy's `vander`: the powers of the 1-d `x` as columns, highest first (lowest with `increasing`)."""
+    """numpy's `vander`: the powers of the 1-d `x` as columns, highest first (lowest with `increasing`), in
+    numpy's dtype (`x`'s promoted with int64: float32 gives float64) and numpy's products (x**k as
+    `((x * x) * x) ...`, its `multiply.accumulate`)."""
     x = as_operand(x)
     if _ndim(x) != 1:
         raise ShapeError(f"frame.numpy.vander: x must be 1-d, got shape {_shape(x)}")
     n = _shape(x)[0] if N is None else N
-    powers = _np.arange(n) if increasing else _np.arange(n)[::-1]
+    dtype = _np.promote_types(_dtype(x), _np.int64).name
+    x = astype(x, dtype)
     if n == 0:
-        return bind("mul", reshape(x, (-1, 1)), _np.zeros((1, 0), _dtype(x)))
-    ones = _np.ones(_shape(x), _dtype(x))   # x ** 0 is 1 for inf and nan too
-    columns = [ones if k == 0 else x if k == 1 else power(x, int(k)) for k in powers]
-    return stack(columns, axis=1)
+        return bind("mul", reshape(x, (-1, 1)), _np.zeros((1, 0), dtype))
+    columns = [_np.ones(_shape(x), dtype)]   # x ** 0 is 1 for inf and nan too
+    for k in range(1, n):
+        columns.append(x if k == 1 else columns[-1] * x)
+    return stack(columns if increasing else columns[::-1], axis=1)
+
+
+# -- quotients, fractions and powers of two ------------------------------------------------------------
+def divmod(x1, x2):  # noqa: A001  (numpy's name)
+    """numpy's `divmod`: `(floor_divide(x1, x2), mod(x1, x2))` with numpy's signs (the remainder takes the
+    divisor's), zero-divisor results and dtypes. The quotient's derivative is zero, the remainder's JAX's."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    return bind("floor_divide", x1, x2), bind("mod", x1, x2)
+
+
+def _float_operand(x, op: str):
+    """`x` as numpy's float-only ufuncs (modf, frexp, ldexp) take it: bool in float16, integers in float64."""
+    x = as_operand(x)
+    x = x if isinstance(x, Tracer) else _np.asarray(x)
+    dtype = _dtype(x)
+    if dtype == "bool":
+        return astype(x, "float16")
+    if dtype in ("int32", "int64"):
+        return astype(x, "float64")
+    if not (dtype or "").startswith("float"):
+        raise ShapeError(f"op '{op}': needs real numbers, got {dtype}")
+    return x
+
+
+def _powers_of_two(dtype: str):
+    """(low, high, table) of a float dtype: 2**-low is its smallest subnormal, 2**high its largest power of two,
+    and table[k] is 2**(k - low), exactly, for k in [0, low + high]."""
+    info = _np.finfo(dtype)
+    low, high = info.nmant - info.minexp, info.maxexp - 1
+    return low, high, _np.ldexp(_np.ones(low + high + 1, dtype), _np.arange(-low, high + 1))
+
+
+def _scale(x, e):
+    """`x * 2**e` (float `x`, integer `e`) rounded once, as numpy's ldexp: the power is a product of up to three
+    exact table entries, taken in an order in which no intermediate product loses a bit that the result keeps
+    (a first factor 2**(e + low) that would make it subnormal leaves a result below the smallest subnormal)."""
+    low, high, table = _powers_of_two(_dtype(x))
+    e = clip(astype(e, "int64"), -2 * low, 3 * high)   # beyond these, every x gives 0, inf or itself
+    tiny = e < -low
+    first = where(tiny, e + low, bind("minimum", e, high))
+    second = where(tiny, -low, bind("minimum", e - first, high))
+    for p in (first, second, e - first - second):
+        x = x * take(table, p + low)
+    return x
+
+
+def ldexp(x1, x2):
+    """numpy's `ldexp`: `x1 * 2**x2` for integer `x2`, bit for bit as numpy (one rounding: overflow to inf,
+    gradual underflow), in `x1`'s float dtype (integers in float64, bool in float16); differentiable in `x1`."""
+    x1, x2 = _float_operand(x1, "ldexp"), as_operand(x2)
+    x2 = x2 if isinstance(x2, Tracer) else _np.asarray(x2)
+    if _dtype(x2) not in ("bool", "int32", "int64"):
+        raise ShapeError(f"op 'ldexp': the exponent x2 must be integers (numpy refuses others too), got {_dtype(x2)}")
+    return _scale(x1, x2)
+
+
+def frexp(x):
+    """numpy's `frexp`: `(m, e)` with `x == m * 2**e`, `|m|` in [0.5, 1) with `x`'s sign and `e` int32; 0, -0.0,
+    inf and nan give themselves and exponent 0. Bit for bit as numpy: log2's guess of the exponent is corrected
+    against an exact table of the powers of two, and `m` is `x` scaled as `ldexp` scales. Integers in float64,
+    bool in float16, as numpy."""
+    x = _float_operand(x, "frexp")
+    dtype = _dtype(x)
+    low, high, table = _powers_of_two(dtype)
+    table = _np.concatenate([table, _np.array([_np.inf], dtype)])   # 2**(high + 1), past the largest float
+    regular = bind("isfinite", x) & (x != 0)
+    a = where(regular, bind("abs", x), _np.asarray(1, dtype))
+    guess = bind("floor", bind("log2", astype(a, "float64"))) + 1
+    e = astype(clip(guess, 1 - low, high + 1), "int64")
+    # 2**(e - 1) <= |x| < 2**e up to log2's last bit: one step up or down makes it exact
+    e = e + astype(a >= take(table, e + low), "int64") - astype(a < take(table, e - 1 + low), "int64")
+    return where(regular, _scale(x, -e), x), astype(where(regular, e, 0), "int32")
+
+
+def modf(x):
+    """numpy's `modf`: the fractional and integral parts of `x`, both with `x`'s sign (-0.0 for the fraction of a
+    negative integer, (+-0.0, +-inf) for +-inf, nan for nan), in `x`'s float dtype (integers in float64, bool in
+    float16). The fraction's derivative is 1, the integral part's 0."""
+    x = _float_operand(x, "modf")
+    dtype = _dtype(x)
+    whole, infinite = bind("trunc", x), bind("isinf", x)
+    fraction = x - where(infinite, _np.asarray(0, dtype), whole)   # (inf - inf would be nan)
+    signed_zero = where(signbit(x), _np.asarray(-0.0, dtype), _np.asarray(0.0, dtype))
+    return where((fraction == 0) | infinite, signed_zero, fraction), whole
+
+
+def positive(x):
+    """numpy's `positive`: `+x`, the values unchanged (a traced `x` is returned as it is); bools are refused,
+    as numpy refuses them."""
+    x = as_operand(x)
+    if _dtype(x) == "bool":
+        raise ShapeError("op 'positive': numpy has no positive of bool values, got bool")
+    return x if isinstance(x, Tracer) else _np.positive(x)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """numpy's `ediff1d`: the differences of consecutive elements of the flattened `ary`, after `to_begin` and
+    before `to_end` (flattened, in `ary`'s dtype, which they must reach by numpy's same-kind rule);
+    differentiable in all three."""
+    ary = ravel(as_operand(ary))
+    dtype = _dtype(ary)
+    if dtype == "bool":
+        raise ShapeError("op 'ediff1d': numpy does not subtract bools, got a bool ary")
+    parts = [getitem(ary, slice(1, None)) - getitem(ary, slice(None, -1))]
+    for name, extra in (("to_begin", to_begin), ("to_end", to_end)):
+        if extra is None:
+            continue
+        extra = as_operand(extra)
+        extra = extra if isinstance(extra, Tracer) else _np.asarray(extra)
+        if not _np.can_cast(_dtype(extra), dtype, casting="same_kind"):
+            raise ShapeError(f"op 'ediff1d': {name} of dtype {_dtype(extra)} cannot be cast to ary's {dtype} by "
+                             "the same_kind rule")
+        extra = astype(ravel(extra), dtype)
+        parts = [extra, *parts] if name == "to_begin" else [*parts, extra]
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def real_if_close(a, tol=100):
+    """numpy's `real_if_close`: a complex `a` whose imaginary parts are all below `tol` machine epsilons (an
+    absolute tolerance when `tol <= 1`) as its real part, anything else as it is. Whether the imaginary parts go,
+    and so the result's dtype, depends on the values: a traced complex `a` raises TraceError (take `fnp.real`
+    where they are known to be negligible); a traced real `a` is returned as it is."""
+    a = as_operand(a)
+    if not (_dtype(a) or "").startswith("complex"):
+        return a if isinstance(a, Tracer) else _np.asarray(a)
+    if isinstance(a, Tracer):
+        raise TraceError(f"op 'real_if_close': whether a traced {a.type} loses its imaginary parts (the result's "
+                         "dtype) depends on its values; use fnp.real(a) where they are known to be negligible")
+    return _np.real_if_close(a, tol)
+
+
+# -- polynomials: coefficient arrays, highest power first -----------------------------------------------
+def poly(seq_of_zeros):
+    """numpy's `poly`: the coefficients of the monic polynomial with the given roots, by numpy's convolutions with
+    `[1, -root]`, in float64 (float32 roots in float32, complex ones complex); no roots give 1.0. Differentiable
+    in real roots. Complex roots give real coefficients when their conjugates are all among them, which numpy
+    decides from their values: so complex roots must be concrete (traced ones raise TraceError). A square
+    matrix's characteristic polynomial needs the general eigenvalues (numpy's `eigvals`), which frame does not
+    have: 2-d input is refused."""
+    roots = atleast_1d(as_operand(seq_of_zeros))
+    shape = _shape(roots)
+    if len(shape) == 2 and shape[0] == shape[1] != 0:
+        raise ShapeError(f"op 'poly': the characteristic polynomial of a {shape} matrix needs its eigenvalues "
+                         "(numpy's eigvals), which frame does not have; pass the roots")
+    if len(shape) != 1:
+        raise ShapeError(f"op 'poly': seq_of_zeros must be 1-d (or a non-empty square matrix), got shape {shape}")
+    dtype = _dtype(roots) if _dtype(roots) in ("float32", "complex64", "complex128") else "float64"  # mintypecode
+    if dtype.startswith("complex") and isinstance(roots, Tracer):
+        raise TraceError(f"op 'poly': whether the coefficients of traced {roots.type} roots are real (numpy's "
+                         "result dtype) depends on their values; pass real roots or concrete ones")
+    if shape[0] == 0:
+        return 1.0
+    roots, one = astype(roots, dtype), _np.ones((1,), dtype)
+    a = one
+    for i in range(shape[0]):
+        a = convolve(a, concatenate([one, reshape(-getitem(roots, i), (1,))]))
+    if dtype.startswith("complex"):
+        r = _np.asarray(roots, complex)
+        if _np.all(_np.sort(r) == _np.sort(r.conjugate())):
+            a = bind("real", a)
+    return a
+
+
+def _aligned(a1, a2, op: str):
+    """polyadd's operands: at least 1-d, the shorter one after leading zeros of its own dtype."""
+    a1, a2 = atleast_1d(as_operand(a1)), atleast_1d(as_operand(a2))
+    n1, n2 = _shape(a1)[0], _shape(a2)[0]
+    short = a1 if n1 < n2 else a2
+    if n1 != n2 and _ndim(short) != 1:
+        raise ShapeError(f"op '{op}': only a 1-d polynomial can be padded to a longer one's length, got shapes "
+                         f"{_shape(a1)} and {_shape(a2)}")
+    padded = concatenate([_np.zeros(abs(n1 - n2), _dtype(short)), short]) if n1 != n2 else short
+    return (padded, a2) if short is a1 else (a1, padded)
+
+
+def polyadd(a1, a2):
+    """numpy's `polyadd`: the sum of two polynomials, the shorter one's coefficients aligned to the lowest power."""
+    a1, a2 = _aligned(a1, a2, "polyadd")
+    return bind("add", a1, a2)
+
+
+def polysub(a1, a2):
+    """numpy's `polysub`: `a1 - a2` of two polynomials, the shorter one's coefficients aligned to the lowest power."""
+    a1, a2 = _aligned(a1, a2, "polysub")
+    return bind("sub", a1, a2)
+
+
+def _coefficients(a, op: str):
+    """numpy's poly1d coefficients: 1-d, leading zeros trimmed ([0] for the zero polynomial). Trimming needs the
+    values, so only a concrete array is trimmed: a traced one keeps its length, leading zeros and all."""
+    a = atleast_1d(as_operand(a))
+    if _ndim(a) != 1:
+        raise ShapeError(f"op '{op}': a polynomial must be 1-d, got shape {_shape(a)}")
+    if not isinstance(a, Tracer):
+        a = _np.trim_zeros(_np.asarray(a), "f")
+    return a if _shape(a)[0] else _np.zeros(1, _dtype(a))
+
+
+def polymul(a1, a2):
+    """numpy's `polymul`: the product of two polynomials, the convolution of their coefficients. numpy first drops
+    leading zeros, which only concrete coefficients can have dropped: a traced polynomial keeps its length (as
+    jax.numpy's default), so its leading zeros give leading zeros of the product."""
+    return convolve(_coefficients(a1, "polymul"), _coefficients(a2, "polymul"))
+
+
+def _polynomial(p, op: str):
+    p = as_operand(p)
+    if _ndim(p) != 1:
+        raise ShapeError(f"op '{op}': p must be a 1-d array of coefficients, got shape {_shape(p)}")
+    return p
+
+
+def polyder(p, m: int = 1):
+    """numpy's `polyder`: the `m`-th derivative of the polynomial `p`, `p[:-1] * [n, ..., 1]` repeated, in numpy's
+    dtype (the powers are int64: float32 gives float64, as numpy)."""
+    m = _int(m, "polyder", "m")
+    if m < 0:
+        raise ShapeError(f"op 'polyder': the order m must be >= 0 (see polyint), got {m}")
+    p = _polynomial(p, "polyder")
+    for _ in range(m):
+        n = _shape(p)[0] - 1
+        p = getitem(p, slice(None, -1)) * _np.arange(n, 0, -1)
+    return p
+
+
+def polyint(p, m: int = 1, k=None):
+    """numpy's `polyint`: the `m`-th antiderivative of `p`, `p / [n, ..., 1]` then the integration constant, `m`
+    times; `k` gives the constants (one for all, or one per integration, the first first; default 0).
+    Differentiable in `p` and `k`."""
+    m = _int(m, "polyint", "m")
+    if m < 0:
+        raise ShapeError(f"op 'polyint': the order m must be >= 0 (see polyder), got {m}")
+    k = atleast_1d(as_operand(_np.zeros(m) if k is None else k))
+    if _ndim(k) != 1:
+        raise ShapeError(f"op 'polyint': k must be a scalar or 1-d, got shape {_shape(k)}")
+    if _shape(k)[0] == 1 and m > 1:
+        k = getitem(k, 0) * _np.ones(m)
+    if _shape(k)[0] < m:
+        raise ShapeError(f"op 'polyint': k must be a scalar or hold at least m = {m} constants, got {_shape(k)[0]}")
+    p = as_operand(p)
+    if m == 0:
+        return p if isinstance(p, Tracer) else _np.asarray(p)
+    p = _polynomial(p, "polyint")
+    for i in range(m):
+        y, c = p / _np.arange(_shape(p)[0], 0, -1), reshape(getitem(k, i), (1,))
+        dtype = _np.result_type(_dtype(y), _dtype(c)).name
+        p = concatenate([astype(y, dtype), astype(c, dtype)])
+    return p
+
+
+# numpy's window functions: their argument is a length, so they are numpy constants (a traced M is refused)
+hamming, hanning, blackman, bartlett = (_static_indices(n) for n in ("hamming", "hanning", "blackman", "bartlett"))
+
+
+# -- numpy 2.2's matrix-vector gufuncs -----------------------------------------------------------------
+def _core_shapes(x1, x2, op: str, matrix_first: bool) -> None:
+    """Checks matvec's (matrix_first) or vecmat's operands: the contracted sizes agree, the leading axes broadcast."""
+    s1, s2 = _shape(x1), _shape(x2)
+    c1, c2 = (2, 1) if matrix_first else (1, 2)
+    ok = len(s1) >= c1 and len(s2) >= c2 and s1[-1] == s2[-1 if matrix_first else -2]
+    try:
+        _np.broadcast_shapes(s1[:len(s1) - c1], s2[:len(s2) - c2])
+    except ValueError:
+        ok = False
+    if not ok:
+        want = "x1 (..., m, n) and x2 (..., n)" if matrix_first else "x1 (..., n) and x2 (..., n, m)"
+        raise ShapeError(f"op '{op}': needs {want} with broadcasting leading axes, got shapes {s1} and {s2}")
+
+
+def matvec(x1, x2):
+    """numpy 2.2's `matvec`: the matrix-vector products `sum_j x1[..., i, j] * x2[..., j]` (no conjugation), the
+    leading axes broadcast; differentiable in both."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    _core_shapes(x1, x2, "matvec", True)
+    return getitem(bind("matmul", x1, reshape(x2, _shape(x2) + (1,))), (Ellipsis, 0))
+
+
+def vecmat(x1, x2):
+    """numpy 2.2's `vecmat`: the vector-matrix products `sum_j conj(x1[..., j]) * x2[..., j, i]` (complex `x1`
+    conjugated), the leading axes broadcast; differentiable in both."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    _core_shapes(x1, x2, "vecmat", False)
+    if (_dtype(x1) or "").startswith("complex"):
+        x1 = bind("conj", x1)
+    row = reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1]))
+    return getitem(bind("matmul", row, x2), (Ellipsis, 0, slice(None)))

@@ -78,3 +78,80 @@ CASES += [
         (lambda rng: (uniform(rng, (2, 3), "int32"), uniform(rng, (3,), "int32")), {}, "shapes"),
         (lambda rng: (np.arange(4), np.arange(4)), {}, "equal")]],
 ]
+
+
+# -- choose, compress, piecewise -----------------------------------------------------------------------
+def _indices(rng, shape, n, lo=0):
+    return rng.integers(lo, n, shape)
+
+
+def _pieces(x):
+    """A piecewise function's arguments for x: conditions (the later wins), functions and constants."""
+    return [x < -0.3, x > 0.2, x > 0.6], [lambda v: -v, lambda v: v * v, 0.25, lambda v: 2.0 * v + 1.0]
+
+
+CASES += [
+    # mode='raise' checks a's values: a list keeps `a` concrete in the compiled run too
+    NumpyCase("choose", lambda rng: (_indices(rng, (3, 4), 3).tolist(), [uniform(rng, (3, 4)), uniform(rng, (4,)), 2.5]),
+              label="raise"),
+    NumpyCase("choose", lambda rng: (_indices(rng, (3, 4), 3).tolist(), uniform(rng, (3, 3, 4))), label="raise-array",
+              wrt=(1,)),
+    NumpyCase("choose", lambda rng: (_indices(rng, (2, 1), 7, -7), uniform(rng, (3, 4))), {"mode": "wrap"},
+              label="wrap-broadcast", wrt=(1,)),
+    NumpyCase("choose", lambda rng: (_indices(rng, (3, 4), 5, -3), uniform(rng, (2, 1, 4))), {"mode": "clip"},
+              label="clip", wrt=(1,)),
+    NumpyCase("choose", lambda rng: (_indices(rng, (4,), 2).astype("int32"), [uniform(rng, (4,), "int32"),
+                                                                             uniform(rng, (4,), "float32")]),
+              {"mode": "wrap"}, label="int32-float32"),
+    NumpyCase("choose", lambda rng: (_mask(rng, (2, 3)), [uniform(rng, (3,), "int64"), 7]), {"mode": "clip"},
+              label="bool-index"),
+    NumpyCase("choose", lambda rng: (np.zeros((0, 3), "int64"), uniform(rng, (2, 3))), {"mode": "wrap"}, label="empty"),
+    NumpyCase("choose", lambda rng: (np.array(1), uniform(rng, (3,))), {"mode": "clip"}, label="rank0"),
+    *[NumpyCase("compress", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: ([1, 0, 1], uniform(rng, (3, 4))), {"axis": 0}, "axis0", (1,)),
+        (lambda rng: ([True, False, True, True], uniform(rng, (3, 4))), {"axis": -1}, "negative-axis", (1,)),
+        (lambda rng: ([0, 1, 2.5], uniform(rng, (2, 3))), {}, "flattened-short", (1,)),
+        (lambda rng: ([False, False], uniform(rng, (2, 3), "int32")), {"axis": 0}, "none", ()),
+        (lambda rng: ([True], uniform(rng, (1, 0))), {"axis": 0}, "empty", ()),
+        (lambda rng: ([True, False], uniform(rng, (2,), "bool")), {}, "bool", ())]],
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, *_pieces(x)))(uniform(rng, (3, 4))), label="otherwise", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, _pieces(x)[0], _pieces(x)[1][:3]))(uniform(rng, (7,))),
+              label="zero-elsewhere", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, np.stack(_pieces(x)[0]), _pieces(x)[1]))(uniform(rng, (6,))),
+              label="traced-conditions", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, x > 0, [lambda v, k: k * v, 1.5], 3.0))(uniform(rng, (5,))),
+              label="one-condition-args", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, [x < 0], [lambda v, k=1.0: k * v]))(uniform(rng, (2, 3))),
+              {"k": -2.0}, label="keywords", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (np.array(-0.5), [True, False], [lambda v: v - 1, 4.0]), label="rank0", wrt=(0,)),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, [x < 0, x > 2], [2.7, lambda v: v * 3]))(uniform(rng, (6,), "int64")),
+              label="int64"),
+    NumpyCase("piecewise", lambda rng: (lambda x: (x, [x < 0], [lambda v: -v]))(uniform(rng, (0, 2))), label="empty"),
+]
+
+# -- tests of values and of objects -----------------------------------------------------------------------
+_OBJECTS = [("array", lambda rng: uniform(rng, (2, 3))), ("rank0", lambda rng: np.array(1.5)),
+            ("complex-array", lambda rng: uniform(rng, (3,), "complex64")), ("float", lambda rng: 2.5),
+            ("complex", lambda rng: 1j), ("numpy-scalar", lambda rng: np.float32(1.0)), ("list", lambda rng: [1, 2j]),
+            ("str", lambda rng: "abc"), ("empty", lambda rng: uniform(rng, (0,)))]
+
+CASES += [
+    *[NumpyCase("array_equiv", make, label=lb) for make, lb in [
+        (lambda rng: (np.arange(3), np.tile(np.arange(3), (2, 1))), "broadcast-equal"),
+        (lambda rng: (np.arange(3), np.array([[0, 1, 2], [0, 1, 3]])), "broadcast-differ"),
+        (lambda rng: (np.arange(3), np.arange(4)), "no-broadcast"),
+        (lambda rng: (_EDGES, _EDGES.copy()), "nan"),
+        (lambda rng: (uniform(rng, (0, 3)), uniform(rng, (3,))), "empty"),
+        (lambda rng: (np.float32([1.5, 2.0]), [1.5, 2.0]), "float32-list")]],
+    *[NumpyCase(name, make, label=lb) for name in ("isneginf", "isposinf") for make, lb in [
+        (lambda rng: (_EDGES,), "float64"), (lambda rng: (_EDGES.astype("float32"),), "float32"),
+        (lambda rng: (uniform(rng, (2, 3), "int64"),), "int64"), (lambda rng: (uniform(rng, (3,), "bool"),), "bool"),
+        (lambda rng: (-np.inf,), "number"), (lambda rng: (uniform(rng, (0, 2)),), "empty")]],
+    *[NumpyCase(name, make, label=lb) for name in ("isreal", "iscomplex") for make, lb in [
+        (lambda rng: (np.array([1 + 0j, 2j, np.nan + 0j, -0.0 + 0j, 1e-300j]),), "complex128"),
+        (lambda rng: (uniform(rng, (2, 3), "complex64"),), "complex64"),
+        (lambda rng: (_EDGES,), "float64"), (lambda rng: (uniform(rng, (2, 3), "int32"),), "int32"),
+        (lambda rng: (3.0,), "number"), (lambda rng: ([1, 2j],), "list")]],
+    *[NumpyCase(name, lambda rng, make=make: (make(rng),), label=lb)
+      for name in ("isrealobj", "iscomplexobj", "isscalar", "iterable") for lb, make in _OBJECTS],
+]

@@ -184,3 +184,145 @@ CASES += [
       for kw, lb in [({}, "square"), ({"N": 3}, "N3"), ({"increasing": True}, "increasing"), ({"N": 0}, "N0")]
       for d in ("float64", "int64")],
 ]
+# -- quotients, fractions and powers of two (divmod, modf, ldexp, frexp), positive, ediff1d, real_if_close ---
+_FLOATS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0, -2.5, 3.0, 0.75, -1e-310, 5e-324, 1.7e308])
+_EXPONENTS = np.array([0, 1, -1, 3, -1074, 1023, -1100, 2000, -2200, 5000, -5000, 60, -60])
+
+
+def _away_from_integers(rng, shape, dtype="float64"):
+    """Values in (-4, 4) at least 0.1 from an integer: modf's parts are smooth there."""
+    return (rng.integers(-4, 4, shape) + rng.uniform(0.1, 0.9, shape)).astype(dtype)
+
+
+CASES += [
+    # two results: no derivative check of empty operands (the harness sums one result)
+    *[NumpyCase(c.name, c.make_args, label=c.label, wrt=() if c.label == "empty" else c.wrt) for c in _division("divmod")],
+    *[NumpyCase("modf", lambda rng, s=s: (_away_from_integers(rng, s),), label=lb, wrt=() if 0 in s else (0,))
+      for s, lb in UNARY_SHAPES],
+    NumpyCase("modf", lambda rng: (_FLOATS,), label="specials"),
+    *[NumpyCase("modf", lambda rng, d=d: (uniform(rng, (2, 3), d, lo=-3.0, hi=3.0),), label=d)
+      for d in ("float32", "int32", "int64", "bool")],
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (3, 4)), rng.integers(-5, 5, (4,))), label="row", wrt=(0,)),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (2, 1, 4)), rng.integers(-5, 5, (3, 1)).astype("int32")),
+              label="both-int32", wrt=(0,)),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, ()), rng.integers(-5, 5, (2, 3))), label="rank0", wrt=(0,)),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (0, 3)), rng.integers(-5, 5, (3,))), label="empty", wrt=(0,)),
+    NumpyCase("ldexp", lambda rng: (np.repeat(_FLOATS, 13), np.tile(_EXPONENTS, 13)), label="specials"),
+    NumpyCase("ldexp", lambda rng: (rng.standard_normal(200) * 2.0 ** rng.integers(-1074, 1024, 200),
+                                    rng.integers(-2200, 2200, 200)), label="subnormal-overflow"),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (2, 3), "float32"), rng.integers(-160, 160, (3,))), label="float32"),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (2, 3), "int32"), 3), label="int32-number"),
+    NumpyCase("ldexp", lambda rng: (uniform(rng, (4,), "bool"), np.arange(4)), label="bool"),
+    NumpyCase("ldexp", lambda rng: (1.5, np.arange(-3, 3)), label="number"),
+    *[NumpyCase("frexp", lambda rng, s=s: (uniform(rng, s, lo=-50.0, hi=50.0),), label=lb, wrt=(0,) if lb == "2d" else ())
+      for s, lb in UNARY_SHAPES],
+    NumpyCase("frexp", lambda rng: (_FLOATS,), label="specials"),
+    NumpyCase("frexp", lambda rng: (np.concatenate([np.ldexp(1.0, np.arange(-1074, 1024)),
+                                                    np.nextafter(np.ldexp(1.0, np.arange(-1074, 1024)), 0)]),),
+              label="powers-of-two"),
+    NumpyCase("frexp", lambda rng: (rng.standard_normal(300) * 2.0 ** rng.integers(-1074, 1023, 300),), label="wide"),
+    NumpyCase("frexp", lambda rng: (np.float32([1e-45, 3e-39, 3.4e38, -0.0, np.inf, 0.75, 6.0]),), label="float32"),
+    NumpyCase("frexp", lambda rng: (np.float16([6e-8, 3e-5, 65504, -0.0, np.inf, 0.75, 6.0]),), label="float16"),
+    *[NumpyCase("frexp", lambda rng, d=d: (uniform(rng, (2, 3), d),), label=d) for d in ("int32", "int64", "bool")],
+    *[NumpyCase("positive", lambda rng, s=s: (uniform(rng, s),), label=lb, wrt=(0,) if lb == "2d" else ())
+      for s, lb in UNARY_SHAPES],
+    *[NumpyCase("positive", lambda rng, d=d: (uniform(rng, (2, 3), d),), label=d)
+      for d in ("float32", "int32", "int64", "complex128")],
+    NumpyCase("positive", lambda rng: (_FLOATS,), label="specials"),
+    NumpyCase("positive", lambda rng: ([1, -2],), label="list"),
+    *[NumpyCase("ediff1d", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3, 4)),), "2d", (0,)),
+        (lambda rng: (uniform(rng, (5,)), uniform(rng, (2,)), uniform(rng, (1, 2))), "ends", (0, 1, 2)),
+        (lambda rng: (uniform(rng, (1,)), None, uniform(rng, (3,))), "one-element", (0, 2)),
+        (lambda rng: (uniform(rng, (0, 2)), 1.5), "empty", ()),
+        (lambda rng: (uniform(rng, (), "int64"), [1, 2]), "rank0-int", ()),
+        (lambda rng: (uniform(rng, (4,), "int32"), 7, np.arange(2)), "int32", ()),
+        (lambda rng: (uniform(rng, (2, 3), "float32"), 2.5, np.arange(2)), "float32", ())]],
+    NumpyCase("real_if_close", lambda rng: (uniform(rng, (2, 3)),), label="real"),
+    NumpyCase("real_if_close", lambda rng: (uniform(rng, (3,), "int32"),), label="int32"),
+    NumpyCase("real_if_close", lambda rng: ([1.5 + 1e-15j, -2.0],), label="close"),   # lists: concrete
+    NumpyCase("real_if_close", lambda rng: ([1.5 + 1e-12j, -2.0],), label="not-close"),
+    NumpyCase("real_if_close", lambda rng: ([1.5 + 1e-12j, -2.0],), {"tol": 1e-11}, label="absolute-tol"),
+    NumpyCase("real_if_close", lambda rng: (np.array([1.5 + 1e-6j], np.complex64).tolist(),), label="list-complex"),
+]
+
+# -- polynomials, windows and the matrix-vector gufuncs -----------------------------------------------------------
+CASES += [
+    *[NumpyCase("poly", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (4,)),), "roots", (0,)),
+        (lambda rng: (uniform(rng, (1,)),), "one", (0,)),
+        (lambda rng: (uniform(rng, (3,), "float32"),), "float32", ()),
+        (lambda rng: (uniform(rng, (3,), "int64"),), "int64", ()),
+        (lambda rng: (uniform(rng, (0,)),), "none", ()),
+        (lambda rng: ([1 + 2j, 1 - 2j, 0.5],), "conjugate-pairs", ()),
+        (lambda rng: ([1 + 2j, 0.5],), "complex", ())]],
+    *[NumpyCase(name, make, label=lb, wrt=wrt) for name in ("polyadd", "polysub") for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (5,))), "shorter-first", (0, 1)),
+        (lambda rng: (uniform(rng, (4,)), uniform(rng, (2,))), "shorter-second", (0, 1)),
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (3,))), "equal", (0, 1)),
+        (lambda rng: (2.0, uniform(rng, (3,))), "number", (1,)),
+        (lambda rng: (uniform(rng, (3,), "int32"), uniform(rng, (2,), "int64")), "int", ()),
+        (lambda rng: (uniform(rng, (3,), "float32"), uniform(rng, (4,), "int32")), "float32-int32", ())]],
+    *[NumpyCase("polymul", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (5,))), "floats", (0, 1)),
+        (lambda rng: (uniform(rng, (1,)), uniform(rng, (2,))), "short", (0, 1)),
+        (lambda rng: (uniform(rng, (3,), "int32"), uniform(rng, (2,), "float32")), "int32-float32", ()),
+        (lambda rng: ([0, 0, 1, 2], [0.0, 3.0]), "leading-zeros", ()),     # lists: concrete, trimmed as numpy
+        (lambda rng: ([0, 0], uniform(rng, (2,))), "zero", ())]],
+    *[NumpyCase("polyder", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: (uniform(rng, (5,)),), {}, "first", (0,)),
+        (lambda rng: (uniform(rng, (5,)), 3), {}, "third", (0,)),
+        (lambda rng: (uniform(rng, (3,)),), {"m": 4}, "past-the-degree", ()),
+        (lambda rng: (uniform(rng, (3,)), 0), {}, "m0", ()),
+        (lambda rng: (uniform(rng, (4,), "float32"),), {}, "float32", ()),
+        (lambda rng: (uniform(rng, (4,), "int32"), 2), {}, "int32", ()),
+        (lambda rng: (uniform(rng, (0,)),), {}, "empty", ())]],
+    *[NumpyCase("polyint", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: (uniform(rng, (4,)),), {}, "first", (0,)),
+        (lambda rng: (uniform(rng, (4,)), 2, uniform(rng, (2,))), {}, "constants", (0, 2)),
+        (lambda rng: (uniform(rng, (3,)), 3, np.array(1.5)), {}, "one-constant", (0, 2)),
+        (lambda rng: (uniform(rng, (3,)), 0), {}, "m0", ()),
+        (lambda rng: (uniform(rng, (3,), "float32"),), {"k": np.float32(2.0)}, "float32", ()),
+        (lambda rng: (uniform(rng, (3,), "int64"),), {"m": 2, "k": [1, 2, 3]}, "int64", ()),
+        (lambda rng: (uniform(rng, (0,)),), {}, "empty", ())]],
+]
+
+
+def _fit_points(rng, n=9, dtype="float64"):
+    return np.linspace(-1.0, 1.0, n).astype(dtype), uniform(rng, (n,), dtype)
+
+
+CASES += [
+    *[NumpyCase("polyfit", make, kw, label=lb, wrt=wrt, rtol=1e-10, atol=1e-12) for make, kw, lb, wrt in [
+        (lambda rng: (*_fit_points(rng), 3), {}, "cubic", (0, 1)),
+        (lambda rng: (np.linspace(-1.0, 1.0, 7), uniform(rng, (7, 2)), 2), {}, "columns", (0, 1)),
+        (lambda rng: (*_fit_points(rng), 2, None, False, uniform(rng, (9,), lo=0.5, hi=1.5)), {}, "weights", (0, 1, 5)),
+        (lambda rng: (*_fit_points(rng), 0), {}, "constant", (1,)),
+        (lambda rng: (*_fit_points(rng), 2), {"full": True}, "full", ()),
+        (lambda rng: (*_fit_points(rng), 2), {"rcond": 1e-3, "full": True}, "rcond", ()),
+        (lambda rng: (*_fit_points(rng), 2), {"cov": True}, "cov", (1,)),
+        (lambda rng: (np.linspace(-1.0, 1.0, 7), uniform(rng, (7, 3)), 2), {"cov": True}, "cov-columns", ()),
+        (lambda rng: (*_fit_points(rng), 2), {"cov": "unscaled"}, "cov-unscaled", ()),
+        (lambda rng: (*_fit_points(rng, 9, "float32"), 2), {"full": True}, "float32", ()),
+        (lambda rng: (np.arange(6), np.arange(6) ** 2, 2), {}, "int", ())]],
+    *[NumpyCase(name, lambda rng, m=m: (m,), label=str(m)) for name in ("hamming", "hanning", "blackman", "bartlett")
+      for m in (-2, 0, 1, 2, 7, 12)],
+    *[NumpyCase("matvec", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), "plain", (0, 1)),
+        (lambda rng: (uniform(rng, (2, 1, 3, 4)), uniform(rng, (5, 4))), "batch-broadcast", (0, 1)),
+        (lambda rng: (uniform(rng, (3, 4)), uniform(rng, (2, 4))), "vector-batch", (0, 1)),
+        (lambda rng: (uniform(rng, (0, 3, 2)), uniform(rng, (2,))), "empty", ()),
+        (lambda rng: (uniform(rng, (3, 0)), uniform(rng, (0,))), "empty-contraction", ()),
+        (lambda rng: (uniform(rng, (2, 3), "int32"), uniform(rng, (3,), "int64")), "int", ()),
+        (lambda rng: (uniform(rng, (2, 3), "bool"), uniform(rng, (3,), "bool")), "bool", ()),
+        (lambda rng: (uniform(rng, (2, 3), "complex128"), uniform(rng, (3,), "complex128")), "complex", ()),
+        (lambda rng: (uniform(rng, (2, 3), "float32"), uniform(rng, (3,), "float32")), "float32", ())]],
+    *[NumpyCase("vecmat", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3,)), uniform(rng, (3, 4))), "plain", (0, 1)),
+        (lambda rng: (uniform(rng, (5, 3)), uniform(rng, (2, 1, 3, 4))), "batch-broadcast", (0, 1)),
+        (lambda rng: (uniform(rng, (0, 3)), uniform(rng, (3, 2))), "empty", ()),
+        (lambda rng: (uniform(rng, (3,), "int64"), uniform(rng, (3, 2), "int32")), "int", ()),
+        (lambda rng: (uniform(rng, (2, 3), "complex128"), uniform(rng, (3, 2), "complex128")), "complex", ()),
+        (lambda rng: (uniform(rng, (3,), "float32"), uniform(rng, (3, 2), "float32")), "float32", ())]],
+    *[NumpyCase("vander", lambda rng, d=d: (uniform(rng, (4,), d),), label=d) for d in ("float32", "int32", "bool")],
+]

@@ -69,3 +69,87 @@ def test_ndarray_methods_on_tracers_call_frame_numpy():
     for got, ref in zip(f(x), want):
         assert got.dtype == ref.dtype
         np.testing.assert_array_equal(got, ref)
+
+
+# -- choose, compress, piecewise ------------------------------------------------------------------------------
+def test_choose_raise_mode_needs_a_concrete_index_array():
+    choices = [np.arange(3.0), np.arange(3.0) + 10]
+    with pytest.raises(TraceError, match="op 'choose': mode='raise'.*use mode='wrap' or mode='clip'"):
+        frame.function(lambda a: fnp.choose(a, choices))(np.array([0, 1, 0]))
+    with pytest.raises(ShapeError, match="op 'choose': index 2 in a is out of range for 2 choices"):
+        fnp.choose(np.array([0, 2, 1]), choices)
+    with pytest.raises(ShapeError, match="op 'choose': index -1 in a"):
+        fnp.choose([-1, 0, 0], choices)
+    a = np.array([0, 3, -1])   # wrap and clip take any index, traced too
+    for mode in ("wrap", "clip"):
+        np.testing.assert_array_equal(frame.function(lambda i: fnp.choose(i, choices, mode=mode))(a),
+                                      np.choose(a, choices, mode=mode))
+
+
+def test_choose_argument_refusals():
+    with pytest.raises(ShapeError, match="op 'choose': the index array a must be integers, got float64"):
+        fnp.choose(np.array([0.0, 1.0]), [np.ones(2), np.zeros(2)])
+    with pytest.raises(ShapeError, match="op 'choose': mode must be"):
+        fnp.choose(np.array([0, 1]), [np.ones(2), np.zeros(2)], mode="nearest")
+    with pytest.raises(ShapeError, match=r"op 'choose': a \(2,\) and the choices \[\(3,\), \(3,\)\] do not broadcast"):
+        fnp.choose(np.array([0, 1]), [np.ones(3), np.zeros(3)])
+    with pytest.raises(ShapeError, match="op 'choose': choices must be a non-empty sequence"):
+        fnp.choose(np.array([0]), [])
+
+
+def test_choose_gradient_goes_to_the_chosen_elements():
+    a = np.array([1, 0, 1])
+    g = frame.grad(lambda c: fnp.sum(fnp.choose(a, c, mode="clip") * np.array([1.0, 2.0, 3.0])))(np.ones((2, 3)))
+    np.testing.assert_array_equal(g, [[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
+
+
+def test_compress_needs_a_concrete_condition():
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TraceError, match="op 'compress': the result's shape depends on the values of condition"):
+        frame.function(lambda c, v: fnp.compress(c, v, axis=1))(np.array([True, False, True]), x)
+    with pytest.raises(TraceError, match="op 'compress'"):
+        frame.function(lambda v: fnp.compress([v[0, 0] > 0, True], v, axis=0))(x)
+    np.testing.assert_array_equal(frame.function(lambda v: fnp.compress([True, False, True], v, axis=1))(x),
+                                  np.compress([True, False, True], x, axis=1))
+    with pytest.raises(ShapeError, match="op 'compress': condition must be 1-d"):
+        fnp.compress([[True, False]], x)
+    with pytest.raises(ShapeError, match="op 'compress': condition of length 3 selects index 2, out of bounds for axis 0"):
+        fnp.compress([0, 0, 1], x, axis=0)
+    with pytest.raises(ShapeError, match="op 'compress': axis 2 is out of range"):
+        fnp.compress([1], x, axis=2)
+
+
+def test_piecewise_evaluates_every_function_on_all_of_x():
+    seen = []
+    x = np.array([-1.0, 0.5, 2.0])
+    y = fnp.piecewise(x, [x < 0, x > 1], [lambda v: seen.append(np.shape(v)) or -v, lambda v: v * 10, 7.0])
+    np.testing.assert_array_equal(y, np.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v * 10, 7.0]))
+    assert seen == [(3,)]   # numpy would call it on the selected element only, shape (1,)
+
+
+def test_piecewise_refusals():
+    x = np.arange(4.0)
+    with pytest.raises(ShapeError, match=r"op 'piecewise': with 2 condition\(s\), either 2 or 3 functions are expected, got 1"):
+        fnp.piecewise(x, [x < 1, x > 2], [1.0])
+    with pytest.raises(ShapeError, match=r"op 'piecewise': each condition must have x's shape \(4,\), got \(3,\)"):
+        fnp.piecewise(x, [np.ones(3, bool)], [1.0])
+
+
+# -- tests of values and objects --------------------------------------------------------------------------------
+def test_infinity_tests_refuse_complex_values():
+    for fn in (fnp.isneginf, fnp.isposinf):
+        with pytest.raises(ShapeError, match=f"op '{fn.__name__}': not defined for complex128"):
+            fn(np.array([1j]))
+
+
+def test_object_tests_see_a_traced_value_as_an_array():
+    seen = {}
+
+    def f(v):
+        seen.update(scalar=(fnp.isscalar(v), fnp.isscalar(v[0])), iterable=(fnp.iterable(v), fnp.iterable(v[0])),
+                    complex=(fnp.iscomplexobj(v), fnp.isrealobj(v)))
+        return v
+
+    frame.function(f)(np.array([1.0 + 0j, 2j]))
+    assert seen == {"scalar": (False, False), "iterable": (True, False), "complex": (True, False)}
+    assert fnp.isscalar(3.0) and fnp.isscalar("s") and not fnp.isscalar(np.array(3.0))

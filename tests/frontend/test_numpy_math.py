@@ -7,7 +7,7 @@ import pytest
 
 import frame
 import frame.numpy as fnp
-from frame import ShapeError
+from frame import ShapeError, TraceError
 
 
 def _both(fn, *args):
@@ -153,3 +153,145 @@ def test_power_dispatch_keeps_pows_exponent_checks():
     with pytest.raises(ShapeError, match="must be a number or an array"):
         fnp.power(x, "2")
     assert_same(fnp.power(x, np.array([2.0, 0.5], "float32")), np.power(x, np.array([2.0, 0.5], "float32")))
+
+
+# -- divmod, modf, ldexp, frexp: numpy's bits, signed zeros included -----------------------------------------
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert (got.shape, got.dtype) == (want.shape, want.dtype)
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want)), (got, want)
+
+
+def test_modf_keeps_the_sign_of_zeros_and_infinities():
+    x = np.array([-0.0, 0.0, -2.0, 2.0, -2.5, np.inf, -np.inf, np.nan, -1e-310, 1e308])
+    for dtype in ("float64", "float32", "float16"):
+        with np.errstate(over="ignore"):
+            v = x.astype(dtype)
+        want = np.modf(v)
+        for got in _both(fnp.modf, v):
+            for g, w in zip(got, want):
+                _same_bits(g, w)
+
+
+def test_ldexp_and_frexp_are_bit_exact_at_the_ends_of_the_range():
+    rng = np.random.default_rng(1)
+    powers = np.ldexp(1.0, np.arange(-1074, 1024))
+    x = np.concatenate([powers, np.nextafter(powers, 0), -np.nextafter(powers, np.inf)[:-1],
+                        rng.standard_normal(500) * 2.0 ** rng.integers(-1074, 1024, 500),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan]])
+    with np.errstate(over="ignore"):
+        for got in _both(fnp.frexp, x):
+            for g, w in zip(got, np.frexp(x)):
+                _same_bits(g, w)
+        e = rng.integers(-2300, 2300, x.size)
+        for got in _both(fnp.ldexp, x, e):
+            _same_bits(got, np.ldexp(x, e))
+        x32 = (rng.standard_normal(300) * 2.0 ** rng.integers(-149, 128, 300)).astype(np.float32)
+        e32 = rng.integers(-300, 300, 300).astype(np.int32)
+        for got in _both(fnp.ldexp, x32, e32):
+            _same_bits(got, np.ldexp(x32, e32))
+        for got in _both(fnp.frexp, x32):
+            for g, w in zip(got, np.frexp(x32)):
+                _same_bits(g, w)
+
+
+def test_ldexp_derivative_is_the_power_of_two():
+    e = np.array([-3, 0, 5])
+    g = frame.grad(lambda v: fnp.sum(fnp.ldexp(v, e)))(np.array([0.3, -1.5, 2.0]))
+    np.testing.assert_array_equal(g, np.ldexp(1.0, e))
+
+
+def test_float_decompositions_refuse_what_numpy_refuses():
+    with pytest.raises(ShapeError, match="op 'ldexp': the exponent x2 must be integers"):
+        fnp.ldexp(np.ones(2), np.array([1.0, 2.0]))
+    for fn in (fnp.modf, fnp.frexp, lambda z: fnp.ldexp(z, 1)):
+        with pytest.raises(ShapeError, match="needs real numbers, got complex128"):
+            fn(np.array([1j]))
+    with pytest.raises(ShapeError, match="op 'positive'.*bool"):
+        fnp.positive(np.array([True]))
+
+
+# -- ediff1d, real_if_close ----------------------------------------------------------------------------
+def test_ediff1d_refusals():
+    with pytest.raises(ShapeError, match="op 'ediff1d': to_begin of dtype float64 cannot be cast to ary's int64"):
+        fnp.ediff1d(np.arange(3), to_begin=0.5)
+    with pytest.raises(ShapeError, match="op 'ediff1d': numpy does not subtract bools"):
+        fnp.ediff1d(np.array([True, False]))
+
+
+def test_real_if_close_decides_only_on_concrete_complex_values():
+    z = np.array([1.5 + 1e-15j, 2.0])
+    assert_same(fnp.real_if_close(z), np.real_if_close(z))
+    x = np.array([1.0, 2.0])
+    assert_same(frame.function(fnp.real_if_close)(x), x)
+    with pytest.raises(TraceError, match=r"op 'real_if_close': whether a traced c128\[2\]"):
+        frame.function(fnp.real_if_close)(z)
+
+
+# -- polynomials -----------------------------------------------------------------------------------------
+def test_poly_refusals():
+    with pytest.raises(ShapeError, match="op 'poly': the characteristic polynomial.*eigvals"):
+        fnp.poly(np.eye(2))
+    with pytest.raises(ShapeError, match="op 'poly': seq_of_zeros must be 1-d"):
+        fnp.poly(np.ones((2, 3)))
+    with pytest.raises(TraceError, match=r"op 'poly': whether the coefficients of traced c128\[2\] roots"):
+        frame.function(fnp.poly)(np.array([1j, -1j]))
+    assert_same(fnp.poly(np.array([1j, -1j])), np.poly(np.array([1j, -1j])))   # concrete: real, as numpy
+
+
+def test_polymul_trims_only_concrete_leading_zeros():
+    a, b = np.array([0.0, 0.0, 1.0, 2.0]), np.array([3.0, 4.0])
+    assert_same(fnp.polymul(a, b), np.polymul(a, b))
+    traced = frame.function(fnp.polymul)(a, b)   # traced: the length stays, the product has the leading zeros
+    assert traced.shape == (5,)
+    assert_same(traced[2:], np.polymul(a, b))
+    assert_same(traced[:2], np.zeros(2))
+
+
+def test_polynomial_argument_refusals():
+    with pytest.raises(ShapeError, match="op 'polyder': the order m must be >= 0"):
+        fnp.polyder(np.ones(3), -1)
+    with pytest.raises(ShapeError, match="op 'polyint': the order m must be >= 0"):
+        fnp.polyint(np.ones(3), -1)
+    with pytest.raises(ShapeError, match="op 'polyint': k must be a scalar or hold at least m = 3"):
+        fnp.polyint(np.ones(3), 3, k=[1.0, 2.0])
+    with pytest.raises(ShapeError, match="op 'polyder': p must be a 1-d array"):
+        fnp.polyder(np.ones((2, 2)))
+    with pytest.raises(ShapeError, match="op 'polymul': a polynomial must be 1-d"):
+        fnp.polymul(np.ones((2, 2)), np.ones(2))
+    with pytest.raises(ShapeError, match="op 'polyadd': only a 1-d polynomial can be padded"):
+        fnp.polyadd(np.ones((2, 2)), np.ones(3))
+
+
+def test_polyfit_refusals_and_rank_warning():
+    x, y = np.linspace(-1, 1, 5), np.arange(5.0)
+    with pytest.raises(ShapeError, match="op 'polyfit': expected deg >= 0"):
+        fnp.polyfit(x, y, -1)
+    with pytest.raises(ShapeError, match=r"op 'polyfit': y must be 1-d or 2-d with x's length, got shapes \(5,\) and \(4,\)"):
+        fnp.polyfit(x, y[:4], 1)
+    with pytest.raises(ShapeError, match="op 'polyfit': x must be a non-empty 1-d array"):
+        fnp.polyfit(np.ones((5, 1)), y, 1)
+    with pytest.raises(ShapeError, match="op 'polyfit': w must be 1-d with y's length"):
+        fnp.polyfit(x, y, 1, w=np.ones(3))
+    with pytest.raises(ShapeError, match="op 'polyfit': the number of data points .5. must exceed order .5."):
+        fnp.polyfit(x, y, 4, cov=True)
+    with pytest.raises(TraceError, match="op 'polyfit': deg must be a concrete int"):
+        frame.function(lambda u, v, d: fnp.polyfit(u, v, d))(x, y, np.array(2))
+    with pytest.warns(np.exceptions.RankWarning, match="poorly conditioned"):
+        fnp.polyfit(np.ones(4), np.arange(4.0), 2)
+
+
+def test_windows_take_a_static_length():
+    assert_same(frame.function(lambda: fnp.hanning(6))(), np.hanning(6))
+    with pytest.raises(TraceError, match="fnp.hamming: argument 0 must be static"):
+        frame.function(fnp.hamming)(np.array(5))
+
+
+def test_matvec_and_vecmat_shape_refusals():
+    with pytest.raises(ShapeError, match=r"op 'matvec': needs x1 \(..., m, n\) and x2 \(..., n\).*\(3, 4\) and \(3,\)"):
+        fnp.matvec(np.ones((3, 4)), np.ones(3))
+    with pytest.raises(ShapeError, match=r"op 'vecmat': needs x1 \(..., n\) and x2 \(..., n, m\).*\(2, 3\) and \(4, 3, 2\)"):
+        fnp.vecmat(np.ones((2, 3)), np.ones((4, 3, 2)))
+    with pytest.raises(ShapeError, match="op 'matvec'"):
+        fnp.matvec(np.ones(3), np.ones(3))
