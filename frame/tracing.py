@@ -401,16 +401,18 @@ prim = _Primitives()
 
 # frame.numpy's functions by name and its numpy-function dispatcher, registered by frame.numpy when
 # it loads (this module sits below it and cannot import it; `import frame` always loads it).
-_FRONTEND: dict[str, Any] = {"functions": {}, "array_function": None}
+_FRONTEND: dict[str, Any] = {"functions": {}, "array_function": None, "ufuncs": {}}
 _INSTALLED: set[str] = set()            # the Tracer operators install_operators set
 _UFUNC_OPS: dict[str, OpSchema] = {}    # numpy ufunc name -> the op that claims it
 
 
-def attach_frontend(functions: dict[str, Callable], array_function: Callable) -> None:
+def attach_frontend(functions: dict[str, Callable], array_function: Callable,
+                    ufuncs: dict[str, Callable] | None = None) -> None:
     """Register frame.numpy: `functions` (frame.numpy name -> function, "fft.rfft" dotted) back
-    the operators and ufuncs of the ops naming them in their `frontend` facts; `array_function`
-    handles `Tracer.__array_function__`."""
-    _FRONTEND.update(functions=dict(functions), array_function=array_function)
+    the operators and ufuncs of the ops naming them in their `frontend` facts; `ufuncs` (numpy
+    ufunc name -> function) the ufuncs no op claims, which frame.numpy composes (`np.modf`);
+    `array_function` handles `Tracer.__array_function__`."""
+    _FRONTEND.update(functions=dict(functions), array_function=array_function, ufuncs=dict(ufuncs or {}))
 
 
 def _entry(schema: OpSchema, name: str) -> Callable:
@@ -485,11 +487,12 @@ def _apply_ufunc(ufunc, method: str, inputs, kwargs):
         raise TraceError(f"{name}.{method} is not supported on traced values: use frame.numpy "
                          "(e.g. fnp.sum for numpy.add.reduce) inside traced code")
     schema = _UFUNC_OPS.get(ufunc.__name__)
-    if schema is None:
+    composed = _FRONTEND["ufuncs"].get(ufunc.__name__)
+    if schema is None and composed is None:
         raise TraceError(f"{name} is not supported on traced values; frame.numpy has no {ufunc.__name__}")
     if kwargs:
         raise TraceError(f"{name} on traced values does not support the argument(s) {', '.join(sorted(kwargs))}")
-    return _entry(schema, ufunc.__name__)(*inputs)
+    return (_entry(schema, ufunc.__name__) if schema is not None else composed)(*inputs)
 
 
 # ---------------------------------------------------------------------------------------------

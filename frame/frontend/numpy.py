@@ -3,7 +3,7 @@
 Functions that are one op applied to its operands (`add`, `exp`, `matmul`, `mse_loss`, `fft.rfft`,
 ...) are generated from the registry's `frontend` facts, with the op's doc as docstring; those
 that normalise their arguments (axes, shapes, indices, exponents) are written by family in
-`numpy_<family>.py` (shape, reduce, sort, math, logic, linalg, fft, creation) and gathered here. When this
+`numpy_<family>.py` (shape, reduce, sort, sets, math, logic, linalg, fft, creation) and gathered here. When this
 module loads it registers its functions with the tracing core, which routes `Tracer` operators,
 numpy ufuncs and numpy functions on tracers to them.
 """
@@ -17,7 +17,8 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..ops import all_ops
 from ..tracing import Tracer, attach_frontend, bind
-from . import numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape, numpy_sort
+from . import (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_sets, numpy_shape,
+               numpy_sort)
 from .args import _axes, _axis, _ndim
 from .numpy_creation import *  # noqa: F401,F403
 from .numpy_fft import *  # noqa: F401,F403
@@ -28,6 +29,7 @@ from .numpy_logic import *  # noqa: F401,F403
 from .numpy_math import *  # noqa: F401,F403
 from .numpy_math import _rpow
 from .numpy_reduce import *  # noqa: F401,F403
+from .numpy_sets import *  # noqa: F401,F403
 from .numpy_shape import *  # noqa: F401,F403
 from .numpy_shape import reshape, transpose
 from .numpy_sort import *  # noqa: F401,F403
@@ -47,8 +49,8 @@ def result_type(*arrays_and_dtypes):
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
 __all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
            "finfo", "iinfo", "result_type", "debug_print", "softmax", "log_softmax", "layer_norm"]
-for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_shape,
-                numpy_sort):
+for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_sets,
+                numpy_shape, numpy_sort):
     __all__ += _family.__all__
 # Namespaces for dotted frontend names ("fft.rfft", "linalg.norm").
 NAMESPACES = {"fft": fft, "linalg": linalg}
@@ -163,7 +165,9 @@ def _frontend_functions() -> dict:
     return functions
 
 
-attach_frontend(_frontend_functions(), apply_numpy_function)
+attach_frontend(_frontend_functions(), apply_numpy_function,
+                # numpy ufuncs that no op claims but a composition here implements (np.modf, np.divmod, ...)
+                {name: globals()[name] for name in __all__ if isinstance(getattr(_np, name, None), _np.ufunc)})
 Tracer.__rpow__ = _rpow
 Tracer.T = property(lambda self: transpose(self))
 Tracer.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
@@ -174,7 +178,8 @@ Tracer.transpose = lambda self, *axes: transpose(self, axes[0] if len(axes) == 1
 # `sort` returns the sorted copy, as a JAX array's does (numpy's sorts in place, which a traced value cannot).
 METHODS = ("sum", "mean", "max", "min", "prod", "astype", "ravel", "flatten", "squeeze", "dot", "clip", "conj",
            "conjugate", "var", "std", "argmax", "argmin", "cumsum", "cumprod", "all", "any", "round", "trace",
-           "diagonal", "repeat", "swapaxes", "take", "sort", "argsort", "searchsorted", "copy", "ptp")
+           "diagonal", "repeat", "swapaxes", "take", "sort", "argsort", "searchsorted", "copy", "ptp", "nonzero",
+           "argpartition", "choose")
 
 
 def _method(function):

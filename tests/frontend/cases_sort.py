@@ -136,3 +136,108 @@ CASES += [
     NumpyCase("lexsort", lambda rng: (rng.integers(0, 3, (2, 3, 5)),), {"axis": 0}, label="array-axis0"),
     NumpyCase("lexsort", lambda rng: ([uniform(rng, (4, 3), "int32")],), label="one-key"),
 ]
+
+
+# -- where the nonzero elements are: numpy's result for concrete operands (lists stay concrete when
+# compiled), jax.numpy's size=/fill_value= form for traced ones (numpy's result, padded or cut to size)
+def _pad(x, size, fill):
+    """numpy's result `x` cut or padded (with `fill`) to `size` along its first axis: jax.numpy's size= form."""
+    x = np.asarray(x)
+    out = np.full((size,) + x.shape[1:], fill, x.dtype)
+    out[:min(size, len(x))] = x[:size]
+    return out
+
+
+def _sparse(rng, shape, dtype="float64"):
+    """About half zeros."""
+    return (uniform(rng, shape, dtype) * (rng.random(shape) < 0.5)).astype(dtype)
+
+
+def _nonzero_sized(a, size, fill_value=0):
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * np.ndim(a)
+    return tuple(_pad(i, size, f) for i, f in zip(np.nonzero(a), fills))
+
+
+CASES += [
+    *[NumpyCase("nonzero", make, kw, label=lb, reference=_nonzero_sized) for make, kw, lb in [
+        (lambda rng: (_sparse(rng, (3, 4)),), {"size": 12}, "pad"),
+        (lambda rng: (_sparse(rng, (3, 4)),), {"size": 3, "fill_value": -1}, "cut"),
+        (lambda rng: (uniform(rng, (2, 3, 2), "bool"),), {"size": 8, "fill_value": (-1, -2, -3)}, "bool-fills"),
+        (lambda rng: (uniform(rng, (7,), "int32"),), {"size": 7}, "int32"),
+        (lambda rng: (uniform(rng, (0, 3)),), {"size": 2}, "empty"),
+        (lambda rng: (uniform(rng, (2, 2)),), {"size": 0}, "size0")]],
+    NumpyCase("nonzero", lambda rng: (_sparse(rng, (3, 4)).tolist(),), label="concrete"),
+    *[NumpyCase("flatnonzero", make, kw, label=lb, reference=lambda a, size, fill_value=0:
+                _pad(np.flatnonzero(a), size, fill_value)) for make, kw, lb in [
+        (lambda rng: (_sparse(rng, (3, 4)),), {"size": 10, "fill_value": 99}, "pad"),
+        (lambda rng: (uniform(rng, (), "int64"),), {"size": 2}, "rank0"),
+        (lambda rng: (uniform(rng, (5,), "float32"),), {"size": 3}, "float32-cut")]],
+    NumpyCase("flatnonzero", lambda rng: ([0, 2, 0, 1],), label="concrete"),
+    *[NumpyCase("argwhere", make, kw, label=lb, reference=lambda a, size, fill_value=0:
+                _pad(np.argwhere(a), size, fill_value)) for make, kw, lb in [
+        (lambda rng: (_sparse(rng, (3, 4)),), {"size": 9}, "2d"),
+        (lambda rng: (uniform(rng, (2, 1, 3), "bool"),), {"size": 2, "fill_value": -1}, "bool-cut"),
+        (lambda rng: (uniform(rng, (0, 2)),), {"size": 1}, "empty")]],
+    *[NumpyCase("argwhere", lambda rng, a=a: (a,), label=lb) for a, lb in [
+        ([[0.0, 1.5], [2.0, 0.0]], "concrete"), (3.0, "concrete-rank0"), (0, "concrete-rank0-zero")]],
+    *[NumpyCase("extract", make, kw, label=lb, wrt=wrt, reference=lambda c, arr, size=None, fill_value=0:
+                np.extract(c, arr) if size is None else _pad(np.extract(c, arr), size, fill_value))
+      for make, kw, lb, wrt in [
+          (lambda rng: (uniform(rng, (3, 4), "bool"), uniform(rng, (3, 4))), {"size": 9}, "pad", (1,)),
+          (lambda rng: (uniform(rng, (3, 4), "int32"), uniform(rng, (3, 4))), {"size": 2, "fill_value": -5.0}, "cut",
+           (1,)),
+          (lambda rng: (uniform(rng, (6,), "bool").tolist(), uniform(rng, (2, 3))), {}, "concrete-condition", (1,)),
+          (lambda rng: ([True, False, True], uniform(rng, (5,), "float32")), {}, "short-condition", ()),
+          (lambda rng: (uniform(rng, (4,), "bool"), uniform(rng, (4,), "int64")), {"size": 5}, "int64", ()),
+          (lambda rng: (np.zeros(0, bool), np.zeros(0)), {"size": 2, "fill_value": 1.5}, "empty", ())]],
+    # any partition is numpy's answer; frame's is the stable sort, compared with numpy's sort here
+    # (tests/frontend/test_numpy_sort_and_statistics.py checks numpy's partition property too)
+    *[NumpyCase(name, make, kw, label=lb, wrt=wrt if name == "partition" else (),
+                reference=(lambda a, kth, axis=-1: np.sort(a, axis=axis)) if name == "partition" else
+                (lambda a, kth, axis=-1: np.argsort(a, axis=axis, kind="stable")))
+      for name in ("partition", "argpartition")
+      for make, kw, lb, wrt in [
+          (lambda rng: (uniform(rng, (3, 5)), 2), {}, "last", (0,)),
+          (lambda rng: (uniform(rng, (4, 3)), [0, -1]), {"axis": 0}, "axis0-kths", (0,)),
+          (lambda rng: (uniform(rng, (2, 3)), np.int64(4)), {"axis": None}, "flat", (0,)),
+          (lambda rng: (_ties_nans(rng), 1), {"axis": -1}, "ties-nans", ()),
+          (lambda rng: (uniform(rng, (0, 3)), 1), {}, "empty", ()),
+          (lambda rng: (uniform(rng, (3, 4), "int32"), 0), {"axis": 0}, "int32", ()),
+          (lambda rng: (uniform(rng, (5,), "bool"), 2), {}, "bool", ()),
+          (lambda rng: (uniform(rng, (2, 5), "float32"), (1, 3)), {}, "float32", ())]],
+    NumpyCase("argpartition", lambda rng: (np.asarray(2.0), 0), label="rank0",
+              reference=lambda a, kth: np.argsort(a, kind="stable")),
+    *[NumpyCase("sort_complex", lambda rng, dt=dt, shape=shape: (uniform(rng, shape, dt),), label=lb)
+      for dt, shape, lb in [("float64", (3, 4), "float64"), ("float32", (5,), "float32"), ("int32", (2, 3), "int32"),
+                            ("bool", (4,), "bool"), ("complex64", (2, 3), "complex64"), ("float64", (0, 2), "empty")]],
+    NumpyCase("sort_complex", lambda rng: (np.array([1 + 2j, 1 - 1j, np.nan + 0j, -3 + 0j, 1 + 0j, 2j]),),
+              label="complex-ties-nan"),
+    *[NumpyCase("histogram_bin_edges", make, kw, label=lb) for make, kw, lb in [
+        (lambda rng: (uniform(rng, (50,), lo=-2, hi=2),), {}, "default"),
+        (lambda rng: (uniform(rng, (5, 10), lo=-2, hi=2), 7), {"range": (-1, 3)}, "range-2d"),
+        (lambda rng: (uniform(rng, (9,), "float32"), 4), {}, "float32"),
+        (lambda rng: (uniform(rng, (9,), "int64"), 3), {"weights": np.ones(9)}, "int64-weights"),
+        (lambda rng: (np.ones(4), 2), {}, "constant"),
+        (lambda rng: (np.zeros(0), 3), {}, "empty"),
+        (lambda rng: (uniform(rng, (6,)), [-1, 0, 0.5, 1]), {}, "edges")]],
+    *[NumpyCase("histogram2d", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,))), {}, "default", ()),
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,)), 4), {}, "count", ()),
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,)), [3, np.array([-1.0, 0.0, 0.5, 1.0])]), {},
+         "count-and-edges", ()),
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,), "float32"), np.array([-1.0, 0.0, 1.0])), {},
+         "shared-edges", ()),
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,)), 3, [(-1, 1), (0, 1)], True), {},
+         "range-density", ()),
+        (lambda rng: (uniform(rng, (40,), lo=-2, hi=2), uniform(rng, (40,)), 3, None, False, uniform(rng, (40,))), {},
+         "weights", (5,)),
+        (lambda rng: (uniform(rng, (9,), "int32"), uniform(rng, (9,), "int32")), {"bins": 2}, "int32", ()),
+        (lambda rng: (np.zeros(0), np.zeros(0)), {"bins": 2}, "empty", ())]],
+    *[NumpyCase("histogramdd", make, kw, label=lb, wrt=wrt) for make, kw, lb, wrt in [
+        (lambda rng: (uniform(rng, (30, 3)),), {"bins": 3}, "nd", ()),
+        (lambda rng: (uniform(rng, (30, 2), "float32"), (4, 4)), {}, "float32", ()),
+        (lambda rng: (uniform(rng, (30,)), 5), {"range": [(-0.5, 0.5)]}, "1d-range", ()),
+        (lambda rng: ([uniform(rng, (20,)), uniform(rng, (20,), "float32")], [np.array([-1, 0, 1]), 2]), {},
+         "sequence", ()),
+        (lambda rng: (uniform(rng, (30, 2)), 3, None, True, uniform(rng, (30,))), {}, "density-weights", (4,))]],
+]

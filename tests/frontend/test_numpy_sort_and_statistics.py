@@ -116,3 +116,113 @@ def test_infinite_and_nan_operands_do_not_leak_into_weights_identity_or_powers()
     np.testing.assert_array_equal(fnp.average(np.array([np.nan, 1.0]), returned=True)[1], 2.0)
     np.testing.assert_array_equal(fnp.linalg.matrix_power(np.array([[np.inf, 0.0], [0.0, 1.0]]), 0), np.eye(2))
     np.testing.assert_array_equal(fnp.vander(np.array([np.inf, 2.0]), 3), np.vander(np.array([np.inf, 2.0]), 3))
+
+
+X = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+
+
+@pytest.mark.parametrize("call, error, pattern", [
+    (lambda: fnp.nonzero(np.asarray(1.0)), ShapeError, r"op 'nonzero': a 0-d array has no axes"),
+    (lambda: frame.trace(fnp.nonzero, X), TraceError, r"op 'nonzero': .*traced a; give size="),
+    (lambda: frame.trace(fnp.flatnonzero, X), TraceError, r"op 'flatnonzero': .*traced a; give size="),
+    (lambda: frame.trace(fnp.argwhere, X), TraceError, r"op 'argwhere': .*traced a; give size="),
+    (lambda: frame.trace(lambda c: fnp.extract(c, X), X > 0), TraceError,
+     r"op 'extract': .*traced condition; give size="),
+    (lambda: frame.trace(lambda x: fnp.nonzero(x, size=fnp.sum(x)), X), TraceError, "size must be a static int"),
+    (lambda: fnp.nonzero(X, size=-1), ShapeError, "size must be non-negative, got -1"),
+    (lambda: fnp.nonzero(X, size=2.5), ShapeError, "size must be an integer"),
+    (lambda: fnp.nonzero(X, size=3, fill_value=(0, 0, 0)), ShapeError,
+     r"fill_value needs one value per axis of a \(2, 3\)"),
+    (lambda: fnp.extract([False, False, False, True], np.arange(3.0)), ShapeError,
+     "condition is true at index 3, out of bounds for arr of size 3"),
+    (lambda: fnp.partition(X, 3), ShapeError, r"op 'partition': kth\(=3\) out of bounds \(3\)"),
+    (lambda: fnp.argpartition(X, [0, -7], axis=None), ShapeError, r"op 'argpartition': kth\(=-7\) out of bounds \(6\)"),
+    (lambda: fnp.partition(X, 1.0), ShapeError, "op 'partition': kth must be an integer"),
+    (lambda: fnp.partition(X, 1, kind="quicksort"), ShapeError, "kind must be 'introselect'"),
+    (lambda: fnp.partition(X, 1, order="f"), TraceError, r"partition: the argument\(s\) order="),
+    (lambda: frame.trace(lambda k: fnp.partition(X, k), np.int64(1)), TraceError, "kth must be static ints"),
+    (lambda: fnp.partition(np.asarray(1.0), 0), ShapeError, "op 'partition': axis -1 is out of range for rank 0"),
+    (lambda: fnp.sort_complex(np.asarray(1.0)), ShapeError, "op 'sort_complex': a 0-d array has no axis"),
+    (lambda: fnp.histogram_bin_edges(X, "auto"), ShapeError, r"bin estimators such as bins='auto' are not supported"),
+    (lambda: fnp.histogram_bin_edges(X, 0), ShapeError, "bins must be positive, when an integer, got 0"),
+    (lambda: fnp.histogram_bin_edges(X, 2.5), ShapeError, "bins must be an integer"),
+    (lambda: fnp.histogram_bin_edges(X, [[0.0, 1.0]]), ShapeError, r"bins must be an int or a 1-d array of edges"),
+    (lambda: fnp.histogram_bin_edges(X, [1.0, 0.0]), ShapeError, "bins must increase monotonically"),
+    (lambda: fnp.histogram_bin_edges(X, 3, range=(1, 0)), ShapeError, r"max must be larger than min in range \(1, 0\)"),
+    (lambda: fnp.histogram_bin_edges(X, 3, range=(0, np.inf)), ShapeError,
+     r"supplied range of \[0, inf\] is not finite"),
+    (lambda: fnp.histogram_bin_edges(X, 3, range=0), ShapeError, "range must be a pair"),
+    (lambda: fnp.histogram(np.array([1.0, np.inf])), ShapeError, r"op 'histogram': autodetected range of \[1.0, inf\]"),
+    (lambda: fnp.histogram(np.array([1.0, 1.0 + 2e-16]), 10), ShapeError, "too many bins for the data range"),
+    (lambda: fnp.histogram(X, weights=np.ones(6)), ShapeError, r"weights should have the same shape as a, got \(6,\)"),
+    (lambda: fnp.histogram2d(np.ones(3), np.ones(4)), ShapeError, r"x and y must be 1-d of the same length"),
+    (lambda: fnp.histogram2d(np.ones(3), np.ones(3), [2]), ShapeError,
+     r"dimension of bins must be equal to the .* \(2\)"),
+    (lambda: fnp.histogramdd(np.ones((4, 2)), range=[(0, 1)]), ShapeError, "range argument must have one entry per"),
+    (lambda: fnp.histogramdd(np.ones((4, 2)), weights=np.ones(3)), ShapeError, r"weights must be 4 real numbers"),
+    (lambda: fnp.histogramdd(np.ones((4, 2, 1))), ShapeError, r"sample must be an \(N, D\) array"),
+    (lambda: fnp.histogramdd(np.ones((4, 2)), [2, [1.0, 0.0]]), ShapeError, r"bins\[1\] must increase monotonically"),
+])
+def test_searching_partitions_and_bins_refuse_bad_arguments_by_name(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()
+
+
+def test_nonzero_of_concrete_values_is_numpys_and_traced_values_take_size():
+    a = np.random.default_rng(2).integers(-1, 2, (3, 2, 4))
+    for name in ("nonzero", "flatnonzero", "argwhere"):
+        for got, want in zip(*(np.atleast_1d(*x) if name != "nonzero" else x for x in
+                               (getattr(fnp, name)(a), getattr(np, name)(a)))):
+            np.testing.assert_array_equal(got, want)
+    count = np.count_nonzero(a)
+    got = frame.function(lambda a: fnp.nonzero(a, size=count + 1, fill_value=(7, 8, 9)))(a)
+    for g, w, f in zip(got, np.nonzero(a), (7, 8, 9)):
+        np.testing.assert_array_equal(g, np.append(w, f))
+    # np.nonzero on a tracer routes to frame.numpy's, which asks for size=
+    with pytest.raises(TraceError, match="op 'nonzero'.*give size="):
+        frame.trace(np.nonzero, a)
+
+
+def test_extract_by_a_concrete_condition_differentiates_into_the_picked_elements():
+    x, mask = np.arange(6.0).reshape(2, 3), np.array([[True, False, True], [False, False, True]])
+    np.testing.assert_array_equal(frame.function(lambda x: fnp.extract(mask, x))(x), [0.0, 2.0, 5.0])
+    weights = np.array([1.0, 10.0, 100.0])
+    np.testing.assert_array_equal(frame.grad(lambda x: fnp.sum(fnp.extract(mask, x) * weights))(x),
+                                  [[1.0, 0.0, 10.0], [0.0, 0.0, 100.0]])
+    # with size=, the padding (fill_value) takes no derivative
+    np.testing.assert_array_equal(frame.grad(lambda x: fnp.sum(fnp.extract(mask, x, size=4, fill_value=x[0, 1])))(x),
+                                  [[1.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+
+
+@pytest.mark.parametrize("axis, kth", [(-1, 2), (0, [0, 2]), (None, (1, 5, -1))])
+def test_partition_has_numpys_partition_property(axis, kth):
+    x = np.random.default_rng(4).integers(0, 4, (3, 6)).astype(float)   # ties included
+    ours, ours_index = fnp.partition(x, kth, axis=axis), fnp.argpartition(x, kth, axis=axis)
+    theirs = np.partition(x, kth, axis=axis)
+    flat = x.ravel() if axis is None else x
+    picked = np.take_along_axis(flat, ours_index, axis=-1 if axis is None else axis)
+    for k in np.atleast_1d(kth):   # the kth elements are numpy's; those before are not larger, those after not smaller
+        at = np.take(theirs, [k], axis=-1 if axis is None else axis)
+        for got in (ours, picked):
+            np.testing.assert_array_equal(np.take(got, [k], axis=-1 if axis is None else axis), at)
+            n = got.shape[-1 if axis is None else axis]
+            before = np.take(got, np.arange(k % n), axis=-1 if axis is None else axis)
+            assert np.all(before <= at)
+
+
+def test_histogramdd_takes_other_bins_per_dimension_and_traced_sequences():
+    rng = np.random.default_rng(5)
+    x, y, z = rng.normal(size=30), rng.uniform(size=30), rng.normal(size=30).astype(np.float32)
+    bins = [3, np.array([0.0, 0.2, 0.5, 1.0]), 5]
+    for ours in (fnp.histogramdd([x, y, z], bins),
+                 frame.function(lambda x, y, z: fnp.histogramdd([x, y, z], bins))(x, y, z)):
+        hist, edges = ours
+        want, want_edges = np.histogramdd([x, y, z], bins)
+        np.testing.assert_allclose(hist, want, rtol=1e-12)
+        assert hist.dtype == want.dtype and hist.shape == (3, 3, 5)
+        for e, w in zip(edges, want_edges):
+            np.testing.assert_allclose(e, w, rtol=1e-12)
+            assert np.asarray(e).dtype == w.dtype
+    # the maximum falls in the closed last bin, also for edges from a traced sample's min and max
+    got = frame.function(lambda v: fnp.histogram(v, 3)[0])(np.array([-0.9, 0.1, 0.7]))
+    np.testing.assert_array_equal(got, np.histogram(np.array([-0.9, 0.1, 0.7]), 3)[0])
