@@ -40,15 +40,50 @@ float16, float32, float64, int32, int64 = _np.float16, _np.float32, _np.float64,
 complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
 ndarray = _np.ndarray
 finfo, iinfo = _np.finfo, _np.iinfo   # machine limits of a dtype: numpy's own
+# numpy's own dtype functions: their arguments are dtypes (and type codes), never arrays
+promote_types, issubdtype, isdtype, typename = _np.promote_types, _np.issubdtype, _np.isdtype, _np.typename
+
+
+def _dtype_of(x):
+    """A traced value as its dtype (all that numpy's dtype functions read of an array); anything else as is."""
+    return _np.dtype(x.dtype) if isinstance(x, Tracer) else x
 
 
 def result_type(*arrays_and_dtypes):
     """numpy's `result_type` (numpy 2's promotion, Python numbers weak) of arrays, traced values and dtypes."""
-    return _np.result_type(*(_np.dtype(x.dtype) if isinstance(x, Tracer) else x for x in arrays_and_dtypes))
+    return _np.result_type(*map(_dtype_of, arrays_and_dtypes))
+
+
+def can_cast(from_, to, casting="safe"):
+    """numpy's `can_cast` of a dtype, an array or a traced value (by its dtype) to `to` under `casting`."""
+    return _np.can_cast(_dtype_of(from_), to, casting)
+
+
+def min_scalar_type(a):
+    """numpy's `min_scalar_type`. A traced array of rank >= 1 (or of bools) gives its dtype, as numpy's arrays do;
+    for a traced scalar numpy's answer depends on its value, so that raises TraceError."""
+    if isinstance(a, Tracer):
+        if a.ndim == 0 and a.dtype != _np.bool_:
+            raise TraceError(f"op 'min_scalar_type': the smallest dtype of a traced scalar {a.type} depends on its "
+                             "value; pass a concrete value")
+        return _np.dtype(a.dtype)
+    return _np.min_scalar_type(a)
+
+
+def common_type(*arrays):
+    """numpy's `common_type` (the float or complex type of the arrays' dtypes) of arrays and traced values."""
+    return _np.common_type(*(_np.empty(0, x.dtype) if isinstance(x, Tracer) else x for x in arrays))
+
+
+def mintypecode(typechars, typeset="GDFgdf", default="d"):
+    """numpy's `mintypecode` of type characters, arrays and traced values (by their dtype's character)."""
+    return _np.mintypecode([_np.dtype(t.dtype).char if isinstance(t, Tracer) else t for t in typechars],
+                           typeset, default)
 
 # The hand-written names: here, and in the family modules; the generated ones are appended below.
 __all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
-           "finfo", "iinfo", "result_type", "debug_print", "softmax", "log_softmax", "layer_norm"]
+           "finfo", "iinfo", "result_type", "promote_types", "can_cast", "issubdtype", "isdtype", "min_scalar_type",
+           "common_type", "mintypecode", "typename", "debug_print", "softmax", "log_softmax", "layer_norm"]
 for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_sets,
                 numpy_shape, numpy_sort):
     __all__ += _family.__all__

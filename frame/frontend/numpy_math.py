@@ -22,7 +22,7 @@ __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'deg2rad', 'radians
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
            'correlate', 'unwrap', 'vander', 'divmod', 'modf', 'ldexp', 'frexp', 'positive', 'ediff1d',
            'real_if_close', 'poly', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming',
-           'hanning', 'blackman', 'bartlett', 'matvec', 'vecmat']
+           'hanning', 'blackman', 'bartlett', 'matvec', 'vecmat', 'gcd', 'lcm', 'spacing', 'nextafter', 'polydiv']
 
 
 def power(x, p):
@@ -474,6 +474,112 @@ def frexp(x):
     return where(regular, _scale(x, -e), x), astype(where(regular, e, 0), "int32")
 
 
+def _ufunc_dtype(ufunc, op: str, *operands) -> str:
+    """The dtype numpy's `ufunc` computes `operands` in (Python numbers weak), read off 0-d stand-ins of their
+    dtypes; ShapeError naming `op` where numpy has no loop for them."""
+    stand_ins = [_np.zeros((), _dtype(x)) if isinstance(x, (Tracer, _np.ndarray, _np.generic)) else x
+                 for x in operands]
+    try:
+        with _np.errstate(all="ignore"):
+            return ufunc(*stand_ins).dtype.name
+    except (TypeError, ValueError, OverflowError) as e:
+        kinds = ", ".join(str(_dtype(x)) for x in operands)
+        raise ShapeError(f"op '{op}': numpy has no {op} of operands of dtypes {kinds} ({e})") from None
+
+
+def _in_dtype(x, dtype: str):
+    return astype(x, dtype) if isinstance(x, Tracer) else _np.asarray(x, dtype)
+
+
+def _integers(x1, x2, op: str) -> tuple:
+    """gcd's and lcm's operands in numpy's common integer dtype (bools and floats refused, as numpy refuses them)."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    dtype = _ufunc_dtype(_np.gcd, op, x1, x2)
+    if dtype not in ("int32", "int64"):
+        raise ShapeError(f"op '{op}': frame computes {op} in int32 and int64, got {dtype}")
+    return _in_dtype(x1, dtype), _in_dtype(x2, dtype), dtype
+
+
+def _negated(x):
+    """-|x|, which holds every magnitude of x's dtype (-2**63 included) without overflow."""
+    return bind("minimum", x, -x)
+
+
+def _negated_gcd(a, b, dtype: str):
+    """-gcd(|a|, |b|) of the negated magnitudes `a`, `b` (see `_negated`) by Euclid's algorithm, `fmod` of non-positive
+    numbers staying non-positive (so -2**63 needs no special case), unrolled a static number of steps. By Lame's
+    theorem k division steps need the larger operand to be at least the Fibonacci number F(k + 2): magnitudes up to
+    2**31 (int32) take at most 44 steps (F(46) <= 2**31 < F(47)), up to 2**63 (int64) at most 90 (F(92) <= 2**63 <
+    F(93)). A step after the remainder reached 0 changes nothing."""
+    a, b = bind("minimum", a, b), bind("maximum", a, b)   # |a| >= |b|
+    for _ in range(44 if dtype == "int32" else 90):
+        nonzero = b != 0
+        a, b = where(nonzero, b, a), bind("fmod", a, where(nonzero, b, -1))
+    return a
+
+
+def gcd(x1, x2):
+    """numpy's `gcd`: the greatest common divisor of |x1| and |x2|, elementwise (>= 0; gcd(0, 0) = 0; gcd(-2**63, 0)
+    wraps to -2**63 as numpy's), of integers (int32, int64; bools and floats refused, as numpy refuses them). Euclid's
+    algorithm unrolled over where (44 steps for int32, 90 for int64: enough for every pair), so it traces."""
+    a, b, dtype = _integers(x1, x2, "gcd")
+    return -_negated_gcd(_negated(a), _negated(b), dtype)
+
+
+def lcm(x1, x2):
+    """numpy's `lcm`: the least common multiple of |x1| and |x2|, `|x1| // gcd * |x2|` elementwise (>= 0; 0 when either
+    is 0; wrapping on overflow as numpy's), of integers (int32, int64), traceable as `gcd`."""
+    a, b, dtype = _integers(x1, x2, "lcm")
+    a, b = _negated(a), _negated(b)
+    g = _negated_gcd(a, b, dtype)
+    # |a| // gcd: exact, and positive unless gcd is 1, where a // -1 could overflow (-2**63): -a wraps as numpy's does
+    quotient = where(g < -1, bind("floor_divide", a, where(g < -1, g, 1)), -a)
+    return -(quotient * b)
+
+
+def _neighbour(x, up):
+    """The float next to the finite `x` (of a float dtype) towards +inf where `up`, else towards -inf: `x` plus the
+    gap, which is exact. For |x| in [2**(e-1), 2**e) (frexp's e) the gap away from zero is 2**(e - 1 - nmant), half
+    that towards zero from a power of two, and never below the smallest subnormal, the gap from 0."""
+    dtype = _dtype(x)
+    low, _, table = _powers_of_two(dtype)
+    fraction, e = frexp(x)
+    inwards = (x > 0) != up   # towards zero
+    k = e + (low - 1 - _np.finfo(dtype).nmant) - astype(inwards & (bind("abs", fraction) == 0.5), "int32")
+    gap = take(table, where(x == 0, 0, bind("maximum", k, 0)))
+    return x + where(up, gap, -gap)
+
+
+def spacing(x):
+    """numpy's `spacing`: the gap from `x` to its neighbour away from zero, with `x`'s sign (+ for -0.0); numpy's
+    float16 routine instead gives the gap upwards (>= 0). inf at the largest float, nan for inf and nan. Bit for bit
+    as numpy, in `x`'s float dtype (integers in float64, bool in float16); the derivative is zero."""
+    x = _float_operand(x, "spacing")
+    dtype = _dtype(x)
+    finite = where(bind("isinf", x), _np.asarray(0, dtype), x)
+    up = bind("logical_not", finite < 0) if dtype != "float16" else bind("equal", finite, finite)
+    gap = _neighbour(finite, up) - finite
+    return bind("stop_gradient", where(bind("isinf", x), _np.asarray(_np.nan, dtype), gap))
+
+
+def nextafter(x1, x2):
+    """numpy's `nextafter`: the float next to `x1` towards `x2`, elementwise: `x2` where they are equal (numpy's float16
+    routine: `x1`, which differs in the sign of zero), +-the smallest subnormal from zero, the largest float from
+    inf, a signed zero from the smallest subnormal, nan if either is nan. Bit for bit as numpy, in numpy's dtype
+    (integers in float64, bool in float16, Python numbers weak); the derivative is zero."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    dtype = _ufunc_dtype(_np.nextafter, "nextafter", x1, x2)
+    x1, x2 = _in_dtype(x1, dtype), _in_dtype(x2, dtype)
+    zero, largest = _np.asarray(0, dtype), _np.finfo(dtype).max
+    infinite = bind("isinf", x1)
+    out = _neighbour(where(infinite, zero, x1), x2 > x1)
+    out = where(out == 0, where(x1 < 0, _np.asarray(-0.0, dtype), zero), out)   # x1's sign, as C's nextafter
+    out = where(infinite, where(x1 > 0, largest, -largest), out)
+    out = where(x1 == x2, x1 if dtype == "float16" else x2, out)
+    out = where(bind("isnan", x1) | bind("isnan", x2), _np.asarray(_np.nan, dtype), out)
+    return bind("stop_gradient", out)
+
+
 def modf(x):
     """numpy's `modf`: the fractional and integral parts of `x`, both with `x`'s sign (-0.0 for the fraction of a
     negative integer, (+-0.0, +-inf) for +-inf, nan for nan), in `x`'s float dtype (integers in float64, bool in
@@ -603,6 +709,34 @@ def polymul(a1, a2):
     leading zeros, which only concrete coefficients can have dropped: a traced polynomial keeps its length (as
     jax.numpy's default), so its leading zeros give leading zeros of the product."""
     return convolve(_coefficients(a1, "polymul"), _coefficients(a2, "polymul"))
+
+
+def polydiv(u, v):
+    """numpy's `polydiv`: the quotient and remainder of the polynomials `u` / `v` by numpy's long division, in numpy's
+    dtype (integers in float64); differentiable in both. As numpy, `v`'s leading zeros are not trimmed (a leading 0
+    divides by zero). numpy trims the remainder's leading coefficients within 1e-8 of zero, which depends on the
+    values: a concrete remainder is trimmed so; a traced one drops the len(u) - len(v) + 1 leading ones that the
+    division zeroes and is `u` itself when len(u) < len(v). That is numpy's result unless the division leaves more
+    than 1e-8 in those (rounding can, in float32) or the ones after them are that small."""
+    u, v = atleast_1d(as_operand(u)), atleast_1d(as_operand(v))
+    if _ndim(u) != 1 or _ndim(v) != 1 or 0 in (_shape(u)[0], _shape(v)[0]):
+        raise ShapeError(f"op 'polydiv': u and v must be non-empty 1-d coefficient arrays, got shapes {_shape(u)} "
+                         f"and {_shape(v)}")
+    du, dv = (_np.result_type(_dtype(x), 0.0).name for x in (u, v))   # numpy's `+ 0.0`
+    dtype = _np.result_type(du, dv).name
+    r, v = astype(u, dtype), astype(v, dv)
+    m, n = _shape(u)[0] - 1, _shape(v)[0] - 1
+    scale = 1.0 / getitem(v, 0)
+    quotient = []
+    for k in range(m - n + 1):   # numpy's r[k:k + n + 1] -= d * v, the zeros around it changing nothing
+        quotient.append(scale * getitem(r, k))
+        r = r - pad(quotient[-1] * v, (k, m - n - k))
+    q = stack(quotient) if quotient else _np.zeros(1, dtype)
+    if isinstance(r, Tracer):
+        return q, getitem(r, slice(builtins.min(builtins.max(m - n + 1, 0), m), None))
+    while _np.allclose(r[0], 0, rtol=1e-14) and r.shape[-1] > 1:
+        r = r[1:]
+    return q, r
 
 
 def _polynomial(p, op: str):

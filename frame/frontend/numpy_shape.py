@@ -25,7 +25,7 @@ __all__ = ['reshape', 'transpose', 'swapaxes', 'broadcast_to', 'concatenate', 'c
            'triu', 'diag', 'diagonal', 'meshgrid', 'at', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'fliplr', 'flipud',
            'rot90', 'dstack', 'append', 'matrix_transpose', 'permute_dims', 'unstack', 'copy', 'delete', 'ndim', 'shape',
            'size', 'broadcast_shapes', 'broadcast_arrays', 'block', 'hsplit', 'vsplit', 'dsplit', 'rollaxis', 'diagflat',
-           'insert', 'trim_zeros', 'resize', 'fill_diagonal', 'put_along_axis', 'apply_over_axes']
+           'insert', 'trim_zeros', 'resize', 'fill_diagonal', 'put_along_axis', 'apply_over_axes', 'put', 'place']
 
 
 def reshape(x, shape):
@@ -897,6 +897,68 @@ def put_along_axis(arr, indices, values, axis, *, inplace: bool = True):
     batch = broadcast_dims("put_along_axis", *(_shape(g) for g in grids))
     updated = at(target)[tuple(grids)].set(broadcast_to(_cast(asarray(values), _dtype(arr)), batch))
     return updated if axis is not None else reshape(updated, shape)
+
+
+def _written(a, positions, values):
+    """A copy of `a` whose flattened entries at `positions` (ints of a's size) are the 1-d, non-empty `values`, cast
+    to a's dtype and repeated as needed (as numpy's put and place repeat them; the last of repeated positions wins)."""
+    values = _cast(resize(values, _shape(positions)[0]), _dtype(a))
+    return reshape(at(ravel(a))[positions].set(values), _shape(a))
+
+
+def put(a, ind, v, mode="raise", *, inplace: bool = True):
+    """numpy's `put` as jax.numpy's: arrays are immutable, so it needs `inplace=False` and returns the updated copy
+    (the default inplace=True raises ShapeError). The flattened `a` gets the flattened `v` (cast to a's dtype, repeated
+    as needed) at the flattened `ind` (ints; of repeated ones the last wins). mode 'raise' refuses indices out of
+    [-size, size), which only a concrete `ind` can be checked for, so a traced one needs mode 'wrap' (indices modulo
+    the size) or 'clip' (into [0, size - 1]). Derivatives reach `a` where nothing is written, and `v`."""
+    _not_in_place(inplace, "put", "a")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ShapeError(f"op 'put': mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    a, ind, v = as_operand(a), as_operand(ind), ravel(asarray(v))
+    if not isinstance(ind, Tracer):
+        ind = _np.asarray(ind)
+        ind = ind.astype(_np.int64) if ind.size == 0 or ind.dtype == _np.bool_ else ind   # numpy: bools are 0 and 1
+    elif ind.dtype == _np.bool_:
+        ind = bind("convert", ind, dtype="int64")
+    ind = ravel(_index_array(ind, "put"))
+    n = math.prod(_shape(a))
+    if _shape(ind)[0] == 0 or _shape(v)[0] == 0:   # numpy writes nothing
+        return copy(a)
+    if n == 0:
+        raise ShapeError(f"op 'put': cannot replace elements of an empty array a of shape {_shape(a)}")
+    if mode == "raise":
+        if isinstance(ind, Tracer):
+            raise TraceError("op 'put': mode 'raise' checks the indices, which a traced ind does not have (as jax.numpy "
+                             "under jit); pass mode='wrap' or mode='clip'")
+        bad = ind[(ind < -n) | (ind >= n)]
+        if bad.size:
+            raise ShapeError(f"op 'put': index {bad[0]} is out of bounds for a of size {n}")
+        ind = ind % n
+    else:
+        ind = ind % n if mode == "wrap" else bind("minimum", bind("maximum", ind, 0), n - 1)
+    return _written(a, ind, v)
+
+
+def place(arr, mask, vals, *, inplace: bool = True):
+    """numpy's `place` as jax.numpy's: arrays are immutable, so it needs `inplace=False` and returns the updated
+    copy (the default inplace=True raises ShapeError). Where the flattened `mask` (truth values, arr's size) holds,
+    the flattened `arr` takes the flattened `vals` in turn (cast to arr's dtype, repeated as needed). Which entries
+    change fixes the scatter, so `mask` must be concrete (a traced one raises TraceError); `vals` may be traced.
+    Derivatives reach `arr` where nothing is written, and `vals`."""
+    _not_in_place(inplace, "place", "arr")
+    if _has_tracer(mask):
+        raise TraceError("op 'place': the entries to change must be known when tracing, so mask must be concrete, not "
+                         "traced; use fnp.where(mask, values, arr) for a traced mask")
+    arr, mask = as_operand(arr), _np.asarray(mask).astype(bool)
+    if mask.size != math.prod(_shape(arr)):
+        raise ShapeError(f"op 'place': mask of shape {mask.shape} and arr of shape {_shape(arr)} must have the same size")
+    positions, vals = _np.flatnonzero(mask), ravel(asarray(vals))
+    if positions.size == 0:
+        return copy(arr)
+    if _shape(vals)[0] == 0:
+        raise ShapeError(f"op 'place': vals is empty, but mask selects {positions.size} entries to write")
+    return _written(arr, positions, vals)
 
 
 def apply_over_axes(func, a, axes):

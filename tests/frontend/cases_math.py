@@ -326,3 +326,101 @@ CASES += [
         (lambda rng: (uniform(rng, (3,), "float32"), uniform(rng, (3, 2), "float32")), "float32", ())]],
     *[NumpyCase("vander", lambda rng, d=d: (uniform(rng, (4,), d),), label=d) for d in ("float32", "int32", "bool")],
 ]
+
+# -- gcd/lcm, spacing/nextafter, polydiv, and the dtype functions that answer with a bool ---------------------------
+def _integers(rng, shape, dtype="int64", high=60):
+    """Integers in [-high, high], zeros and shared factors among them."""
+    return rng.integers(-high, high + 1, shape).astype(dtype)
+
+
+def _extremes(dtype):
+    """gcd's hard pairs: zeros, signs, the most negative integer (its magnitude wraps, as numpy's) and the consecutive
+    Fibonacci numbers that take Euclid's algorithm longest within the dtype."""
+    info, fib = np.iinfo(dtype), [1, 2]
+    while fib[-1] + fib[-2] <= info.max:
+        fib.append(fib[-1] + fib[-2])
+    a = [0, 0, 5, -12, info.min, info.min, info.min, info.max, info.max, fib[-1], -fib[-1], fib[-2], 1 << 20]
+    b = [0, -7, 0, 18, 0, info.min, 6, 3, info.max, fib[-2], fib[-2], -fib[-1], 3 << 12]
+    return np.array(a, dtype), np.array(b, dtype)
+
+
+def _float_samples(rng, dtype):
+    """Zeros of both signs, infinities, nan, the smallest subnormal and normal, the largest float, powers of two and
+    their neighbours, and floats of every exponent: where spacing and nextafter change their step."""
+    info = np.finfo(dtype)
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, info.smallest_subnormal, info.tiny, info.max, 1.0, 0.5, 3.0,
+                      info.smallest_subnormal * 3, info.tiny * 2 - info.smallest_subnormal], dtype)
+    spread = (rng.uniform(0.5, 1.0, 64) * 2.0 ** rng.integers(info.minexp - info.nmant, info.maxexp, 64)).astype(dtype)
+    x = np.concatenate([edges, spread])
+    return np.concatenate([x, -x])
+
+
+def _pairs(rng, dtype):
+    """nextafter's hard pairs: every sample towards each of 0, -0.0, +-inf, nan, itself and a shuffled one."""
+    x = _float_samples(rng, dtype)
+    targets = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype)
+    return (np.concatenate([np.repeat(x, 5), x, x]),
+            np.concatenate([np.tile(targets, x.size), x, rng.permutation(x)]))
+
+
+def _leading(rng, n, dtype="float64", exact=False):
+    """Coefficients whose leading one is away from zero (a divisor numpy's long division is well conditioned by);
+    `exact`: a power of two, whose reciprocal and products are exact, so that the division zeroes the remainder's
+    leading coefficients exactly (float32's rounding leaves more than numpy's trimming tolerance otherwise)."""
+    c = uniform(rng, (n,), dtype)
+    c[0] = rng.choice([-1, 1]) * (2.0 ** rng.integers(-1, 2) if exact else rng.uniform(0.5, 1.5))
+    return c
+
+
+CASES += [
+    *[NumpyCase(name, lambda rng, a=a, b=b: (_integers(rng, a), _integers(rng, b)), label=lb)
+      for name in ("gcd", "lcm") for a, b, lb in BROADCAST_SHAPES],
+    *[NumpyCase(name, lambda rng, d=d: _extremes(d), label=f"extremes-{d}") for name in ("gcd", "lcm")
+      for d in ("int32", "int64")],
+    *[NumpyCase(name, make, label=lb) for name in ("gcd", "lcm") for make, lb in [
+        (lambda rng: (_integers(rng, (2, 3), "int32"), _integers(rng, (3,), "int32")), "int32"),
+        (lambda rng: (_integers(rng, (2, 3), "int32"), _integers(rng, (3,), "int64")), "int32-int64"),
+        (lambda rng: (_integers(rng, (2, 3), "int32"), 12), "int32-number"),
+        (lambda rng: (uniform(rng, (4,), "bool"), _integers(rng, (4,), "int32")), "bool-int32"),
+        (lambda rng: (rng.integers(-10**6, 10**6, 50), rng.integers(-10**6, 10**6, 50)), "large"),
+        (lambda rng: ([12, -18, 0], 30), "list")]],
+    *[NumpyCase("spacing", lambda rng, s=s: (uniform(rng, s, lo=-4.0, hi=4.0),), label=lb, wrt=(0,) if lb == "2d" else ())
+      for s, lb in UNARY_SHAPES],
+    *[NumpyCase("spacing", lambda rng, d=d: (_float_samples(rng, d),), label=f"specials-{d}")
+      for d in ("float64", "float32", "float16")],
+    NumpyCase("spacing", lambda rng: (np.arange(65536, dtype=np.uint16).view(np.float16),), label="every-float16"),
+    *[NumpyCase("spacing", lambda rng, d=d: (uniform(rng, (2, 3), d),), label=d) for d in ("int32", "int64", "bool")],
+    *[NumpyCase("nextafter", lambda rng, a=a, b=b: (uniform(rng, a), uniform(rng, b)), label=lb,
+                wrt=(0, 1) if lb == "same" else ()) for a, b, lb in BROADCAST_SHAPES],
+    *[NumpyCase("nextafter", lambda rng, d=d: _pairs(rng, d), label=f"specials-{d}") for d in ("float64", "float32", "float16")],
+    NumpyCase("nextafter", lambda rng: (uniform(rng, (2, 3), "float32"), 2.0), label="float32-number"),
+    NumpyCase("nextafter", lambda rng: (uniform(rng, (2, 3), "float16"), uniform(rng, (3,), "float32")), label="float16-float32"),
+    NumpyCase("nextafter", lambda rng: (_integers(rng, (2, 3), "int32"), uniform(rng, (3,), "float32")), label="int32-float32"),
+    NumpyCase("nextafter", lambda rng: (uniform(rng, (4,), "bool"), uniform(rng, (4,), "bool")), label="bool"),
+    NumpyCase("nextafter", lambda rng: (0.0, [1.0, -1.0, 0.0, -0.0]), label="from-zero"),
+    *[NumpyCase("polydiv", make, label=lb, wrt=wrt) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (6,)), _leading(rng, 3)), "6-by-3", (0, 1)),
+        (lambda rng: (uniform(rng, (4,)), _leading(rng, 4)), "equal-length", (0, 1)),
+        (lambda rng: (uniform(rng, (4,)), _leading(rng, 1)), "by-constant", (0, 1)),
+        (lambda rng: (uniform(rng, (2,)), _leading(rng, 4)), "shorter-u", (0, 1)),
+        (lambda rng: (uniform(rng, ()), _leading(rng, 1)), "rank0-u", (0, 1)),
+        (lambda rng: (np.array([3.0, 5.0, 2.0]), np.array([2.0, 1.0])), "numpy-example", ()),
+        (lambda rng: ([1.0, 3.0, 3.0, 1.0], [1.0, 1.0]), "exact-list", ()),
+        (lambda rng: (_integers(rng, (5,), "int64"), np.array([2, -1, 3])), "int64", ()),
+        (lambda rng: (uniform(rng, (5,), "float32"), _leading(rng, 2, "float32", exact=True)), "float32", ()),
+        (lambda rng: (uniform(rng, (5,), "float32"), _leading(rng, 2)), "float32-float64", ()),
+        (lambda rng: (_integers(rng, (4,), "int32"), _leading(rng, 2, "float32", exact=True)), "int32-float32", ()),
+        (lambda rng: (uniform(rng, (5,), "complex128"), _leading(rng, 3)), "complex", ())]],
+    *[NumpyCase("can_cast", make, kw, label=lb) for make, kw, lb in [   # a traced from_ answers by its dtype
+        (lambda rng: (uniform(rng, (2,), "float32"), "float64"), {}, "array-safe"),
+        (lambda rng: (uniform(rng, (2,)), "float32"), {}, "array-unsafe-no"),
+        (lambda rng: (uniform(rng, (2,)), "float32"), {"casting": "same_kind"}, "same-kind"),
+        (lambda rng: (uniform(rng, (), "int64"), "int32"), {"casting": "same_kind"}, "rank0"),
+        (lambda rng: ("int32", np.float64), {}, "dtypes")]],
+    *[NumpyCase("issubdtype", lambda rng, a=a: a, label=lb) for a, lb in [
+        ((np.float32, np.floating), "floating"), (("int64", np.signedinteger), "string"),
+        ((np.float64, np.float32), "concrete-no"), ((np.complex128, np.inexact), "complex")]],
+    *[NumpyCase("isdtype", lambda rng, a=a: a, label=lb) for a, lb in [
+        ((np.dtype("float32"), "real floating"), "kind"), ((np.dtype("int32"), ("bool", "integral")), "tuple"),
+        ((np.dtype("complex64"), np.complex64), "dtype"), ((np.dtype("bool"), "numeric"), "bool-no")]],
+]

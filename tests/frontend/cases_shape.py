@@ -244,3 +244,52 @@ CASES += [
                            (np.cumsum, (2, 3), [1, 0], "keeps-rank"), (np.sum, (0, 3), 0, "empty")]],
     NumpyCase("apply_over_axes", lambda rng: (np.max, uniform(rng, (2, 3), "int32"), (1,)), label="int32"),
 ]
+
+
+def _put_copy(a, ind, v, mode="raise", inplace=False):
+    """numpy's in-place put as a function returning the updated copy (frame's inplace=False)."""
+    out = np.array(a, copy=True)
+    np.put(out, ind, v, mode)
+    return out
+
+
+def _placed(arr, mask, vals, inplace=False):
+    """numpy's in-place place as a function returning the updated copy (frame's inplace=False)."""
+    out = np.array(arr, copy=True)
+    np.place(out, mask, vals)
+    return out
+
+
+_MASK = [[True, False, True, False], [False, False, True, True], [True, False, False, False]]
+CASES += [
+    # mode 'raise' needs concrete indices: lists, which the compiled run keeps constant; 'wrap' and 'clip' trace them
+    *[NumpyCase("put", make, {"inplace": False, **kw}, label=lb, reference=_put_copy, wrt=(0, 2)) for make, kw, lb in [
+        (lambda rng: (uniform(rng, (3, 4)), [0, -1, 5, 5], uniform(rng, (2,))), {}, "raise-repeated"),
+        (lambda rng: (uniform(rng, (3, 4)), [[1, 2], [11, -12]], uniform(rng, (2, 2))), {}, "raise-2d-ind"),
+        (lambda rng: (uniform(rng, (3, 4)), np.array([-13, 12, 3, 30]), uniform(rng, (3,))), {"mode": "wrap"}, "wrap"),
+        (lambda rng: (uniform(rng, (3, 4)), np.array([-13, 12, 3, 30]), uniform(rng, (3,))), {"mode": "clip"}, "clip"),
+        (lambda rng: (uniform(rng, (2, 3)), np.array([1, 4]), uniform(rng, (5,))), {"mode": "wrap"}, "v-longer"),
+        (lambda rng: (uniform(rng, (2, 3)), 4, uniform(rng, ())), {}, "scalars"),
+        (lambda rng: (uniform(rng, ()), [0], uniform(rng, (1,))), {}, "rank0"),
+        (lambda rng: (uniform(rng, (2, 3)), [], uniform(rng, (2,))), {}, "no-indices"),
+        (lambda rng: (uniform(rng, (2, 3)), [1], uniform(rng, (0,))), {}, "empty-v"),
+        (lambda rng: (uniform(rng, (0, 3)), np.zeros(0, np.int64), uniform(rng, (2,))), {"mode": "clip"}, "empty-a")]],
+    *[NumpyCase("put", make, {"inplace": False, **kw}, label=lb, reference=_put_copy) for make, kw, lb in [
+        (lambda rng: (np.arange(5), [0, 1], np.array([1.7, -2.5])), {}, "cast"),
+        (lambda rng: (np.arange(5), [True, False], [7, 8]), {}, "bool-ind"),
+        (lambda rng: (np.arange(5), np.array([1, -1], np.int32), 7), {"mode": "wrap"}, "int32-ind"),
+        *[(lambda rng, d=d: (uniform(rng, (2, 3), d), np.array([5, 0]), uniform(rng, (2,), d)), {"mode": "wrap"}, f"dtype-{d}")
+          for d in DTYPES]]],
+    *[NumpyCase("place", make, {"inplace": False}, label=lb, reference=_placed, wrt=(0, 2)) for make, lb in [
+        (lambda rng: (uniform(rng, (3, 4)), _MASK, uniform(rng, (6,))), "exact"),
+        (lambda rng: (uniform(rng, (3, 4)), _MASK, uniform(rng, (2,))), "repeated"),
+        (lambda rng: (uniform(rng, (3, 4)), _MASK, uniform(rng, (2, 5))), "longer-2d"),
+        (lambda rng: (uniform(rng, (3, 4)), [[0, 1, 2, 0, 0, 0]] * 2, uniform(rng, ())), "int-mask-other-shape"),
+        (lambda rng: (uniform(rng, (2, 2)), [[False, False], [False, False]], uniform(rng, (0,))), "nothing"),
+        (lambda rng: (uniform(rng, ()), True, uniform(rng, (3,))), "rank0"),
+        (lambda rng: (uniform(rng, (0, 2)), [], uniform(rng, (2,))), "empty")]],
+    *[NumpyCase("place", make, {"inplace": False}, label=lb, reference=_placed) for make, lb in [
+        (lambda rng: (np.arange(6), [1, 0, 1, 0, 1, 0], [1.9, -2.9]), "cast"),
+        *[(lambda rng, d=d: (uniform(rng, (2, 3), d), [[1, 0, 1], [0, 1, 0]], uniform(rng, (2,), d)), f"dtype-{d}")
+          for d in DTYPES]]],
+]

@@ -295,3 +295,74 @@ def test_matvec_and_vecmat_shape_refusals():
         fnp.vecmat(np.ones((2, 3)), np.ones((4, 3, 2)))
     with pytest.raises(ShapeError, match="op 'matvec'"):
         fnp.matvec(np.ones(3), np.ones(3))
+
+
+# -- dtype functions, gcd/lcm, spacing/nextafter, polydiv -----------------------------------------------------------
+def test_dtype_functions_are_numpys_and_read_traced_values_by_their_dtype():
+    assert fnp.promote_types("float32", "int64") == np.float64 and fnp.typename("d") == np.typename("d")
+    assert fnp.issubdtype(np.float32, np.floating) and fnp.isdtype(np.dtype("int32"), "integral")
+    assert fnp.min_scalar_type(300) == np.uint16 and fnp.min_scalar_type(np.ones(2, np.float32)) == np.float32
+    assert fnp.common_type(np.ones(2, np.int32), np.ones(2, np.float16)) is np.float64
+    seen = {}
+
+    def f(x, s, b):
+        seen.update(can_cast=fnp.can_cast(x, "float64"), can_cast_numpy=np.can_cast(x, "float16"),
+                    min_scalar_type=fnp.min_scalar_type(x), min_bool=fnp.min_scalar_type(b),
+                    common_type=fnp.common_type(x, np.ones(1, np.float16)), common_numpy=np.common_type(x, s),
+                    mintypecode=fnp.mintypecode([x, "D"]), result_type=fnp.result_type(x, s, 1.0))
+        return x
+
+    frame.function(f)(np.ones(3, np.float32), np.array(2, np.int32), np.array(True))
+    assert seen == dict(can_cast=True, can_cast_numpy=False, min_scalar_type=np.float32, min_bool=np.bool_,
+                        common_type=np.float32, common_numpy=np.float64, mintypecode="D", result_type=np.float64)
+    for call in (fnp.min_scalar_type, np.min_scalar_type):   # numpy's answer for a scalar depends on its value
+        with pytest.raises(TraceError, match=r"op 'min_scalar_type': .*traced scalar i32\[\] depends on its value"):
+            frame.trace(call, np.array(2, np.int32))
+
+
+def test_gcd_and_lcm_trace_and_refuse_what_numpy_refuses():
+    a, b = np.array([12, -18, 0, 7], np.int32), np.array([[8], [0]], np.int64)
+    for name in ("gcd", "lcm"):
+        for got in _both(lambda x, y: getattr(np, name)(x, y), a, b):   # numpy's ufunc on tracers runs frame's
+            assert_same(got, getattr(np, name)(a, b))
+        with pytest.raises(ShapeError, match=f"op '{name}': numpy has no {name} of operands of dtypes float64, int32"):
+            getattr(fnp, name)(np.ones(2), a[:2])
+        with pytest.raises(ShapeError, match=f"op '{name}': numpy has no {name} of operands of dtypes bool, bool"):
+            getattr(fnp, name)(np.ones(2, bool), True)
+        with pytest.raises(ShapeError, match=f"op '{name}': numpy has no {name} .*out of bounds for int32"):
+            getattr(fnp, name)(a, 2 ** 40)
+    graph = frame.trace(fnp.gcd, a, a)   # Euclid unrolled, one fmod a step: 44 for int32, 90 for int64
+    assert sum(n.op == "fmod" for n in graph.nodes) == 44
+    assert sum(n.op == "fmod" for n in frame.trace(fnp.gcd, b, b).nodes) == 90
+
+
+def test_spacing_and_nextafter_have_zero_derivatives_and_refuse_complex():
+    x = np.array([0.5, -1.0, 3.0])
+    g_spacing = frame.grad(lambda t: fnp.sum(fnp.spacing(t)))(x)
+    g_next = frame.grad(lambda s, t: fnp.sum(fnp.nextafter(s, t)), argnums=(0, 1))(x, -x)
+    for g in (g_spacing, *g_next):
+        assert_same(g, np.zeros(3))
+    with pytest.raises(ShapeError, match="op 'spacing': needs real numbers, got complex128"):
+        fnp.spacing(np.ones(2, complex))
+    with pytest.raises(ShapeError, match="op 'nextafter': numpy has no nextafter of operands of dtypes complex128"):
+        fnp.nextafter(np.ones(2, complex), 1.0)
+    for got in _both(lambda s, t: np.nextafter(s, t), x, -x):   # numpy's ufunc on tracers runs frame's
+        assert_same(got, np.nextafter(x, -x))
+
+
+def test_polydiv_trims_a_concrete_remainder_by_value_and_a_traced_one_by_length():
+    u, v = np.array([1.0, 0.0, 1e-9, 1.0]), np.array([1.0, 0.0, 0.0])   # remainder [0, 0, 1e-9, 1]
+    q, r = fnp.polydiv(u, v)
+    want_q, want_r = np.polydiv(u, v)
+    assert_same(q, want_q)
+    assert_same(r, want_r)                                    # numpy drops the 1e-9 as zero too: [1.]
+    q, r = frame.function(fnp.polydiv)(u, v)
+    assert_same(q, want_q)
+    assert_same(r, np.array([1e-9, 1.0]))                     # traced: the len(u) - len(v) + 1 leading ones go
+    short = frame.function(fnp.polydiv)(np.array([0.0, 2.0]), np.array([1.0, 1.0, 1.0]))
+    assert_same(short[0], np.zeros(1))
+    assert_same(short[1], np.array([0.0, 2.0]))               # u itself (numpy: [2.])
+    with pytest.raises(ShapeError, match=r"op 'polydiv': u and v must be non-empty 1-d .* shapes \(0,\) and \(2,\)"):
+        fnp.polydiv(np.zeros(0), np.ones(2))
+    with pytest.raises(ShapeError, match=r"op 'polydiv': .* shapes \(2, 2\) and \(2,\)"):
+        fnp.polydiv(np.ones((2, 2)), np.ones(2))

@@ -300,3 +300,51 @@ def test_new_shape_functions_refuse_bad_arguments(call, pattern):
 def test_traced_arguments_that_fix_the_shape_and_in_place_updates_are_refused(call, error, pattern):
     with pytest.raises(error, match=pattern):
         frame.trace(call, X)
+
+
+# -- put and place --------------------------------------------------------------------------------------------
+def test_put_with_traced_indices_wraps_or_clips_and_differentiates():
+    a, i, v = X[0], np.array([[-21, 3], [25, 3]]), np.array([7.0, 8.0, 9.0])
+    for mode in ("wrap", "clip"):
+        want = a.copy()
+        np.put(want, i, v, mode=mode)
+        got = frame.function(lambda x, j, u: fnp.put(x, j, u, mode=mode, inplace=False))(a, i, v)
+        np.testing.assert_array_equal(got, want)
+    g_a, g_v = frame.grad(lambda x, u: fnp.sum(fnp.put(x, np.array([1, 6, 1]), u, inplace=False) * X[1]),
+                          argnums=(0, 1))(a, v[:2])
+    written = np.zeros(a.shape, bool)
+    np.put(written, [1, 6], True)
+    np.testing.assert_allclose(g_a, np.where(written, 0.0, X[1]))
+    np.testing.assert_allclose(g_v, [X[1].flat[1], X[1].flat[6]])   # position 1: its last write, v[0] (v repeats)
+
+
+def test_place_writes_traced_values_where_a_concrete_mask_holds():
+    mask = X[1] > 0
+    got = frame.function(lambda x, u: fnp.place(x, mask, u, inplace=False))(X[0], np.array([5.0, 6.0]))
+    want = X[0].copy()
+    np.place(want, mask, [5.0, 6.0])
+    np.testing.assert_array_equal(got, want)
+    check_derivatives(lambda x, u: fnp.place(x, mask, u, inplace=False), X[0], np.array([5.0, 6.0]),
+                      argnums=(0, 1), orders=(1, 2))
+
+
+@pytest.mark.parametrize("call, error, pattern", [
+    (lambda: fnp.put(X, [0], 1.0), ShapeError, r"op 'put': .*immutable.*inplace=False"),
+    (lambda: fnp.place(X, X > 0, 1.0), ShapeError, r"op 'place': .*immutable.*inplace=False"),
+    (lambda: fnp.put(X, [60], 1.0, inplace=False), ShapeError, r"op 'put': index 60 is out of bounds for a of size 60"),
+    (lambda: fnp.put(X, [-61], 1.0, inplace=False), ShapeError, r"op 'put': index -61 is out of bounds"),
+    (lambda: fnp.put(X, [0], 1.0, mode="drop", inplace=False), ShapeError, r"op 'put': mode must be 'raise', 'wrap' or 'clip'"),
+    (lambda: fnp.put(X, [0.5], 1.0, inplace=False), ShapeError, r"op 'put': arrays used as indices must be of integer"),
+    (lambda: fnp.put(np.zeros(0), [0], 1.0, mode="wrap", inplace=False), ShapeError, r"op 'put': cannot replace elements of an empty"),
+    (lambda: fnp.place(X, X[0] > 0, 1.0, inplace=False), ShapeError, r"op 'place': mask of shape \(4, 5\) and arr of shape \(3, 4, 5\)"),
+    (lambda: fnp.place(X, X > 0, [], inplace=False), ShapeError, r"op 'place': vals is empty, but mask selects \d+ entries"),
+    (lambda: frame.trace(lambda i: fnp.put(X, i, 1.0, inplace=False), np.array([1])), TraceError,
+     r"op 'put': mode 'raise' checks the indices.*mode='wrap' or mode='clip'"),
+    (lambda: frame.trace(lambda m: fnp.place(X[0], m, 1.0, inplace=False), X[0] > 0), TraceError,
+     r"op 'place': .*mask must be concrete"),
+    (lambda: frame.trace(lambda x: np.put(x, [1], 2.0), X), ShapeError, r"op 'put': .*inplace=False"),   # numpy's calls
+    (lambda: frame.trace(lambda x: np.place(x, X > 0, 2.0), X), ShapeError, r"op 'place': .*inplace=False"),
+])
+def test_put_and_place_refusals(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()

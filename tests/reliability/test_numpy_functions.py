@@ -288,6 +288,7 @@ COVERED = set(UNARY) | set(BINARY) | set(SHAPE_FUNCTIONS) | {n.split(".")[0] for
     "float16", "int32", "complex64", "complex128", "bool_",   # test_dtype_names_are_numpys
     "at",   # an accessor (x.at[i].set(v)), covered by tests/frontend/test_numpy_shape.py
     "finfo", "iinfo", "result_type",   # dtype information: tests/frontend/test_numpy_sort_and_statistics.py
+    "promote_types", "min_scalar_type", "common_type", "mintypecode", "typename",   # tests/frontend/test_numpy_math.py
     "vectorize", "apply_along_axis"}   # take functions: tests/frontend/test_vectorize.py
 
 
