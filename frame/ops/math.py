@@ -106,6 +106,33 @@ _special_op("erfinv", "erfinv", lambda ctx, x, y, gy: gy * (math.sqrt(math.pi) /
             "the inverse error function on (-1, 1)", "lax.erf_inv", ["erf_inv"])
 
 
+# Exponentially scaled Bessel functions e^-|x| I0(x), e^-|x| I1(x) with JAX's rules: i0e' = i1e - sign(x) i0e,
+# i1e' = i0e - i1e (sign(x) + 1/x), whose limit 1/2 is taken for |x| <= eps (the formula at a safe x there,
+# so its own derivative stays finite).
+def _i1e_grad(ctx, x, y, gy):
+    eps = float(np.finfo(x.dtype).eps)
+    away = prim.greater(prim.abs(x), eps)
+    safe = prim.where(away, x, eps)
+    return gy * prim.where(away, prim.i0e(safe) - y * (prim.sign(safe) + 1.0 / safe), 0.5)
+
+
+_special_op("i0e", "i0e", lambda ctx, x, y, gy: gy * (prim.i1e(x) - prim.sign(x) * y),
+            "the exponentially scaled modified Bessel function e^-|x| I0(x)", "lax.bessel_i0e", ["bessel_i0e"])
+_special_op("i1e", "i1e", _i1e_grad, "the exponentially scaled modified Bessel function e^-|x| I1(x)",
+            "lax.bessel_i1e", ["bessel_i1e"])
+# The normal distribution's inverse CDF, log CDF and erfcx, by their outputs y: ndtri' = sqrt(2 pi) e^(y^2 / 2);
+# log_ndtr' = e^(-x^2 / 2 - y) / sqrt(2 pi), in one exponent so it neither overflows nor underflows in the
+# lower tail (JAX's rule); erfcx' = 2 x y - 2 / sqrt(pi). JAX composes them (no primitive to import).
+SQRT_2PI = math.sqrt(2.0 * math.pi)
+_special_op("ndtri", "ndtri", lambda ctx, x, y, gy: gy * (SQRT_2PI * prim.exp(0.5 * prim.square(y))),
+            "the inverse of the standard normal CDF on (0, 1)", "jax.scipy.special.ndtri")
+_special_op("log_ndtr", "log_ndtr",
+            lambda ctx, x, y, gy: gy * prim.exp(-0.5 * prim.square(x) - y - math.log(SQRT_2PI)),
+            "the log of the standard normal CDF, accurate in both tails", "jax.scipy.special.log_ndtr")
+_special_op("erfcx", "erfcx", lambda ctx, x, y, gy: gy * (2.0 * x * y - TWO_OVER_SQRT_PI),
+            "the scaled complementary error function e^(x^2) erfc(x)", "jax.scipy.special.erfcx")
+
+
 def _sinc_grad(ctx, x, y, gy):
     # sinc'(x) = (cos(pi x) - sinc(x)) / x, which cancels catastrophically near 0; there (|x| < 0.01) its
     # Maclaurin series -pi^2 x / 3 + pi^4 x^3 / 30 - pi^6 x^5 / 840, accurate to 1e-13 and exact at 0 with

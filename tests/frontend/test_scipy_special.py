@@ -1,5 +1,6 @@
 """frame.scipy.special against scipy.special (values, eagerly and compiled, with scipy's dtypes) and its
-derivatives against JAX to order 2; JAX's lgamma/digamma/erf_inv import as frame's ops."""
+derivatives against JAX to order 2 (frame's rules against JAX's differentiation of the lowered graph, and
+against jax.scipy.special's own functions); JAX's lgamma/digamma/erf_inv/bessel_i0e/bessel_i1e import as frame's ops."""
 import numpy as np
 import pytest
 import scipy.special as S
@@ -14,6 +15,23 @@ _REAL = _rng.normal(size=(3, 4)) * 2
 _PROB = _rng.uniform(0.05, 0.95, (3, 4))
 _X0 = np.array([0.0, 0.5, 2.0, -1.0, 0.0])   # zeros and negatives: the limiting branches
 _Y0 = np.array([0.0, 3.0, 0.0, 2.0, -1.0])
+_NEG = np.array([-0.5, -1.5, -2.3, -3.7])                       # negative non-integers: Gamma's sign alternates
+# Gamma's poles and limits (+-0, negative integers, +-inf, nan) next to ordinary values
+_EDGE = np.array([0.0, -0.0, -1.0, -2.0, -1.5, -2.5, np.inf, -np.inf, np.nan, 3.0, 1e-300, 7.3, -3.7, 20.5])
+_TAILS = np.array([-40.0, -10.0, -1.0, 0.0, 0.3, 1.0, 10.0, 40.0])
+# beta / poch: poles of either argument, of their sum, both, reflected to finite values or not
+_A = np.array([-3.0, -3, -1, -1.5, 0, 2.5, -2, 1, 1e7, -2.5, -1, -2, 0.5, 0.3, 3.7, -0.5, 1e8])
+_B = np.array([2.0, -1, 2, -0.5, 1, 0, 0.5, np.inf, 2.0, 1.5, 1.0, -3, -2.5, 2.2, 1.1, -1.2, -0.5])
+_Z = np.array([-3.0, -3, -1, 0.5, -2, 1.3, 2, 0, -1, 0.5, -2.5, 4.2, -3.3])
+_M = np.array([2.0, -1, 2, -1.5, 0.5, 0.3, -3, -1, -2, 0, 1.7, -1.4, 2.0])
+# comb: outside 0 <= k <= N, negative integer N (binom's nan with repetition), non-integers, nan
+_N = np.array([-3, -2.5, 3, 0, 0, 2.5, 3, -0.5, np.nan, 3, 10, 30, 5, 5, 2])
+_K = np.array([2, 2, -1, 0, 2, 1.5, 0.5, 0, 1, np.nan, 3, 15, 7, 5.5, 3])
+# boxcox: lmbda 0, below 1e-19, x = 0 (-1/lmbda or -inf), x < 0 (nan), lmbda log x past expm1's range
+_BX = np.array([2.0, 1e10, 0, 0, -1, 2, 0.5, 3, 2])
+_BL = np.array([1e-20, 40, 2, -2, 2, -1e-18, 0.3, -1.2, 0.0])
+_B1X = np.array([1e-300, 1e-300, 2.0, -0.5, 3, -1, -2, 1e10, 0.7])
+_B1L = np.array([1e-10, 1e280, 1e-20, 0.7, -0.3, 0.5, 2, 40, 0.0])
 
 # name -> (argument tuples, differentiable arguments checked against JAX)
 CASES = {
@@ -25,9 +43,21 @@ CASES = {
     "ndtr": ((np.array([-40.0, -10.0, -1.0, 0.0, 0.3, 1.0, 10.0, 40.0]),), (_REAL,)),
     "betaln": ((_POS, _POS[::-1]), (_POS, _POS[::-1])),
     "logsumexp": ((_REAL,), (_REAL,)), "softmax": ((_REAL,), (_REAL,)), "log_softmax": ((_REAL,), (_REAL,)),
+    "i0e": ((_EDGE,), (_REAL,)), "i1e": ((_EDGE,), (_REAL,)), "i0": ((_EDGE,), (_REAL,)), "i1": ((_EDGE,), (_REAL,)),
+    "ndtri": ((np.array([0.0, 1.0, -0.1, 1.1, 0.5, 1e-300, 0.3, 0.999, np.nan]),), (_PROB,)),
+    "log_ndtr": ((np.concatenate([_TAILS, [-np.inf, np.inf, np.nan]]),), (_REAL,)),
+    "erfcx": ((np.concatenate([_TAILS, [-np.inf, np.inf, 1e300]]),), (_REAL,)),
+    "gammasgn": ((_EDGE,), (np.concatenate([_NEG, _POS[0]]),)), "gamma": ((_EDGE,), (np.concatenate([_NEG, _POS[0]]),)),
+    "loggamma": ((_EDGE,), (_POS,)), "beta": ((_A, _B), (_POS, _POS[::-1] + 0.25)), "poch": ((_Z, _M), (_POS, _REAL / 2)),
+    "factorial": ((np.array([-1.0, 0, 0.5, 3, np.nan, 20, 30, 7.5, np.inf]),), (_POS,)),
+    "comb": ((_N, _K), (_POS + 3, _POS)),
+    "boxcox": ((_BX, _BL), (_POS, _REAL)), "boxcox1p": ((_B1X, _B1L), (_PROB - 0.5, _REAL)),
 }
+NEW = ["i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "gammasgn", "gamma", "loggamma", "beta", "poch",
+       "factorial", "comb", "boxcox", "boxcox1p"]
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # the edge inputs (log(0), inf - inf) warn as numpy does
 @pytest.mark.parametrize("name", CASES)
 def test_values_match_scipy(name):
     args, _ = CASES[name]
@@ -44,6 +74,46 @@ def test_dtypes_follow_scipy(name):
     ints = [np.arange(1, 4)] * len(args)
     np.testing.assert_allclose(getattr(F, name)(*ints), getattr(S, name)(*ints), rtol=1e-13)
     assert np.asarray(getattr(F, name)(*ints)).dtype == np.float64
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_new_functions_take_scipys_dtypes(name):
+    """float32 stays float32 (factorial: float64, as scipy gives arrays), ints and bools compute in float64,
+    a Python number next to float32 is weak (NEP 50), as in scipy's ufuncs."""
+    n_args = len(CASES[name][0])
+    for args in ([np.asarray(a[:4], np.float32) for a in CASES[name][1]], [np.arange(1, 4)] * n_args,
+                 [np.array([True, False])] * (n_args if name != "factorial" else 0),   # scipy's refuses bools
+                 [np.float32([0.25, 0.5])] + [0.5] * (n_args - 1)):
+        if not args:
+            continue
+        want = getattr(S, name)(*args)
+        for got in (getattr(F, name)(*args), frame.function(getattr(F, name))(*args)):
+            assert np.asarray(got).dtype == np.asarray(want).dtype, (name, [np.asarray(a).dtype for a in args])
+            single = any(np.asarray(a).dtype in (np.float32, np.bool_) for a in args)   # scipy computes in float32
+            np.testing.assert_allclose(got, want, rtol=2e-6 if single else 1e-13)
+
+
+def test_comb_with_repetition_and_the_unsupported_keywords():
+    for ours in (F.comb, frame.function(lambda n, k: F.comb(n, k, repetition=True))):
+        want = S.comb(_N, _K, repetition=True)
+        got = F.comb(_N, _K, repetition=True) if ours is F.comb else ours(_N, _K)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(F.comb(7, 3), 35.0, rtol=1e-13)
+    np.testing.assert_allclose(F.log_ndtr(_REAL, series_order=5), S.log_ndtr(_REAL), rtol=1e-13)
+    with pytest.raises(ShapeError, match="op 'comb': exact=True"):
+        F.comb(5, 2, exact=True)
+    with pytest.raises(ShapeError, match="op 'factorial': exact=True"):
+        F.factorial(5, exact=True)
+    with pytest.raises(ShapeError, match="op 'log_ndtr': series_order must be in"):
+        F.log_ndtr(_REAL, series_order=31)
+    with pytest.raises(ShapeError, match="op 'log_ndtr': series_order must be an integer"):
+        F.log_ndtr(_REAL, series_order=2.5)
+
+
+def test_large_arguments_take_scipys_asymptotic_beta():
+    """beta(a, b) for a >> b: scipy's series, not gammaln(a) - gammaln(a + b), which cancels to ~1e-8 here."""
+    a, b = np.array([1e7, 2.5e8, 3.0, -1.5]), np.array([2.0, 0.5, 4e9, 1e7])
+    np.testing.assert_allclose(F.beta(a, b), S.beta(a, b), rtol=1e-13)
 
 
 def test_polygamma_and_multigammaln():
@@ -65,6 +135,37 @@ def test_derivatives_match_jax(name):
     check_derivatives(getattr(F, name), *args, argnums=tuple(range(len(args))), orders=(1, 2))
 
 
+def _partials(grad, total, fn, args):
+    """d/dx_i sum(fn) and d/dx_j sum(d/dx_i sum(fn)) for every i, j: elementwise first and second partials."""
+    out = []
+    for i in range(len(args)):
+        first = grad(lambda *a: total(fn(*a)), argnums=i)
+        out.append(first(*args))
+        out.extend(grad(lambda *a, first=first: total(first(*a)), argnums=j)(*args) for j in range(len(args)))
+    return out
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_derivatives_match_jax_scipy_special(name):
+    """The first and second partial derivatives equal those of jax.scipy.special's own function."""
+    jax = pytest.importorskip("jax")
+    args = CASES[name][1]
+    ours = _partials(frame.grad, frame.numpy.sum, getattr(F, name), args)
+    with jax.enable_x64(True):
+        theirs = _partials(jax.grad, jax.numpy.sum, getattr(jax.scipy.special, name), [jax.numpy.asarray(a) for a in args])
+        theirs = [np.asarray(t) for t in theirs]
+    for got, want in zip(ours, theirs):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-12)
+
+
+def test_bessel_derivatives_at_zero_take_the_limits():
+    x = np.array([0.0, 1e-300, -1e-17])
+    np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(F.i1e(x)))(x), 0.5, rtol=1e-15)
+    np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(F.i0(x)))(x), 0.0, atol=1e-16)   # i0'(0) = 0
+    first = frame.grad(lambda x: frame.numpy.sum(F.i1e(x)))
+    np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(first(x)))(x), 0.0)   # JAX's: the limit's 0
+
+
 def test_polygamma_differentiates_to_any_order():
     pytest.importorskip("jax")
     from frame.interop import check_derivatives
@@ -77,7 +178,9 @@ def test_jax_special_functions_import_as_frame_ops():
     jax = pytest.importorskip("jax")
     from frame.interop import from_jax
     special = jax.scipy.special
-    graph = from_jax(lambda x: special.gammaln(x) + special.digamma(x) + special.erfinv(x / 5), _POS)
-    assert {"gammaln", "digamma", "erfinv"} <= {node.op for node in graph.nodes}
+    graph = from_jax(lambda x: special.gammaln(x) + special.digamma(x) + special.erfinv(x / 5) + special.i0e(x)
+                     + special.i1e(x), _POS)
+    assert {"gammaln", "digamma", "erfinv", "i0e", "i1e"} <= {node.op for node in graph.nodes}
     (got,) = frame.runtime.compile(graph)(_POS)   # a graph's outputs come back as a sequence
-    np.testing.assert_allclose(got, S.gammaln(_POS) + S.digamma(_POS) + S.erfinv(_POS / 5), rtol=1e-12)
+    want = S.gammaln(_POS) + S.digamma(_POS) + S.erfinv(_POS / 5) + S.i0e(_POS) + S.i1e(_POS)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

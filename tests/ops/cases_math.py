@@ -41,6 +41,11 @@ def _with_zero(*shape):
     return make
 
 
+def _signed(*shape, lo=0.3, hi=3.0):
+    """|x| in [lo, hi] of both signs: away from 0, where i0e's derivative has a kink."""
+    return lambda rng, dt: (rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)).astype(dt)
+
+
 def _int_case(op, fn, makers, label):
     return OpCase(op, _ins(*makers), fn, wrt=(), label=label)
 
@@ -63,6 +68,14 @@ CASES = [
     *_unary("erfinv", special.erfinv, lo=-0.9, hi=0.9),
     *[OpCase("polygamma", _ins(_u(3, 4, lo=0.3, hi=4.0)), lambda x, n: special.polygamma(n, x), {"n": n}, label=f"n{n}")
       for n in (0, 1, 3)],
+    *[OpCase(op, _ins(_signed(*s)), getattr(special, op), label=lb) for op in ("i0e", "i1e")
+      for s, lb in [((3, 4), "2d"), ((), "rank0"), ((2, 3, 2), "3d")]],
+    OpCase("i1e", _ins(_with_zero(2, 3)), special.i1e, label="at-zero"),   # the rule's limit 1/2 at 0
+    *_unary("ndtri", special.ndtri, lo=0.05, hi=0.95),
+    OpCase("ndtri", _ins(_u(2, 3, lo=0.005, hi=0.03)), special.ndtri, label="lower-tail"),
+    *_unary("log_ndtr", special.log_ndtr, lo=-4.0, hi=4.0),
+    OpCase("log_ndtr", _ins(_u(2, 3, lo=-19.0, hi=-8.0)), special.log_ndtr, label="lower-tail"),
+    *_unary("erfcx", special.erfcx, lo=-1.5, hi=4.0),
     *_unary("sinc", np.sinc, lo=-2.0, hi=2.0),
     OpCase("sinc", _ins(_with_zero(2, 3)), np.sinc, label="at-zero"),
     *[OpCase(op, _ins(_off_grid(*s)), getattr(np, op), label=lb, smooth=False)
