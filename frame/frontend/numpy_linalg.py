@@ -1,8 +1,8 @@
 """frame.numpy's linear algebra: products (`dot`, `vdot`, `vecdot`, `inner`, `outer`, `kron`, `matmul`,
 `tensordot`, `einsum`, `trace`), `polyfit` (by `lstsq`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
 `cholesky`, `eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `cond`, `qr`, `lstsq`, `matrix_rank`,
-`matrix_power`, `multi_dot`, and numpy 2's array-API names `matrix_transpose`, `vecdot`, `cross`,
-`outer`, `trace`, `diagonal`).
+`matrix_power`, `multi_dot`, `tensorinv`, `tensorsolve`, and numpy 2's array-API names `matrix_transpose`,
+`vecdot`, `cross`, `outer`, `trace`, `diagonal`, `matmul`, `tensordot`, `vector_norm`, `matrix_norm`).
 
 Every product is lowered to transpose, reshape, one (batched) `matmul` per pair of operands (reading an
 operand transposed instead of moving its axes when that is enough), `sum`, and `diagonal` (a reshape and
@@ -744,6 +744,72 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     raise ShapeError(f"fnp.linalg.norm: axis must be one axis or two distinct ones, got {axis!r}")
 
 
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
+    """numpy 2's `linalg.vector_norm`: the vector norm of order `ord` (2, 1, inf, -inf, 0: the count of
+    non-zeros, or any number p: (sum |x|^p)^(1/p)) over `axis`: all of x (None), one axis, or a tuple of
+    axes taken together as one vector. Bool and integer x in float64, as numpy."""
+    if isinstance(ord, str):
+        raise ShapeError(f"op 'vector_norm': invalid norm order {ord!r} for vectors")
+    x = _inexact(x)
+    shape = _shape(x)
+    axes = tuple(range(len(shape))) if axis is None else tuple(_axis(a, len(shape), "vector_norm")
+                                                                for a in _ints(axis, "vector_norm", "axis"))
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"op 'vector_norm': repeated axis in {axis!r}")
+    rest = [i for i in range(len(shape)) if i not in axes]
+    # the axes moved last and flattened into one (a rank-0 x as one element)
+    flat = _reshape(_permute(x, rest + list(axes)), [shape[i] for i in rest] + [_size([shape[i] for i in axes])])
+    y = _vector_norm(flat, ord, len(rest), False)
+    return _reshape(y, [1 if i in axes else d for i, d in enumerate(shape)]) if keepdims else y
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
+    """numpy 2's `linalg.matrix_norm`: `norm(x, ord, axis=(-2, -1))` of each matrix of x (rank >= 2):
+    'fro', 'nuc', 1, -1, 2, -2, inf, -inf. Bool and integer x in float64, as numpy."""
+    _matrices(x, "matrix_norm")
+    return _matrix_norm(_inexact(x), ord, (len(_shape(x)) - 2, len(_shape(x)) - 1), bool(keepdims))
+
+
+def _linalg_matmul(x1, x2, /):
+    """numpy 2's `linalg.matmul`: `matmul` (`@`)."""
+    return matmul(x1, x2)
+
+
+def _linalg_tensordot(x1, x2, /, *, axes=2):
+    """numpy 2's `linalg.tensordot`: `tensordot` with `axes` a keyword."""
+    return tensordot(x1, x2, axes)
+
+
+def tensorinv(a, ind: int = 2):
+    """numpy's `tensorinv`: the inverse of `a` read as a linear map from its dimensions after the first
+    `ind` to those, of shape a.shape[ind:] + a.shape[:ind]; both groups must hold as many elements."""
+    ind = _int(ind, "tensorinv", "ind")
+    if ind <= 0:
+        raise ShapeError(f"op 'tensorinv': ind must be a positive integer, got {ind}")
+    shape = _shape(a)
+    rows, cols = _size(shape[:ind]), _size(shape[ind:])
+    if rows != cols:
+        raise LinAlgError(f"op 'tensorinv': the first {ind} dimensions of a {shape} hold {rows} elements, the "
+                          f"others {cols}; they must be equal")
+    return _reshape(bind("inv", _reshape(a, (rows, cols))), shape[ind:] + shape[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """numpy's `tensorsolve`: x with `tensordot(a, x, x.ndim) == b`, x of shape a.shape[b.ndim:] (after
+    moving the `axes` of a to the end, in order); its size squared must be a's."""
+    if axes is not None:
+        rank = len(_shape(a))
+        moved = [_axis(k, rank, "tensorsolve") for k in _ints(axes, "tensorsolve", "axes")]
+        a = _permute(a, [i for i in range(rank) if i not in moved] + moved)
+    shape, nb = _shape(a), len(_shape(b))
+    solution_shape = shape[-(len(shape) - nb):]   # numpy's slice: all of shape when the ranks are equal
+    n = _size(solution_shape)
+    if _size(shape) != n * n:
+        raise LinAlgError(f"op 'tensorsolve': a of shape {shape} is no square map onto b's {_shape(b)}: "
+                          f"prod(a.shape[b.ndim:]) must equal prod(a.shape[:b.ndim])")
+    return _reshape(solve(_reshape(a, (n, n)), _reshape(b, (_size(_shape(b)),))), solution_shape)
+
+
 # -- least squares on numpy's main namespace ---------------------------------------------------
 def polyfit(x, y, deg, rcond=None, full: bool = False, w=None, cov=False):
     """numpy's `polyfit`: the least-squares polynomial of degree `deg` through the points (x, y) (y 1-d, or 2-d for
@@ -801,5 +867,7 @@ linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=chole
                          lstsq=lstsq, matrix_rank=matrix_rank, eigvalsh=eigvalsh, matrix_power=matrix_power,
                          multi_dot=multi_dot, matrix_transpose=_linalg_matrix_transpose, vecdot=vecdot,
                          cross=_linalg_cross, outer=_linalg_outer, trace=_linalg_trace, diagonal=_linalg_diagonal,
-                         pinv=pinv, svdvals=svdvals, cond=cond,
+                         pinv=pinv, svdvals=svdvals, cond=cond, vector_norm=vector_norm, matrix_norm=matrix_norm,
+                         matmul=_linalg_matmul, tensordot=_linalg_tensordot, tensorinv=tensorinv,
+                         tensorsolve=tensorsolve,
                          LinAlgError=LinAlgError)   # inv, det: generated from their ops

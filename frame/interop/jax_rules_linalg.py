@@ -9,8 +9,7 @@ merged into jax_import's tables.
   (frame's, like numpy, read one triangle), so they import when their operand is symmetrised in the
   jaxpr ((x + x^T) / 2, which jnp.linalg.cholesky/eigh and `symmetrize_input=True` do); then values and
   derivatives agree. Otherwise they are refused.
-- `svd`, `qr` (reduced or complete, unpivoted) import as frame's ops; `triangular_solve` as a general `solve` of the
-  masked triangle (JAX's derivative also reads that triangle only).
+- `svd`, `qr` (reduced or complete, unpivoted) and `triangular_solve` (either side) import as frame's ops.
 - `lu` is refused by name: frame has no LU op, so jnp.linalg.solve/inv/det (which go through lu, and
   custom_linear_solve or a custom derivative) do not import; call frame.numpy.linalg's instead.
 """
@@ -86,17 +85,16 @@ def _qr(imp, eqn, x):
 
 def _triangular_solve(imp, eqn, a, b):
     p = eqn.params
-    strict = (-1 if p["lower"] else 1) if p["unit_diagonal"] else 0
-    tri = _mask(imp, a, p["lower"], strict)
-    if p["unit_diagonal"]:
-        tri = imp.node("add", [tri, imp.constant(np.eye(a.type.shape[-1], dtype=a.type.dtype))])
-    swap = _swap_perm(a.type.rank)
-    # left: op(a) x = b; right: x op(a) = b, i.e. op(a)^T x^T = b^T.
-    if p["transpose_a"] != (not p["left_side"]):
-        tri = imp.node("transpose", [tri], perm=swap)
+    # left: op(a) x = b; right: x op(a) = b, i.e. op(a)^T x^T = b^T: the same triangle, read transposed the
+    # other way.
+    transpose = p["transpose_a"] if p["left_side"] else not p["transpose_a"]
+    flags = {k: True for k, on in (("lower", p["lower"]), ("transpose_a", transpose),
+                                   ("unit_diagonal", p["unit_diagonal"])) if on}
     if p["left_side"]:
-        return imp.node("solve", [tri, b])
-    return imp.node("transpose", [imp.node("solve", [tri, imp.node("transpose", [b], perm=swap)])], perm=swap)
+        return imp.node("triangular_solve", [a, b], **flags)
+    swap = _swap_perm(b.type.rank)
+    x_t = imp.node("triangular_solve", [a, imp.node("transpose", [b], perm=swap)], **flags)
+    return imp.node("transpose", [x_t], perm=swap)
 
 
 def _lu(imp, eqn, x):
@@ -125,9 +123,9 @@ PARAMETERS: dict[str, dict] = {
            "full_matrices": implemented("frame's full_matrices: the complete (m, m) q (numpy's mode='complete')"),
            "use_magma": irrelevant("a GPU library choice; the values are the same")},
     "triangular_solve": {"left_side": implemented("op(a) x = b, else x op(a) = b"),
-                         "lower": implemented("which triangle of a is read (the other is masked off)"),
+                         "lower": implemented("frame's lower: which triangle of a is read"),
                          "transpose_a": implemented("op(a) = a^T"),
                          "conjugate_a": irrelevant(f"conjugation of a real matrix is the identity ({_REAL})"),
-                         "unit_diagonal": implemented("the diagonal is taken as ones, a's own is not read")},
+                         "unit_diagonal": implemented("frame's unit_diagonal: the diagonal is taken as ones")},
     "lu": {},
 }

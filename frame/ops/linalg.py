@@ -1,12 +1,12 @@
 """Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting, either operand read transposed),
-and numpy.linalg's solvers and decompositions: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`,
-`svd`, `qr`, and `lstsq`.
+numpy.linalg's solvers and decompositions: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`,
+`svd`, `qr`, and `lstsq`, and `triangular_solve` (lax.linalg's; scipy.linalg.solve_triangular's kernel).
 
-The decompositions run numpy's LAPACK kernels; their gradient rules are JAX's matrix-calculus rules,
-written with frame ops so that they differentiate again. Where JAX's derivative is undefined frame's
-is too: repeated eigenvalues (eigh) or singular values (svd), zero singular values of non-square
-matrices, singular matrices (inv, det, solve) give inf/nan; svd with full_matrices=True of a
-non-square matrix has no gradient in JAX and raises GradientError here.
+The decompositions run numpy's LAPACK kernels (triangular_solve scipy's); their gradient rules are
+JAX's matrix-calculus rules, written with frame ops so that they differentiate again. Where JAX's
+derivative is undefined frame's is too: repeated eigenvalues (eigh) or singular values (svd), zero
+singular values of non-square matrices, singular matrices (inv, det, solve) give inf/nan; svd with
+full_matrices=True of a non-square matrix has no gradient in JAX and raises GradientError here.
 """
 from __future__ import annotations
 
@@ -178,6 +178,81 @@ register_op("solve", shape=_solve_shape, kernel=_lapack("solve", np.linalg.solve
             gradient=traced_gradient(_solve_grad), batch=LEADING,
             doc="x with a @ x = b for (stacks of) square a and matrices b (..., n, k); batch axes broadcast",
             jax=_solve_jax, frontend=["linalg.solve"], to_float=[0, 1])
+
+
+# -- triangular_solve ----------------------------------------------------------------------------
+# lax.linalg.triangular_solve with left_side=True, real matrices: op(a) x = b, op(a) = a or a^T,
+# reading only a's triangle `lower` names (not its diagonal when unit_diagonal: ones there).
+_TRIANGULAR_FLAGS = ("lower", "transpose_a", "unit_diagonal")
+
+
+def triangular_solve(a, b, lower: bool = False, transpose_a: bool = False, unit_diagonal: bool = False):
+    """The op with only the flags that are set (as `_matmul`: one spelling per node)."""
+    flags = {k: True for k, on in zip(_TRIANGULAR_FLAGS, (lower, transpose_a, unit_diagonal)) if on}
+    return bind("triangular_solve", a, b, **flags)
+
+
+def _triangular_solve_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 2)
+    a, b = ctx.input_types
+    _square_type(ctx.op, a)
+    same_dtype(ctx.op, [a, b])
+    if b.rank < 2 or b.shape[-2] != a.shape[-1]:
+        raise ShapeError(f"op 'triangular_solve': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, "
+                         f"got {b.shape}")
+    return [_like(a, broadcast_dims(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
+
+
+def _triangular_solve_kernel(a, b, lower=False, transpose_a=False, unit_diagonal=False):
+    from scipy.linalg import solve_triangular   # scipy loads on first use, not with frame
+
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, a.dtype)
+    for i in np.ndindex(batch):   # one LAPACK trtrs per matrix, as numpy.linalg's stacks
+        try:
+            x[i] = solve_triangular(a[i], b[i], trans=int(transpose_a), lower=lower, unit_diagonal=unit_diagonal,
+                                    check_finite=False)
+        except np.linalg.LinAlgError as e:
+            raise LinAlgError(f"op 'triangular_solve': {e} (matrix {i} of a, shape {a.shape})") from None
+    return x
+
+
+def _triangle_mask(n: int, dtype, lower: bool, strict: bool) -> np.ndarray:
+    """Ones on the entries of an (n, n) matrix that `triangular_solve` reads."""
+    ones = np.ones((n, n), dtype)
+    return np.tril(ones, -1) if lower and strict else np.tril(ones) if lower else np.triu(ones, int(strict))
+
+
+def _triangular_solve_grad(ctx, xs, ys, gys):
+    # JAX's rule: x = op(a)^-1 b gives gb = op(a)^-T g (the same triangle, transposed the other way),
+    # and with d op(a) = op(da): ga = -gb x^T (op the identity) or -x gb^T (op the transpose),
+    # restricted to the entries read (gradient zero on the other triangle and a unit diagonal).
+    a, b = xs
+    lower, t, unit = (ctx.attr(k, False) for k in _TRIANGULAR_FLAGS)
+    x = ys[0]
+    gb = triangular_solve(a, gys[0], lower, not t, unit)
+    ga = -(_matmul(x, gb, False, True) if t else _matmul(gb, x, False, True))
+    ga = sum_to_shape(ga, a.shape) * _triangle_mask(a.shape[-1], a.dtype, lower, unit)
+    return [ga, sum_to_shape(gb, b.shape)]
+
+
+def _triangular_solve_jax(J, a, b, lower=False, transpose_a=False, unit_diagonal=False):
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))   # lax takes equal batch axes only
+    return J.lax.linalg.triangular_solve(J.jnp.broadcast_to(a, batch + a.shape[-2:]),
+                                         J.jnp.broadcast_to(b, batch + b.shape[-2:]), left_side=True, lower=lower,
+                                         transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+
+
+# No `jax_imports`: the primitive's parameters (left_side, lower, ...) must become attributes, which a
+# one-to-one import does not pass; frame/interop/jax_rules_linalg.py translates it.
+register_op("triangular_solve", shape=_triangular_solve_shape, kernel=_triangular_solve_kernel, num_inputs=2,
+            attrs={k: ((bool,), False) for k in _TRIANGULAR_FLAGS},
+            gradient=traced_gradient(_triangular_solve_grad), batch=LEADING,
+            doc="x with op(a) @ x = b for (stacks of) triangular a and matrices b (..., n, k), op(a) = a^T when "
+                "transpose_a; reads only a's lower (lower) or upper triangle, and not its diagonal (taken as "
+                "ones) when unit_diagonal; batch axes broadcast. A zero on the diagonal raises LinAlgError",
+            jax=_triangular_solve_jax)
 
 
 # -- inv, det, slogdet ---------------------------------------------------------------------------

@@ -4,6 +4,8 @@ Matrices for the decompositions are built well conditioned (see tests/ops/cases_
 derivative checks (wrt) use inputs where the functions are smooth (norms away from zero, distinct
 eigen/singular values).
 """
+import math
+
 import numpy as np
 
 from tests.frontend.numpy_cases import NumpyCase, uniform
@@ -192,3 +194,70 @@ CASES += [
       for shape, p in [((4, 3), "none"), ((2, 3, 3), -2), ((3, 3), "fro"), ((3, 3), 1), ((3, 3), np.inf)]],
 ]
 
+
+
+def _invertible_tensor(shape, dtype="float64"):
+    """An array of `shape` (of n^2 elements) whose (n, n) matrix is the identity plus small noise."""
+    def make(rng):
+        n = math.isqrt(int(np.prod(shape)))
+        return ((np.eye(n) + 0.3 * uniform(rng, (n, n))).reshape(shape).astype(dtype),)
+    return make
+
+
+CASES += [
+    # numpy 2's vector_norm / matrix_norm
+    *[NumpyCase("linalg.vector_norm", _args(shape, dtype=dt), kw, label=label, wrt=(0,) if diff else ())
+      for shape, kw, label, dt, diff in [
+          ((3, 4), {}, "all", "float64", True), ((2, 3, 4), {"axis": -1}, "negative-axis", "float64", True),
+          ((2, 3, 4), {"axis": (0, 2), "keepdims": True}, "axes-keepdims", "float64", True),
+          ((2, 3, 4), {"axis": (2, -3)}, "axes-unordered", "float64", True),
+          ((3, 4), {"keepdims": True, "ord": 1}, "all-keepdims-1", "float64", False),
+          ((3, 4), {"axis": 0, "ord": np.inf}, "inf", "float64", False),
+          ((3, 4), {"axis": 1, "ord": -np.inf}, "neg-inf", "float64", False),
+          ((3, 4), {"axis": 1, "ord": 0}, "zero", "float64", False),
+          ((3, 4), {"axis": 0, "ord": 3}, "p3", "float64", True),
+          ((3, 4), {"axis": 0, "ord": -1}, "p-neg1", "float64", False),
+          ((3, 4), {"axis": 1}, "int32", "int32", False), ((2, 5), {}, "bool", "bool", False),
+          ((3, 4), {"ord": np.inf}, "int64-inf", "int64", False),
+          ((3, 4), {"axis": 1}, "float32", "float32", False), ((0,), {}, "empty", "float64", False),
+          ((0, 3), {"axis": 0}, "empty-axis", "float64", False), ((), {}, "rank0", "float64", False),
+          ((1, 1), {"axis": (0, 1)}, "size1", "float64", True)]],
+    *[NumpyCase("linalg.matrix_norm", _args(shape, dtype=dt), kw, label=label, wrt=(0,) if diff else (),
+                rtol=1e-10, atol=1e-12)
+      for shape, kw, label, dt, diff in [
+          ((3, 4), {}, "fro", "float64", True),
+          ((2, 3, 4), {"keepdims": True}, "fro-batched-keepdims", "float64", True),
+          ((2, 3, 4), {"ord": 2}, "2-batched", "float64", True), ((3, 4), {"ord": "nuc"}, "nuc", "float64", True),
+          ((3, 4), {"ord": -2}, "neg2", "float64", False), ((2, 3, 4), {"ord": 1, "keepdims": True}, "1-keepdims",
+                                                              "float64", False),
+          ((3, 4), {"ord": -1}, "neg1", "float64", False), ((3, 4), {"ord": np.inf}, "inf", "float64", False),
+          ((3, 4), {"ord": -np.inf}, "neg-inf", "float64", False), ((3, 4), {}, "int32", "int32", False),
+          ((3, 4), {"ord": np.inf}, "int64-inf", "int64", False), ((3, 4), {"ord": 2}, "float32", "float32", False),
+          ((0, 3), {}, "empty", "float64", False), ((1, 1), {"ord": 2}, "size1", "float64", False)]],
+    # numpy 2's array-API spellings of matmul and tensordot
+    *[NumpyCase("linalg.matmul", _args(a, b, dtype=dt), label=label, wrt=(0, 1) if dt == "float64" else ())
+      for a, b, label, dt in [((3, 4), (4, 2), "2d", "float64"), ((4,), (2, 4, 3), "1d-nd", "float64"),
+                              ((5, 1, 3, 4), (2, 4, 6), "bcast", "float64"), ((0, 3), (3, 2), "empty", "float64"),
+                              ((3, 4), (4, 2), "int32", "int32")]],
+    *[NumpyCase("linalg.tensordot", _args(a, b, dtype=dt), kw, label=label, wrt=(0, 1) if dt == "float64" else ())
+      for a, b, kw, label, dt in [((2, 3, 4), (3, 4, 5), {}, "default", "float64"),
+                                  ((3, 4), (4, 5), {"axes": 1}, "int1", "float64"),
+                                  ((2, 3, 4), (4, 3, 5), {"axes": ([1, 2], [1, 0])}, "pairs", "float64"),
+                                  ((2, 3), (3, 2), {"axes": 1}, "int64", "int64")]],
+    # tensorinv / tensorsolve: reshaped square matrices near the identity
+    *[NumpyCase("linalg.tensorinv", _invertible_tensor(shape, dt), {"ind": ind} if ind != 2 else {},
+                label=label, wrt=(0,) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
+      for shape, ind, label, dt in [((4, 6, 8, 3), 2, "ind2", "float64"), ((6, 2, 3), 1, "ind1", "float64"),
+                                    ((2, 3, 6), 2, "float32", "float32"), ((1, 1), 1, "size1", "float64")]],
+    NumpyCase("linalg.tensorinv", lambda rng: (np.array([[2, 1], [1, 3]]).reshape(2, 1, 2),), {"ind": 2},
+              label="int64"),
+    *[NumpyCase("linalg.tensorsolve", (lambda shape, b, dt: lambda rng: (
+        _invertible_tensor(shape, dt)(rng)[0], uniform(rng, b, dt)))(shape, b, dt), kw, label=label,
+        wrt=(0, 1) if dt == "float64" else (), rtol=1e-10, atol=1e-12)
+      for shape, b, kw, label, dt in [((2, 3, 6), (2, 3), {}, "2d-rhs", "float64"),
+                                      ((6, 2, 3), (6,), {}, "1d-rhs", "float64"),
+                                      ((6, 2, 3), (2, 3), {"axes": (0,)}, "axes", "float64"),
+                                      ((2, 3, 2, 3), (2, 3), {"axes": (1, 0)}, "axes-two", "float64"),
+                                      ((3, 3), (3,), {}, "float32", "float32")]],
+    NumpyCase("linalg.tensorsolve", lambda rng: (np.array([[2, 1], [1, 3]]), np.array([1, 2])), label="int64"),
+]

@@ -130,3 +130,34 @@ def test_integer_and_bool_matrices_compute_in_float64_as_numpy_linalg_does():
                             np.atleast_1d(want) if not isinstance(want, tuple) else want):
                 assert np.asarray(g).dtype == np.asarray(w).dtype == np.float64, name
                 np.testing.assert_allclose(np.abs(g), np.abs(w), rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("call, error, pattern", [
+    (lambda: fnp.linalg.vector_norm(V, ord="fro"), ShapeError, r"op 'vector_norm': invalid norm order 'fro'"),
+    (lambda: fnp.linalg.vector_norm(A, axis=(0, -2)), ShapeError, r"op 'vector_norm': repeated axis"),
+    (lambda: fnp.linalg.vector_norm(A, axis=2), ShapeError, r"'vector_norm': axis 2 is out of range"),
+    (lambda: fnp.linalg.matrix_norm(V), ShapeError, r"op 'matrix_norm': needs \(stacks of\) matrices.*\(4,\)"),
+    (lambda: fnp.linalg.matrix_norm(A, ord=3), ShapeError, r"invalid norm order 3 for matrices"),
+    (lambda: fnp.linalg.tensorinv(np.ones((2, 2)), ind=0), ShapeError, r"op 'tensorinv': ind must be a positive"),
+    (lambda: fnp.linalg.tensorinv(np.ones((2, 8)), ind=1), np.linalg.LinAlgError,
+     r"op 'tensorinv': the first 1 dimensions of a \(2, 8\) hold 2 elements, the others 8"),
+    (lambda: fnp.linalg.tensorsolve(np.ones((2, 3, 4)), np.ones((2, 3))), np.linalg.LinAlgError,
+     r"op 'tensorsolve': a of shape \(2, 3, 4\)"),
+    (lambda: fnp.linalg.tensorsolve(np.ones((2, 3, 6)), np.ones((2, 3)), axes=(3,)), ShapeError,
+     r"'tensorsolve': axis 3 is out of range"),
+])
+def test_numpy2_linalg_names_refuse_bad_arguments_by_name(call, error, pattern):
+    with pytest.raises(error, match=pattern):
+        call()
+    with pytest.raises(error, match=pattern):   # the same when traced
+        frame.trace(lambda x: (call(), x)[1], np.ones(1))
+
+
+def test_tensorsolve_takes_negative_axes_as_numpy_takes_their_positive_spelling():
+    # numpy's tensorsolve removes `axes` from a list of the positive axes: a negative one fails there
+    a = (np.eye(6) + 0.3 * RNG.uniform(-1, 1, (6, 6))).reshape(2, 3, 2, 3)
+    b = RNG.uniform(-1, 1, (2, 3))
+    want = np.linalg.tensorsolve(a, b, axes=(0, 1))
+    for got in (fnp.linalg.tensorsolve(a, b, axes=(-4, -3)),
+                frame.function(lambda a, b: fnp.linalg.tensorsolve(a, b, axes=(-4, 1)))(a, b)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -33,11 +33,14 @@ FUNCTIONS = {
     "svd": (lambda a: jnp.linalg.svd(a, full_matrices=False), (TALL,), "svd"),
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), (TALL,), "svd"),
     "qr": (jnp.linalg.qr, (TALL,), "qr"),
-    "solve_triangular": (lambda a, b: jsl.solve_triangular(a, b, lower=True), (SPD, B), "solve"),
+    "solve_triangular": (lambda a, b: jsl.solve_triangular(a, b, lower=True), (SPD, B), "triangular_solve"),
     "solve_triangular_upper_t": (lambda a, b: jsl.solve_triangular(a, b, trans=1, unit_diagonal=True), (SPD, B),
-                                 "solve"),
+                                 "triangular_solve"),
     "triangular_solve_right": (lambda a, b: lax.linalg.triangular_solve(a, b.T, left_side=False, lower=True), (SPD, B),
-                               "solve"),
+                               "triangular_solve"),
+    "triangular_solve_right_t_batched": (lambda a, b: lax.linalg.triangular_solve(
+        a, b, left_side=False, transpose_a=True, unit_diagonal=True), (np.stack([SPD, M]), np.stack([B.T, 2 * B.T])),
+        "triangular_solve"),
     "cho_solve": (lambda a, b: jsl.cho_solve((jnp.linalg.cholesky(a), True), b), (SPD, B), "cholesky"),
 }
 

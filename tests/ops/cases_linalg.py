@@ -85,3 +85,24 @@ CASES = [
     OpCase("lstsq", _ins(_spread_singular(2, 4), _u(2, 1)), lambda a, b, rcond: np.linalg.lstsq(a, b, rcond)[0],
            {"rcond": _RCOND}, wrt=(0, 1), label="wide"),
 ]
+
+
+def _triangular_reference(a, b, lower=False, transpose_a=False, unit_diagonal=False):
+    """numpy's general solve of the triangle triangular_solve reads (ones on a unit diagonal)."""
+    t = np.tril(a, -int(unit_diagonal)) if lower else np.triu(a, int(unit_diagonal))
+    t = t + np.eye(a.shape[-1], dtype=a.dtype) if unit_diagonal else t
+    return np.linalg.solve(np.swapaxes(t, -1, -2) if transpose_a else t, b)
+
+
+CASES += [
+    OpCase("triangular_solve", _ins(_dominant(3, 3), _u(3, 2)), _triangular_reference, {"lower": True}, wrt=(0, 1),
+           label="lower"),
+    OpCase("triangular_solve", _ins(_dominant(3, 3), _u(3, 2)), _triangular_reference, wrt=(0, 1), label="upper"),
+    OpCase("triangular_solve", _ins(_dominant(2, 3, 3), _u(3, 1)), _triangular_reference, {"transpose_a": True},
+           wrt=(0, 1), label="upper-transposed-bcast-b"),
+    OpCase("triangular_solve", _ins(_u(3, 3), _u(2, 3, 2)), _triangular_reference,
+           {"lower": True, "transpose_a": True, "unit_diagonal": True}, wrt=(0, 1),
+           label="unit-lower-transposed-bcast-a"),
+    OpCase("triangular_solve", _ins(_dominant(2, 1, 3, 3), _u(4, 3, 2)), _triangular_reference,
+           {"lower": True, "unit_diagonal": True}, wrt=(0, 1), label="unit-bcast-both"),
+]

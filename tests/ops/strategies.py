@@ -356,6 +356,8 @@ EXAMPLES = {
     "cumsum": _axis_attr("reverse"), "cumprod": _axis_attr("reverse"), "rev": _rev(),
     **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr")},
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),
+    "triangular_solve": _matrices(2, attrs=st.fixed_dictionaries(
+        {k: st.booleans() for k in ("lower", "transpose_a", "unit_diagonal")})),
     "svd": _matrices(attrs=st.fixed_dictionaries({"full_matrices": st.booleans()})),
     "fft": _fft(),
     "gather": _gather(), "scatter_add": _scatter(None), "scatter": _scatter(["set", "mul", "min", "max"]),

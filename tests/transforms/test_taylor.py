@@ -124,12 +124,14 @@ REFUSED = {
     "abs": "abs", "fabs": "fabs", "relu": "relu", "sign": "sign", "floor": "floor", "ceil": "ceil",
     "trunc": "trunc", "rint": "rint", "floor_divide": "floor_divide", "mod": "mod", "fmod": "fmod",
     "maximum": "maximum", "minimum": "minimum", "angle": "angle",
+    "i0e": "i0e", "i1e": "i1e",   # the exp(-|x|) scaling: not analytic at 0
     # analytic, but their derivative rules guard a special point with a comparison-driven where
     "sinc": "sinc", "power": "power",
     # no Taylor rule: reductions that choose, products, linear algebra, fused losses
     "max": "max", "min": "min", "max_pool": "max_pool", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
     "mse_loss": "mse_loss", "scatter": "scatter",
-    **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "qr", "slogdet", "solve", "svd")},
+    **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "qr", "slogdet", "solve", "svd",
+                         "triangular_solve")},
 }
 FIRST_CASES = {c.op: c for c in reversed(PUBLIC_CASES)}
 

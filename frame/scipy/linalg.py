@@ -1,0 +1,468 @@
+"""`frame.scipy.linalg`: scipy.linalg's dense linear algebra with scipy's names, arguments and results, as
+jax.scipy.linalg offers it (real matrices; stacks of them where scipy 1.17 batches).
+
+Solvers and factorisations are frame's linalg ops (frame/ops/linalg.py: numpy's and scipy's LAPACK kernels,
+JAX's derivative rules, every order): `solve_triangular`, `cho_factor`/`cho_solve` (the `triangular_solve`
+op), `cholesky`, `solve`, `inv`, `det`, `eigh` (generalised problems too), `svd`, `qr`, `lstsq`, `pinv`.
+`block_diag`, `toeplitz`, `circulant` and `hankel` build their matrices by concatenation and gathers with
+static indices, so they differentiate in their (traced) vectors. `expm` is Pade scaling and squaring;
+`expm_frechet` is expm of the block matrix [[A, E], [0, A]].
+
+As scipy does, operands are taken as arrays of one float dtype (bool and integers as float64, float16 as
+float32; the structured matrices keep numpy's result dtype). Complex matrices are refused by the ops, by
+name. `overwrite_*`, `check_finite` and `lwork` are accepted and have no effect (frame never writes into
+its operands; non-finite values propagate as LAPACK gives them). Where scipy inspects the values to pick
+a solver (solve's and inv's `assume_a=None`), frame solves the general problem: the same solution, up to
+rounding.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as _np
+
+from ..errors import ShapeError, TraceError
+from ..frontend import numpy as fnp
+from ..frontend.args import _dtype, _int, _ndim, _shape
+from ..ops.linalg import triangular_solve as _triangular_solve
+from ..tracing import Tracer
+
+__all__ = ["solve_triangular", "cho_factor", "cho_solve", "cholesky", "solve", "inv", "det", "eigh", "svd", "qr",
+           "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet"]
+
+
+# -- operands ------------------------------------------------------------------------------------
+def _common(xs, floats: bool):
+    """The operands as arrays of numpy's result dtype (with `floats`, scipy's LAPACK dtype)."""
+    xs = [fnp.asarray(x) for x in xs]
+    dtype = _np.result_type(*[_np.dtype(_dtype(x)) for x in xs])
+    if floats and dtype.kind in "biu":
+        dtype = _np.dtype("float64")
+    elif floats and dtype == _np.float16:
+        dtype = _np.dtype("float32")
+    return [x if _dtype(x) == dtype.name else fnp.astype(x, dtype.name) for x in xs]
+
+
+def _floats(*xs):
+    return _common(xs, floats=True)
+
+
+def _square(a, op: str) -> int:
+    shape = _shape(a)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ShapeError(f"op '{op}': a must be a square matrix or a stack of them, got shape {shape}")
+    return shape[-1]
+
+
+def _rhs(b, a, op: str):
+    """b as (..., n, k) matrices, and whether it was one vector: b is a vector only when it is 1-d (scipy's
+    rule since 1.15, numpy 2's), and then the solution is too."""
+    n, vector = _shape(a)[-1], _ndim(b) == 1
+    if vector:
+        b = fnp.reshape(b, (-1, 1))
+    if _ndim(b) < 2 or _shape(b)[-2] != n:
+        raise ShapeError(f"op '{op}': b must be ({n},) or (..., {n}, k) for a of shape {_shape(a)}, "
+                         f"got {_shape(b) if not vector else _shape(b)[:1]}")
+    return b, vector
+
+
+def _vector(x, vector: bool):
+    return fnp.reshape(x, _shape(x)[:-1]) if vector else x
+
+
+def _mT(x):
+    return fnp.swapaxes(x, -1, -2)
+
+
+def _symmetric(a, lower: bool):
+    """The symmetric matrix that a's lower (upper) triangle stands for: scipy's symmetric solvers read no more."""
+    if lower:
+        return fnp.tril(a) + _mT(fnp.tril(a, -1))
+    return fnp.triu(a) + _mT(fnp.triu(a, 1))
+
+
+# -- triangular and Cholesky solves ----------------------------------------------------------------
+_TRANS = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}   # real matrices: 'C' is 'T'
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
+    """x with op(a) x = b, op(a) = a (trans 0/'N') or a^T (1/'T', 2/'C'), reading only a's lower (upper)
+    triangle, and not its diagonal (taken as ones) with `unit_diagonal`. b is (n,) or (..., n, k); batch
+    axes broadcast. A zero on the diagonal raises LinAlgError, as scipy does (JAX gives inf/nan)."""
+    if isinstance(trans, bool) or trans not in _TRANS:
+        raise ShapeError(f"op 'solve_triangular': trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    a, b = _floats(a, b)
+    _square(a, "solve_triangular")
+    b, vector = _rhs(b, a, "solve_triangular")
+    return _vector(_triangular_solve(a, b, bool(lower), _TRANS[trans], bool(unit_diagonal)), vector)
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor of symmetric positive-definite `a`: upper U with a = U^T U read from a's upper
+    triangle, or with `lower` the lower L with a = L L^T read from the lower one. Derivatives are those of
+    the triangle read (JAX's agree along symmetric directions: jax.scipy.linalg.cholesky differentiates
+    both triangles)."""
+    (a,) = _floats(a)
+    _square(a, "cholesky")
+    return fnp.linalg.cholesky(a, upper=not lower)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """(c, lower) for `cho_solve`: c is `cholesky(a, lower)` with zeros in the other triangle, as JAX
+    gives it (scipy leaves a's entries there; cho_solve reads neither)."""
+    return cholesky(a, lower), bool(lower)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """x with a x = b from `cho_factor(a)`'s (c, lower): two triangular solves with c's triangle."""
+    c, lower = c_and_lower
+    c, b = _floats(c, b)
+    _square(c, "cho_solve")
+    b, vector = _rhs(b, c, "cho_solve")
+    # a = L L^T (lower) or U^T U: solve with the first factor, then the second.
+    y = _triangular_solve(c, b, bool(lower), not lower)
+    return _vector(_triangular_solve(c, y, bool(lower), bool(lower)), vector)
+
+
+# -- solve, inv, det ---------------------------------------------------------------------------------
+_STRUCTURES = {None: "gen", "gen": "gen", "general": "gen", "banded": "gen", "sym": "sym", "symmetric": "sym",
+               "her": "sym", "hermitian": "sym", "pos": "pos", "positive definite": "pos", "diagonal": "diagonal",
+               "tridiagonal": "tridiagonal", "upper triangular": "upper", "lower triangular": "lower"}
+
+
+def _structure(assume_a, op: str) -> str:
+    if not isinstance(assume_a, (str, type(None))) or assume_a not in _STRUCTURES:
+        raise ShapeError(f"op '{op}': assume_a={assume_a!r} is not a recognized matrix structure "
+                         f"(scipy's: {', '.join(repr(k) for k in _STRUCTURES if k)})")
+    return _STRUCTURES[assume_a]
+
+
+def _solve(a, b, kind: str, lower: bool, transposed: bool):
+    """x with a x = b (a^T x = b when transposed) for b (..., n, k), reading what scipy's solver for
+    `kind` reads."""
+    n = _shape(a)[-1]
+    if kind == "pos":
+        return cho_solve((cholesky(a, lower), lower), b)
+    if kind in ("upper", "lower"):
+        return _triangular_solve(a, b, kind == "lower", transposed)
+    if kind == "diagonal":
+        return b / fnp.expand_dims(fnp.diagonal(a, 0, -2, -1), -1)
+    if kind == "sym":
+        a = _symmetric(a, lower)
+    elif kind == "tridiagonal":
+        a = a * (_np.abs(_np.subtract.outer(_np.arange(n), _np.arange(n))) <= 1).astype(_dtype(a))
+    return fnp.linalg.solve(_mT(a) if transposed and kind != "sym" else a, b)
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
+          transposed=False):
+    """x with a x = b (a^T x = b when `transposed`) for square a (...,n, n), b (n,) or (..., n, k); batch
+    axes broadcast. `assume_a` reads what scipy's solver for it reads: 'sym'/'her' the triangle `lower`
+    names (solved as the general symmetric matrix it stands for), 'pos' that triangle by Cholesky,
+    'lower triangular'/'upper triangular' a triangle, 'diagonal' the diagonal (a zero there gives inf, not
+    LinAlgError), 'tridiagonal' three diagonals; 'gen', 'banded' and None the whole matrix."""
+    kind = _structure(assume_a, "solve")
+    a, b = _floats(a, b)
+    _square(a, "solve")
+    b, vector = _rhs(b, a, "solve")
+    return _vector(_solve(a, b, kind, bool(lower), bool(transposed)), vector)
+
+
+def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    """The inverse of square `a` (or a stack), reading what `solve` reads for `assume_a`."""
+    kind = _structure(assume_a, "inv")
+    (a,) = _floats(a)
+    n = _square(a, "inv")
+    if kind == "gen":
+        return fnp.linalg.inv(a)
+    return _solve(a, fnp.broadcast_to(_np.eye(n, dtype=_dtype(a)), _shape(a)), kind, bool(lower), False)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """The determinant of square `a` (or of each matrix of a stack)."""
+    (a,) = _floats(a)
+    _square(a, "det")
+    return fnp.linalg.det(a)
+
+
+# -- decompositions ----------------------------------------------------------------------------------
+_EIGH_DRIVERS = (None, "ev", "evd", "evr", "evx", "gv", "gvd", "gvx")
+
+
+def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
+         check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    """Eigenvalues w (ascending) and eigenvectors v of symmetric `a` read from its lower (upper) triangle:
+    (w, v), or w alone with `eigvals_only`. With `b` (symmetric positive definite, the same triangle read)
+    the generalised problem of `type` 1 (a v = w b v), 2 (a b v = w v) or 3 (b a v = w v), by b's
+    Cholesky factor L as LAPACK's sygvd: the eigenvectors normalised as scipy's (v^T b v = I, v^T b^-1 v = I
+    for type 3). `subset_by_index=(lo, hi)` keeps eigenvalues lo..hi; `subset_by_value` is refused (how
+    many eigenvalues it keeps depends on their values). `driver` is accepted: frame computes with
+    numpy's (syevd). Derivatives are JAX's: undefined (inf/nan) where eigenvalues repeat."""
+    if subset_by_value is not None:
+        raise TraceError("op 'eigh': subset_by_value is not supported (how many eigenvalues it keeps depends on "
+                         "their values); use subset_by_index, or select from all of them")
+    if driver not in _EIGH_DRIVERS:
+        raise ShapeError(f"op 'eigh': driver must be one of {_EIGH_DRIVERS}, got {driver!r}")
+    if type not in (1, 2, 3):
+        raise ShapeError(f"op 'eigh': type must be 1, 2 or 3, got {type!r}")
+    a, *bs = _floats(a, *(() if b is None else (b,)))
+    _square(a, "eigh")
+    uplo = "L" if lower else "U"
+    if not bs:
+        w, v = fnp.linalg.eigh(a, uplo)
+    else:
+        if _square(bs[0], "eigh") != _shape(a)[-1]:
+            raise ShapeError(f"op 'eigh': a and b must have the same size, got shapes {_shape(a)} and {_shape(bs[0])}")
+        factor = fnp.linalg.cholesky(bs[0], upper=not lower)
+        lo = factor if lower else _mT(factor)   # b = lo lo^T
+        s = _symmetric(a, lower)
+        if type == 1:   # lo^-1 s lo^-T, its eigenvectors y give v = lo^-T y
+            c = _triangular_solve(lo, _mT(_triangular_solve(lo, s, True)), True)
+        else:           # lo^T s lo; v = lo^-T y (type 2) or lo y (type 3)
+            c = fnp.matmul(_mT(lo), fnp.matmul(s, lo))
+        w, y = fnp.linalg.eigh(c, uplo)
+        v = fnp.matmul(lo, y) if type == 3 else _triangular_solve(lo, y, True, True)
+    if subset_by_index is not None:
+        first, last = (_int(i, "eigh", "subset_by_index") for i in subset_by_index)
+        n = _shape(a)[-1]
+        if not 0 <= first <= last < n:
+            raise ShapeError(f"op 'eigh': subset_by_index must be (lo, hi) with 0 <= lo <= hi < {n}, "
+                             f"got {subset_by_index!r}")
+        w, v = w[..., first:last + 1], v[..., first:last + 1]
+    return w if eigvals_only else (w, v)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
+    """(U, s, Vh) with a = U diag(s) Vh, s descending; s alone when not `compute_uv`. U is (m, m) and Vh
+    (n, n) with `full_matrices`, else (m, k) and (k, n), k = min(m, n). `lapack_driver` 'gesvd' is
+    accepted: frame computes with numpy's gesdd. Derivatives are JAX's (see frame.numpy.linalg.svd)."""
+    if lapack_driver not in ("gesdd", "gesvd"):
+        raise ShapeError(f"op 'svd': lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
+    (a,) = _floats(a)
+    result = fnp.linalg.svd(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    return tuple(result) if compute_uv else result
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """QR decomposition a = Q R, R upper triangular: mode 'full' (Q, R) with Q (m, m) and R (m, n),
+    'economic' Q (m, k) and R (k, n), k = min(m, n), 'r' the one-element tuple (R,) with R (m, n).
+    'raw' (LAPACK's reflectors) and `pivoting` are refused. Derivatives are JAX's."""
+    if pivoting:
+        raise TraceError("op 'qr': pivoting=True is not supported (frame's qr has no column pivoting)")
+    if mode == "raw":
+        raise TraceError("op 'qr': mode='raw' (LAPACK's Householder reflectors and tau) is not supported")
+    if mode not in ("full", "economic", "r"):
+        raise ShapeError(f"op 'qr': mode must be 'full', 'r', 'economic' or 'raw', got {mode!r}")
+    (a,) = _floats(a)
+    q, r = fnp.linalg.qr(a, "reduced" if mode == "economic" else "complete")
+    return (r,) if mode == "r" else (q, r)
+
+
+def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None):
+    """(x, residues, rank, s): the least-squares solution of a x = b (a (m, n), b (m,) or (m, k)), singular
+    values up to `cond` (default eps) times the largest taken as zero. residues (sums of squares of
+    b - a x per column; a scalar for 1-d b) are given whenever m > n; scipy gives an empty array instead
+    when a's rank is below n, which is known only from the values. rank is an int64 array. The
+    `lapack_driver` names are accepted: frame computes with gelsd (numpy's). Derivatives: see
+    frame.numpy.linalg.lstsq."""
+    if lapack_driver not in (None, "gelsd", "gelsy", "gelss"):
+        raise ShapeError(f"op 'lstsq': lapack_driver must be 'gelsd', 'gelsy' or 'gelss', got {lapack_driver!r}")
+    a, b = _floats(a, b)
+    rcond = float(_np.finfo(_dtype(a)).eps) if cond is None else float(cond)
+    x, residues, rank, s = fnp.linalg.lstsq(a, b, rcond)
+    if _ndim(b) == 1 and _shape(residues) == (1,):
+        residues = fnp.reshape(residues, ())
+    return x, residues, fnp.astype(rank, "int64"), s
+
+
+def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
+    """The Moore-Penrose pseudo-inverse of `a` (or a stack) by its SVD: singular values above
+    atol + rtol * (the largest) are inverted, the others dropped (atol default 0, rtol max(m, n) * eps).
+    With `return_rank`, (pinv, rank) with rank an int64 array. Derivatives are the SVD's: undefined where
+    singular values repeat or cross the cut-off."""
+    (a,) = _floats(a)
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise ShapeError(f"op 'pinv': a must be a matrix or a stack of them, got shape {shape}")
+    atol = 0.0 if atol is None else atol
+    rtol = max(shape[-2:]) * float(_np.finfo(_dtype(a)).eps) if rtol is None else rtol
+    if not isinstance(atol, Tracer) and not isinstance(rtol, Tracer) and (atol < 0 or rtol < 0):
+        raise ShapeError(f"op 'pinv': atol and rtol must be >= 0, got {atol} and {rtol}")
+    if 0 in shape[-2:]:
+        result = fnp.zeros(shape[:-2] + shape[-1:] + shape[-2:-1], _dtype(a))
+        return (result, fnp.zeros(shape[:-2], "int64")) if return_rank else result
+    u, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    kept = s > atol + s[..., :1] * rtol
+    inverse = fnp.where(kept, 1 / fnp.where(kept, s, 1), 0)
+    result = fnp.matmul(_mT(vh) * fnp.expand_dims(inverse, -2), _mT(u))
+    return (result, fnp.astype(fnp.sum(kept, axis=-1), "int64")) if return_rank else result
+
+
+# -- structured matrices -------------------------------------------------------------------------------
+def block_diag(*arrs):
+    """The block-diagonal matrix of the arrays (0-d and 1-d as one row; no arrays: shape (1, 0)), of
+    numpy's result dtype; arrays with more than 2 axes are stacks of blocks whose batch axes broadcast
+    (scipy 1.17's batching)."""
+    arrs = _common(arrs or ([],), floats=False)
+    blocks = [fnp.reshape(x, (1,) * (2 - _ndim(x)) + _shape(x)) if _ndim(x) < 2 else x for x in arrs]
+    batch = tuple(_np.broadcast_shapes(*[_shape(x)[:-2] for x in blocks]))
+    blocks = [fnp.broadcast_to(x, batch + _shape(x)[-2:]) for x in blocks]
+    widths = [_shape(x)[-1] for x in blocks]
+    total, dtype, rows, before = sum(widths), _dtype(blocks[0]), [], 0
+    for x, width in zip(blocks, widths):
+        height = _shape(x)[-2]
+        parts = [fnp.zeros(batch + (height, before), dtype), x, fnp.zeros(batch + (height, total - before - width),
+                                                                           dtype)]
+        rows.append(fnp.concatenate(parts, axis=-1))
+        before += width
+    return fnp.concatenate(rows, axis=-2)
+
+
+def _vectors(op: str, *xs):
+    """The arrays as stacks of vectors (0-d as one element) of one dtype, their batch axes broadcast."""
+    xs = [fnp.reshape(x, (1,)) if _ndim(x) == 0 else x for x in _common(xs, floats=False)]
+    try:
+        batch = tuple(_np.broadcast_shapes(*[_shape(x)[:-1] for x in xs]))
+    except ValueError:
+        raise ShapeError(f"op '{op}': the batch axes of c and r do not broadcast, got shapes "
+                         f"{' and '.join(str(_shape(x)) for x in xs)}") from None
+    return [fnp.broadcast_to(x, batch + _shape(x)[-1:]) for x in xs]
+
+
+def _gathered(values, index):
+    """values[..., index] for a static (m, n) index array: the matrices of a stack of vectors."""
+    if 0 in index.shape:
+        return fnp.zeros(_shape(values)[:-1] + index.shape, _dtype(values))
+    return fnp.take(values, index, axis=-1)
+
+
+def toeplitz(c, r=None):
+    """The Toeplitz matrix with first column c and first row r (r[0] ignored; default conj(c)): entry
+    (i, j) is c[i - j] for i >= j, else r[j - i]. Stacks of vectors give stacks of matrices (scipy 1.17)."""
+    c = fnp.asarray(c)
+    if r is None:
+        r = fnp.conj(c) if _np.dtype(_dtype(c)).kind == "c" else c
+    c, r = _vectors("toeplitz", c, r)
+    m, n = _shape(c)[-1], _shape(r)[-1]
+    i, j = _np.arange(m)[:, None], _np.arange(n)[None, :]
+    return _gathered(fnp.concatenate([c, r[..., 1:]], axis=-1), _np.where(i >= j, i - j, m - 1 + j - i))
+
+
+def hankel(c, r=None):
+    """The Hankel matrix with first column c and last row r (r[0] ignored; default zeros): entry (i, j)
+    is c[i + j] for i + j < m, else r[i + j - m + 1]. Stacks of vectors give stacks of matrices, as JAX
+    and scipy 1.19 read them (scipy 1.17 flattens them, with a FutureWarning)."""
+    c = fnp.asarray(c)
+    c, r = _vectors("hankel", c, fnp.zeros_like(c) if r is None else r)
+    m, n = _shape(c)[-1], _shape(r)[-1]
+    return _gathered(fnp.concatenate([c, r[..., 1:]], axis=-1), _np.arange(m)[:, None] + _np.arange(n)[None, :])
+
+
+def circulant(c):
+    """The circulant matrix with first column c: entry (i, j) is c[(i - j) mod n]. Stacks of vectors give
+    stacks of matrices."""
+    (c,) = _vectors("circulant", fnp.asarray(c))
+    n = _shape(c)[-1]
+    return _gathered(c, (_np.arange(n)[:, None] - _np.arange(n)[None, :]) % max(n, 1))
+
+
+# -- the matrix exponential --------------------------------------------------------------------------
+# Pade approximants r_m(A) = q_m(A)^-1 p_m(A), p_m = V + U, q_m = V - U, with U the odd and V the even
+# part (Higham 2005, "The scaling and squaring method for the matrix exponential revisited").
+_PADE = {
+    3: (120., 60., 12., 1.),
+    5: (30240., 15120., 3360., 420., 30., 1.),
+    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960., 90., 1.),
+    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+         10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.),
+}
+_THETA_13 = 5.371920351148152   # the largest 1-norm Pade-13 meets to unit roundoff in float64
+
+
+def _pade(a, m: int):
+    """r_m(a) for (a stack of) matrices a of 1-norm about theta_m or less."""
+    b, eye = _PADE[m], _np.eye(_shape(a)[-1], dtype=_dtype(a))
+    powers = [eye, fnp.matmul(a, a)]                      # a^0, a^2, a^4, ... up to a^(m - 1) (a^6 for m = 13)
+    while len(powers) < (4 if m == 13 else (m + 1) // 2):
+        powers.append(fnp.matmul(powers[-1], powers[1]))
+    if m == 13:   # Higham's evaluation: a^6 (b13 a^6 + b11 a^4 + b9 a^2) + ..., six products in all
+        a2, a4, a6 = powers[1:]
+        u = fnp.matmul(a, fnp.matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+                       + b[1] * eye)
+        v = fnp.matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    else:
+        u = fnp.matmul(a, sum(b[2 * k + 1] * p for k, p in enumerate(powers)))
+        v = sum(b[2 * k] * p for k, p in enumerate(powers))
+    return fnp.linalg.solve(v - u, v + u)
+
+
+def _squared(r, times: int):
+    for _ in range(times):
+        r = fnp.matmul(r, r)
+    return r
+
+
+def _scipy_structure(a: _np.ndarray) -> tuple[int, int]:
+    """(degree m, squarings s) as scipy.linalg.expm picks them for the concrete matrix `a` (Al-Mohy and
+    Higham 2009: 1-norms of powers of a), by scipy's own picker."""
+    from scipy.linalg._matfuncs_expm import pick_pade_structure
+
+    work = _np.empty((5,) + a.shape, a.dtype)
+    work[0] = a
+    return pick_pade_structure(work)
+
+
+def _expm_concrete(a: _np.ndarray):
+    """expm of one concrete matrix with scipy's choices: exp of a diagonal matrix's diagonal, else Pade-m
+    of a / 2^s squared s times, (m, s) scipy's."""
+    if not _np.any(a - _np.diag(_np.diagonal(a))):
+        return _np.diag(_np.exp(_np.diagonal(a)))
+    m, s = _scipy_structure(a)
+    return _squared(_pade(a / 2.0 ** s, m), s)
+
+
+def expm(A, *, max_squarings: int = 16):
+    """The matrix exponential of square `A` (or of each matrix of a stack), by scaling and squaring.
+
+    Concrete A is computed as scipy.linalg.expm does it: the Pade degree m and the number s of squarings
+    from the 1-norms of A's powers (scipy's own choice), r_m(A / 2^s)^(2^s), and exp of the diagonal of a
+    diagonal matrix (scipy recomputes the diagonal of a triangular A after squaring; frame squares it as
+    any other). Traced A (under frame.function, grad, ...) needs a static graph, so it takes JAX's
+    approach: always Pade-13, s = ceil(log2(|A|_1 / theta_13)) computed in the graph (Higham 2005; JAX
+    rounds down), and `max_squarings` (JAX's keyword, default 16) squarings in the graph of which the
+    first s are kept (`where`): the result is nan where s would exceed max_squarings (|A|_1 above about
+    3.5e5), as JAX's (concrete A has no such cap). Both are backward stable to unit roundoff, as scipy's:
+    they differ from scipy's values by rounding amplified by expm's conditioning, as JAX's do (relative
+    1e-15 for |A|_1 about 1, up to 1e-12 at 10 to 100 in the tests). Derivatives are those of the traced
+    composition (r_13 and the squarings; the choice of s has none): JAX's to rounding."""
+    (a,) = _floats(A)
+    n = _square(a, "expm")
+    max_squarings = _int(max_squarings, "expm", "max_squarings")
+    if n <= 1:   # exp of the one entry: exact, as scipy
+        return fnp.exp(a)
+    if not isinstance(a, Tracer):
+        stack = a.reshape((-1, n, n))
+        return _np.stack([_expm_concrete(m) for m in stack]).reshape(a.shape) if stack.shape[0] else a
+    norm = fnp.stop_gradient(fnp.max(fnp.sum(fnp.abs(a), axis=-2), axis=-1))
+    s = fnp.reshape(fnp.ceil(fnp.log2(fnp.maximum(norm / _THETA_13, 1.0))), _shape(norm) + (1, 1))
+    r = _pade(a / fnp.exp2(s), 13)   # scaling by a power of two is exact
+    for k in range(max_squarings):
+        r = fnp.where(s > k, fnp.matmul(r, r), r)
+    return fnp.where(s > max_squarings, math.nan, r)
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """(expm(A), L(A, E)) with L the Frechet derivative of expm at A in direction E (L alone when not
+    `compute_expm`), from the block-triangular identity expm([[A, E], [0, A]]) = [[expm(A), L], [0, expm(A)]]
+    (scipy computes L by Al-Mohy and Higham's algorithm: the same values to rounding). `method` is accepted
+    and not used, as in JAX."""
+    a, e = _floats(A, E)
+    n = _square(a, "expm_frechet")
+    if _shape(e) != _shape(a):
+        raise ShapeError(f"op 'expm_frechet': A and E must have the same shape, got {_shape(a)} and {_shape(e)}")
+    zeros = fnp.zeros_like(a)
+    block = fnp.concatenate([fnp.concatenate([a, e], axis=-1), fnp.concatenate([zeros, a], axis=-1)], axis=-2)
+    x = expm(block)
+    expm_a, frechet = x[..., :n, :n], x[..., :n, n:]
+    return (expm_a, frechet) if compute_expm else frechet
