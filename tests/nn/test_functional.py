@@ -1,5 +1,6 @@
 """frame.nn's torch.nn.functional activations and small layers: values against their formulas (numpy,
-scipy) and, when torch is installed, against torch itself; derivatives against JAX to order 2."""
+scipy) and, when torch is installed, against torch itself and its autograd; derivatives against JAX to
+order 2."""
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -38,13 +39,32 @@ ACTIVATIONS = {
                     lambda F, t: F.log_softmax(t, dim=-1)),
     "glu": (nn.glu, lambda x: x[:, :2] * sp.expit(x[:, 2:]), lambda F, t: F.glu(t)),
     "normalize": (nn.normalize, lambda x: x / np.linalg.norm(x, axis=1, keepdims=True), lambda F, t: F.normalize(t)),
+    "softsign": (nn.softsign, lambda x: x / (1 + abs(x)), lambda F, t: F.softsign(t)),
+    "softmin": (lambda x: nn.softmin(x, dim=1), lambda x: sp.softmax(-x, axis=1), lambda F, t: F.softmin(t, dim=1)),
+    "tanhshrink": (nn.tanhshrink, lambda x: x - np.tanh(x), lambda F, t: F.tanhshrink(t)),
+    "hardshrink": (nn.hardshrink, lambda x: np.where(abs(x) > 0.5, x, 0), lambda F, t: F.hardshrink(t)),
+    "hardshrink-lambd": (lambda x: nn.hardshrink(x, 1.2), lambda x: np.where(abs(x) > 1.2, x, 0),
+                         lambda F, t: F.hardshrink(t, 1.2)),
+    "softshrink": (nn.softshrink, lambda x: np.sign(x) * np.maximum(abs(x) - 0.5, 0), lambda F, t: F.softshrink(t)),
+    "threshold": (lambda x: nn.threshold(x, 0.3, -2.0), lambda x: np.where(x > 0.3, x, -2.0),
+                  lambda F, t: F.threshold(t, 0.3, -2.0)),
+    "hardsigmoid": (nn.hardsigmoid, lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda F, t: F.hardsigmoid(t)),
+    "hardswish": (nn.hardswish, lambda x: x * np.clip(x / 6 + 0.5, 0, 1), lambda F, t: F.hardswish(t)),
+    "prelu": (lambda x: nn.prelu(x, np.array([0.1, 0.2, 0.3, 0.4], x.dtype)),
+              lambda x: np.where(x > 0, x, np.array([0.1, 0.2, 0.3, 0.4]) * x),
+              lambda F, t: F.prelu(t, torch_tensor([0.1, 0.2, 0.3, 0.4]))),
 }
+
+
+def torch_tensor(values):
+    import torch
+    return torch.tensor(values, dtype=torch.float64)
 
 
 def _points(seed=0):
     # |x| >= 0.05 and away from the hardtanh/relu6/softplus-threshold corners: the derivative checks stay off kinks
     x = np.random.default_rng(seed).uniform(0.05, 4.0, (3, 4)) * np.random.default_rng(seed + 1).choice([-1, 1], (3, 4))
-    return np.where(np.isin(np.round(x, 1), [0.5, 1.5, -2.0, 6.0]), x + 0.13, x)
+    return np.where(np.isin(np.round(x, 1), [0.5, -0.5, 0.3, 1.2, -1.2, 1.5, -2.0, 3.0, -3.0, 6.0]), x + 0.13, x)
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
@@ -62,6 +82,23 @@ def test_values_match_torch(name):
     ours, _, theirs = ACTIVATIONS[name]
     x = _points()
     np.testing.assert_allclose(ours(x), theirs(torch.nn.functional, torch.from_numpy(x)).numpy(), rtol=1e-12, atol=1e-14)
+
+
+# torch's hardsigmoid backward multiplies by 1/6 rounded to float32, also in float64.
+TORCH_GRAD_RTOL = {"hardsigmoid": 1e-7}
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_gradients_match_torch_autograd(name):
+    torch = pytest.importorskip("torch")
+    ours, _, theirs = ACTIVATIONS[name]
+    x = _points(4)
+    t = torch.from_numpy(x).requires_grad_(True)
+    y = theirs(torch.nn.functional, t)
+    w = np.random.default_rng(5).normal(size=tuple(y.shape))
+    (y * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(ours(x) * w))(x), t.grad.numpy(),
+                               rtol=TORCH_GRAD_RTOL.get(name, 1e-12), atol=1e-14)
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
@@ -103,6 +140,8 @@ def test_layers_match_their_definitions_and_torch():
     (lambda: nn.linear(np.ones((2, 3)), np.ones((4, 2))), r"weight must be \(out_features, 3\)"),
     (lambda: nn.layer_norm(np.ones((2, 3)), (2,)), r"normalized_shape \(2,\) must end the input's shape"),
     (lambda: nn.hardtanh(np.ones(2), 1.0, -1.0), "must not exceed"),
+    (lambda: nn.softshrink(np.ones(2), -0.5), "lambd must be >= 0"),
+    (lambda: nn.prelu(np.ones((2, 3)), np.ones(2)), r"weight must be a scalar or 1-D with 1 or 3"),
 ])
 def test_bad_arguments_are_refused_by_name(call, pattern):
     with pytest.raises(ShapeError, match=pattern):
