@@ -2,7 +2,7 @@
 other ops (`copysign`, `fmax`, `deg2rad`, `divmod`, `modf`, `ldexp`, `frexp`, ...), the differences, sums and
 products along an axis (`diff`, `ediff1d`, `gradient`, `trapezoid`, `cross`, `convolve`, `correlate`, `matvec`,
 `vecmat`), the polynomials on coefficient arrays (`polyval`, `poly`, `polyadd`, `polysub`, `polymul`, `polyder`,
-`polyint`; `polyfit` is with the least squares in numpy_linalg.py) and the window functions (`hamming`, `hanning`, `blackman`, `bartlett`); the one-op
+`polyint`; `polyfit` is with the least squares in numpy_linalg.py) and the window functions (`hamming`, `hanning`, `blackman`, `bartlett`, `kaiser`) and `i0`; the one-op
 functions (`exp`, `add`, `tan`, `mod`, ...) are generated from the registry."""
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .numpy_shape import atleast_1d, broadcast_to, concatenate, getitem, moveaxi
 __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'deg2rad', 'radians', 'rad2deg', 'degrees',
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
            'correlate', 'unwrap', 'vander', 'divmod', 'modf', 'ldexp', 'frexp', 'positive', 'ediff1d',
-           'real_if_close', 'poly', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming',
+           'real_if_close', 'poly', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming', 'kaiser', 'i0',
            'hanning', 'blackman', 'bartlett', 'matvec', 'vecmat', 'gcd', 'lcm', 'spacing', 'nextafter', 'polydiv']
 
 
@@ -785,7 +785,17 @@ def polyint(p, m: int = 1, k=None):
 
 
 # numpy's window functions: their argument is a length, so they are numpy constants (a traced M is refused)
-hamming, hanning, blackman, bartlett = (_static_indices(n) for n in ("hamming", "hanning", "blackman", "bartlett"))
+hamming, hanning, blackman, bartlett, kaiser = (_static_indices(n) for n in ("hamming", "hanning", "blackman",
+                                                                             "bartlett", "kaiser"))
+
+
+def i0(x):
+    """numpy's `i0`: the modified Bessel function of order 0, as the `i0e` op times e^|x| (ints and bools in
+    float64; nan at +-inf, as numpy). Differentiable: i0' = i1."""
+    x = _inexact(x)
+    if _dtype(x).startswith("complex"):
+        raise ShapeError(f"op 'i0': complex values are not supported (numpy refuses them too), got {_dtype(x)}")
+    return bind("i0e", x) * bind("exp", bind("abs", x))
 
 
 # -- numpy 2.2's matrix-vector gufuncs -----------------------------------------------------------------

@@ -183,8 +183,7 @@ def i1e(x):
 
 def i0(x):
     """The modified Bessel function of order 0, i0e(x) e^|x| (inf past float range, nan at +-inf, as scipy)."""
-    x = _float(x)
-    return i0e(x) * fnp.exp(fnp.abs(x))
+    return fnp.i0(_float(x))
 
 
 def i1(x):

@@ -307,6 +307,14 @@ CASES += [
         (lambda rng: (np.arange(6), np.arange(6) ** 2, 2), {}, "int", ())]],
     *[NumpyCase(name, lambda rng, m=m: (m,), label=str(m)) for name in ("hamming", "hanning", "blackman", "bartlett")
       for m in (-2, 0, 1, 2, 7, 12)],
+    *[NumpyCase("kaiser", lambda rng, m=m, b=b: (m, b), label=f"{m}-{b}") for m, b in ((0, 5.0), (1, 5.0), (8, 0.0),
+                                                                                     (9, 8.6), (12, 14.0))],
+    *[NumpyCase("i0", make, label=lb, wrt=wrt, rtol=1e-14) for make, lb, wrt in [
+        (lambda rng: (uniform(rng, (3, 4), lo=-30.0, hi=30.0),), "wide", (0,)),
+        (lambda rng: (np.array([0.0, -0.0, 1e-300, 700.0, -700.0, np.inf, -np.inf, np.nan]),), "edges", ()),
+        (lambda rng: (uniform(rng, (2, 3), "float32", lo=-5.0, hi=5.0),), "float32", ()),
+        (lambda rng: (uniform(rng, (4,), "int64"),), "int", ()),
+        (lambda rng: (uniform(rng, (0, 2)),), "empty", ())]],
     *[NumpyCase("matvec", make, label=lb, wrt=wrt) for make, lb, wrt in [
         (lambda rng: (uniform(rng, (3, 4)), uniform(rng, (4,))), "plain", (0, 1)),
         (lambda rng: (uniform(rng, (2, 1, 3, 4)), uniform(rng, (5, 4))), "batch-broadcast", (0, 1)),
