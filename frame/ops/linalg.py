@@ -157,7 +157,7 @@ def _solve_shape(ctx: NodeContext):
     _square_type(ctx.op, a)
     same_dtype(ctx.op, [a, b])
     if b.rank < 2 or b.shape[-2] != a.shape[-1]:
-        raise ShapeError(f"op 'solve': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, got {b.shape}")
+        raise ShapeError(f"op '{ctx.op}': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, got {b.shape}")
     return [_like(a, broadcast_dims(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
 
 
@@ -190,17 +190,6 @@ def triangular_solve(a, b, lower: bool = False, transpose_a: bool = False, unit_
     """The op with only the flags that are set (as `_matmul`: one spelling per node)."""
     flags = {k: True for k, on in zip(_TRIANGULAR_FLAGS, (lower, transpose_a, unit_diagonal)) if on}
     return bind("triangular_solve", a, b, **flags)
-
-
-def _triangular_solve_shape(ctx: NodeContext):
-    arity(ctx.op, ctx, 2)
-    a, b = ctx.input_types
-    _square_type(ctx.op, a)
-    same_dtype(ctx.op, [a, b])
-    if b.rank < 2 or b.shape[-2] != a.shape[-1]:
-        raise ShapeError(f"op 'triangular_solve': b must be (..., {a.shape[-1]}, k) for a of shape {a.shape}, "
-                         f"got {b.shape}")
-    return [_like(a, broadcast_dims(ctx.op, a.shape[:-2], b.shape[:-2]) + b.shape[-2:])]
 
 
 def _triangular_solve_kernel(a, b, lower=False, transpose_a=False, unit_diagonal=False):
@@ -246,7 +235,7 @@ def _triangular_solve_jax(J, a, b, lower=False, transpose_a=False, unit_diagonal
 
 # No `jax_imports`: the primitive's parameters (left_side, lower, ...) must become attributes, which a
 # one-to-one import does not pass; frame/interop/jax_rules_linalg.py translates it.
-register_op("triangular_solve", shape=_triangular_solve_shape, kernel=_triangular_solve_kernel, num_inputs=2,
+register_op("triangular_solve", shape=_solve_shape, kernel=_triangular_solve_kernel, num_inputs=2,
             attrs={k: ((bool,), False) for k in _TRIANGULAR_FLAGS},
             gradient=traced_gradient(_triangular_solve_grad), batch=LEADING,
             doc="x with op(a) @ x = b for (stacks of) triangular a and matrices b (..., n, k), op(a) = a^T when "
