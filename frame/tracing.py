@@ -237,8 +237,11 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
     want: list = [None] * len(operands)
     ufunc = getattr(np, schema.ufuncs[0], None) if schema.ufuncs else None
     if isinstance(ufunc, np.ufunc) and ufunc.nin == len(operands) and ufunc.signature is None:
+        # Only Python numbers (weak kinds): numpy computes them as arrays of their default dtypes
+        # (np.not_equal(0, 0) is an int64 comparison; resolve_dtypes of two `int`s is an object loop).
+        seen = kinds if any(not isinstance(k, type) for k in kinds) else [np.dtype(_weak_dtype(k, [])) for k in kinds]
         try:
-            want = [d.name for d in ufunc.resolve_dtypes(tuple(kinds) + (None,) * ufunc.nout)[:ufunc.nin]]
+            want = [d.name for d in ufunc.resolve_dtypes(tuple(seen) + (None,) * ufunc.nout)[:ufunc.nin]]
         except (TypeError, ValueError, np.exceptions.DTypePromotionError):
             pass
     elif positions:
@@ -252,8 +255,10 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
         if i < len(kinds) and not isinstance(kinds[i], type) and kinds[i].kind in "biu":
             want[i] = "float64"
     tensors = [k for k in kinds if not isinstance(k, type)]
-    return [w if w is not None or not isinstance(k, type) else _weak_dtype(k, tensors)
-            for w, k in zip(want, kinds)]
+    # A weak operand outside the promoted positions (where's condition) keeps its own kind's dtype.
+    return [w if w is not None or not isinstance(k, type) else
+            _weak_dtype(k, [] if schema.promote and i not in schema.promote else tensors)
+            for i, (w, k) in enumerate(zip(want, kinds))]
 
 
 def _scalar_array(x, dtype: str | None) -> np.ndarray:

@@ -215,3 +215,18 @@ def test_array_methods_nonzero_argpartition_choose():
     np.testing.assert_array_equal(got[3], (x > 1).astype(np.int64).choose([x, -x]))
     with pytest.raises(TraceError, match="size="):
         frame.function(lambda a: a.nonzero())(x)
+
+
+@pytest.mark.parametrize("value", [0, 3, -1.5, 2.0, True, False])
+def test_python_number_arguments_compare_and_select_as_numpy(value):
+    # a traced Python number is weak; a comparison of it (with another Python number) is a bool, and
+    # where's condition keeps that dtype instead of taking the values' one
+    x = np.array([1.0, 2.0])
+    got = frame.function(lambda a: (a != 0, a > 1, fnp.where(a > 0, a * x, 2.0), fnp.where(a, x, -x)))(value)
+    want = (np.not_equal(value, 0), np.greater(value, 1), np.where(value > 0, value * x, 2.0), np.where(value, x, -x))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+    if not isinstance(value, bool):
+        grad = frame.grad(lambda a: fnp.sum(fnp.where(a > 0, a * x, 2.0)))(float(value))
+        assert grad == (3.0 if value > 0 else 0.0)
