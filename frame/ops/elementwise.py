@@ -134,14 +134,12 @@ unary("sqrt", np.sqrt, lambda ctx, x, y, gy: (0.5 * gy) / y, operands="inexact",
 
 
 def _sigmoid_kernel(x, out=None):
-    # 0.5 + 0.5 tanh(x/2) is the logistic function without overflow in exp(-x) for large |x|;
-    # computed step by step in one buffer (`out` when given).
+    # scipy's expit: 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, with e^-|x| in (0, 1] so
+    # nothing overflows and both tails keep their relative accuracy (0.5 + 0.5 tanh(x / 2) gave 0 for
+    # x < -37 in float64 and lost digits long before).
     x = np.asarray(x)
-    half = np.asarray(0.5, x.dtype)
-    y = np.asarray(np.multiply(half, x, out=out))
-    np.tanh(y, out=y)
-    np.multiply(half, y, out=y)
-    return np.add(half, y, out=y)
+    e = np.exp(-np.abs(x))
+    return np.divide(np.where(x < 0, e, np.asarray(1, x.dtype)), e + np.asarray(1, x.dtype), out=out)
 
 
 unary("sigmoid", _sigmoid_kernel, lambda ctx, x, y, gy: gy * (y * (1.0 - y)), doc="logistic 1 / (1 + e^-x)",

@@ -42,3 +42,19 @@ def test_softplus_at_the_infinities(dtype):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12)
     g = frame.grad(lambda v: fnp.sum(fnp.softplus(v)))(x)
     np.testing.assert_allclose(g, 1 / (1 + np.exp(-x)), rtol=1e-6, atol=1e-7)  # sigmoid(-30) underflows in f32
+
+
+@pytest.mark.parametrize("dtype, ulp", [("float64", 2.3e-16), ("float32", 2.4e-7)])
+def test_sigmoid_keeps_its_relative_accuracy_in_both_tails(dtype, ulp):
+    # scipy's expit is the reference; 0.5 + 0.5 tanh(x / 2) gave 0 below x = -37 (float64) and
+    # lost digits long before, which log(sigmoid(x)) then turns into -inf
+    from scipy.special import expit
+    x = np.concatenate([np.linspace(-700, 700, 4001), [0.0, -0.0]]).astype(dtype)
+    want = expit(x)
+    tiny = want > 0
+    for got in (fnp.sigmoid(x), frame.function(fnp.sigmoid)(x)):
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got[tiny], want[tiny], rtol=ulp, atol=0)
+        assert np.all(got[~tiny] < np.finfo(dtype).tiny)   # scipy's float32 loop flushes subnormals to 0
+    edges = np.array([np.inf, -np.inf, np.nan], dtype)
+    np.testing.assert_array_equal(fnp.sigmoid(edges), [1.0, 0.0, np.nan])
