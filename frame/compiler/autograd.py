@@ -57,7 +57,8 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     - The loss (output `loss_output_index`) must be a scalar: rank 0 or one element.
     - Inputs not in `wrt_input_indices` get no gradient: that is the stop-gradient mechanism.
     - A wrt input off the loss's dependency chain gets a zero of its own type.
-    - An op on the chain without a gradient rule raises `GradientError` naming it (ARCH-062).
+    - An op on the chain without a gradient rule raises `GradientError` naming it (ARCH-062), and so does
+      an operand an op has no derivative in (`OpSchema.no_derivative`) whose cotangent would reach a wrt input.
     """
     wrt = _check_indices(forward, loss_output_index, wrt_input_indices)
     loss_type = forward.outputs[loss_output_index].type
@@ -95,9 +96,16 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     grads: dict[Value, Value] = {}
     if loss in depends:
         grads[loss] = graph.add_node("constant", [], {"value": np.ones(loss_type.shape, loss_type.dtype)}).output
+    # Values whose cotangent does not exist: an operand in an op's `no_derivative` (its rule's None there is no
+    # zero) -> the op and position. They pass that back like a cotangent, to the inputs the rule's micro-graph
+    # gives a gradient that is not a constant zero (not through stop_gradient, floor, ...); reaching a wrt input
+    # is a GradientError, never a silent zero.
+    refused: dict[Value, tuple] = {}
 
     for node in chain:  # already in reverse topological order
-        if not any(v in grads for v in node.outputs):
+        has_grad = any(v in grads for v in node.outputs)
+        refusal = next((refused[v] for v in node.outputs if v in refused), None)
+        if not has_grad and refusal is None:
             continue
         schema = get(node.op)
         if schema.gradient is None:
@@ -110,6 +118,15 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
             if refusal is e:
                 raise
             raise refusal from None
+        for i, x in enumerate(node.inputs):
+            if x in refused or x not in depends or not x.type.is_inexact:
+                continue
+            if has_grad and i in schema.no_derivative:
+                refused[x] = (schema, i)
+            elif refusal is not None and not is_zero_constant(micro.outputs[i]):
+                refused[x] = refusal
+        if not has_grad:
+            continue
         gys = [grads.get(y) or zeros(graph, y.type) for y in node.outputs]
         gxs = inline_graph(graph, micro, [*node.inputs, *node.outputs, *gys])
         for x, gx in zip(node.inputs, gxs):
@@ -117,7 +134,10 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
                 continue
             grads[x] = graph.add_node("add", [grads[x], gx]).output if x in grads else gx
 
-    for v in wrt_values:
+    for i, v in zip(wrt, wrt_values):
+        if v in refused:
+            schema, position = refused[v]
+            raise schema.no_derivative_error(position, f"the derivative w.r.t. input {i} of graph '{forward.name}'")
         graph.mark_output(grads[v] if v in grads else zeros(graph, v.type))
     return graph
 

@@ -80,7 +80,8 @@ def _check_wrt(graph: Graph, wrt_input_indices: Sequence[int]) -> list[int]:
 def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph:
     """Derive `[graph.outputs..., tangent of each output]` from `[graph.inputs..., tangent of each wrt input]`.
 
-    `graph` is not modified. An op on a wrt chain without any rule raises `GradientError` naming it.
+    `graph` is not modified. An op on a wrt chain without any rule raises `GradientError` naming it, and so
+    does a tangent reaching an operand the op has no derivative in (`OpSchema.no_derivative`).
     """
     wrt = _check_wrt(graph, wrt_input_indices)
     out = clone_graph(graph)
@@ -102,6 +103,9 @@ def build_forward_graph(graph: Graph, wrt_input_indices: Sequence[int]) -> Graph
         if not any(mask) or not any(y in needed for y in node.outputs):
             continue
         schema = get(node.op)
+        for i in schema.no_derivative:   # before any rule: the rule's None there would read as a zero tangent
+            if mask[i]:
+                raise schema.no_derivative_error(i, f"a tangent (forward mode, graph '{graph.name}')")
         ctx = NodeContext(node.op, [v.type for v in node.inputs], node.attrs)
         txs = [tangents[x] for x, m in zip(node.inputs, mask) if m]
         kind = forward_rule_kind(schema, ctx)

@@ -28,7 +28,8 @@ raises `GradientError` naming it, and so does an op that is not analytic there: 
 whose derivative is zero (sign, floor, ...: piecewise constant), any op that computes a float
 from a discrete value (bool, int) that depends on a series input (`where` selecting by a
 comparison, a `convert` from one), and an op whose derivative needs one of those (abs through
-sign, relu and maximum through a comparison-driven where).
+sign, relu and maximum through a comparison-driven where). A series reaching an operand the op has
+no derivative in (`OpSchema.no_derivative`: gammainc's shape a) is refused naming the op and operand.
 
 The `taylor` fact of an op's block (OpSchema.taylor) is one of:
 
@@ -311,6 +312,12 @@ class _Taylor:
                 self.coef[v].append(self.fit(c, v.type))
 
     def rule(self, node: Node, schema: OpSchema, m: int, pending: list):
+        for i in schema.no_derivative:   # before any rule: the gradient rule's None there would read as zero
+            if node.inputs[i] in self.coef:
+                owner = self.owner.get(node)
+                where = f"a series (Taylor mode, graph '{self.name}'" + (f", in the derivative of '{owner}')"
+                                                                          if owner else ")")
+                raise schema.no_derivative_error(i, where)
         fact = schema.taylor
         if fact == ZERO_FACT:
             return None

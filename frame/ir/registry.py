@@ -87,6 +87,12 @@ class OpSchema:
     - `taylor`: the Taylor-mode rule (frame/compiler/taylor.py documents its signature and default).
     - `rows`: how the op treats independent rows (frame/compiler/rows.py documents the signature
       and the default for ELEMENTWISE ops); None elsewhere: a graph using it is not row-partitioned.
+    - `no_derivative`: operand positions whose derivative does not exist in frame -> why (the shape
+      `a` of gammainc: no closed form). The gradient rule gives None there, and every derivative
+      transform refuses with `GradientError` naming the op, the operand and the reason before that
+      None could stand for a zero: reverse mode when the operand's cotangent would reach a
+      differentiated input (frame/compiler/autograd.py), forward and Taylor mode when the operand
+      carries a tangent or series. Derivatives in the other operands work to any order.
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
@@ -112,6 +118,7 @@ class OpSchema:
     frontend: tuple[str, ...] = ()
     operators: tuple[str, ...] = ()
     ufuncs: tuple[str, ...] = ()
+    no_derivative: dict[int, str] = field(default_factory=dict)
     zero_operands: tuple[int, ...] = ()
     promote: tuple[int, ...] = ()
     to_float: tuple[int, ...] = ()
@@ -122,6 +129,13 @@ class OpSchema:
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
+
+    def no_derivative_error(self, position: int, where: str) -> GradientError:
+        """The refusal of a derivative in operand `position`, listed in `no_derivative`; `where` says which
+        derivative asked for it."""
+        return GradientError(f"op '{self.name}' has no derivative in operand {position} "
+                             f"({self.no_derivative[position]}), but {where} goes through it: hold that operand "
+                             "fixed (a constant, or frame.stop_gradient) or differentiate w.r.t. the other operands")
 
     def check_attrs(self, attrs: dict) -> None:
         for key, value in attrs.items():
@@ -144,7 +158,8 @@ _REGISTRY: dict[str, OpSchema] = {}
 
 def register_op(name: str, *, shape, kernel=None, gradient=None, decomposition=None, traits=(), attrs=None,
                 num_inputs=None, doc: str = "", **facts) -> OpSchema:
-    """Register one op; `facts` are the backend and frontend fields of `OpSchema`.
+    """Register one op; `facts` are the backend and frontend fields of `OpSchema`, and `no_derivative`
+    ({operand position: why}, for an op differentiable in some operands only).
 
     A composite without a kernel of its own computes with its decomposition (`decomposition_kernel`).
     A gradient on a side-effect op is refused here, at import (ARCH-062).
@@ -160,6 +175,13 @@ def register_op(name: str, *, shape, kernel=None, gradient=None, decomposition=N
         raise GradientError(f"op '{name}' has side effects and cannot have a gradient rule")
     if isinstance(facts.get("numpy"), str):
         facts["numpy_out"] = True
+    if "no_derivative" in facts:
+        facts["no_derivative"] = dict(facts["no_derivative"])
+        for i, why in facts["no_derivative"].items():
+            position = isinstance(i, int) and not isinstance(i, bool) and 0 <= i < (num_inputs or i + 1)
+            if not position or not isinstance(why, str) or not why:
+                raise ValueError(f"op '{name}': no_derivative takes operand positions and their reasons, got {i!r}: "
+                                 f"{why!r}")
     for key in ("jax_imports", "frontend", "operators", "ufuncs", "zero_operands", "c_dtypes", "promote", "to_float"):
         if key in facts:
             facts[key] = tuple(facts[key])

@@ -14,8 +14,10 @@ import math
 
 import numpy as np
 
-from ..tracing import prim
-from .elementwise import binary, unary, zero_derivative, zero_derivatives
+from ..ir.registry import ELEMENTWISE, NodeContext, arity, register_op, require_float, same_dtype
+from ..ir.types import TensorType, broadcast_dims
+from ..tracing import prim, traced_gradient
+from .elementwise import binary, sum_to_shape, unary, zero_derivative, zero_derivatives
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
@@ -59,9 +61,9 @@ _float_unary("fabs", lambda ctx, x, y, gy: gy * prim.sign(x), "absolute value |x
 
 # -- special functions: scipy's kernels, loaded on first use (frame imports without scipy loaded) ------
 def _special(name):
-    def kernel(x, out=None):
+    def kernel(*xs, out=None):
         from scipy import special
-        return getattr(special, name)(x, out=out)
+        return getattr(special, name)(*xs, out=out)
     kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
     return kernel
 
@@ -215,3 +217,79 @@ def _power_grad(a, b, y, gy):
 binary("power", np.power, _power_grad, operands="float", promote=(0, 1),
        doc="x1 ** x2 with an array exponent, broadcasting", numpy="power", jax="jnp.power",
        frontend=["power", "pow"])
+
+
+# -- special functions differentiable in some operands only ------------------------------------------------
+# The regularised incomplete gamma and beta functions and Hurwitz's zeta have no closed-form derivative in their
+# shape parameters (JAX has igamma_grad_a, a series of its own, and refuses betainc's): `no_derivative` names
+# those operands, whose rules give None, and every derivative transform refuses them by name (frame/ir/registry.py).
+def _jax_in_double(name):
+    """The JAX lowering: jax.scipy.special's `name` (it broadcasts, as lax's do not; zeta's carries JAX's
+    derivative), in float64 where JAX has it (x64 mode) and rounded to the operands' dtype, as scipy's float32
+    gammainc, gammaincc and zeta loops compute in double and round (XLA's float32 kernels are less accurate;
+    scipy's float32 betainc, Boost's in float, and XLA's are both off by up to ~1e-5)."""
+    def lower(J, *xs):
+        wide = J.jax.dtypes.canonicalize_dtype(np.float64)
+        return getattr(J.jax.scipy.special, name)(*(x.astype(wide) for x in xs)).astype(xs[0].dtype)
+    return lower
+
+
+def _scipy_binary(name, rule, doc, no_derivative, jax_import=None):
+    kernel = _special(name)
+    binary(name, kernel, rule, operands="float", doc=doc, no_derivative=no_derivative,
+           numpy=lambda e, a, b: f"{e.fn(kernel)}({a}, {b}{e.out})", numpy_out=True,
+           jax=_jax_in_double(name), jax_imports=[jax_import] if jax_import else [])
+
+
+def _xlog(c, x, log=prim.log, safe=1.0):
+    """c log(x) (or c log1p(x)), 0 where c == 0 whatever x: x^0 = 1 also at x = 0. log's operand is made safe
+    there, so the derivatives of the branch not taken stay finite (no nan through `where`)."""
+    zero = prim.equal(c, 0.0)
+    return prim.where(zero, 0.0, c * log(prim.where(zero, safe, x)))
+
+
+def _gamma_density(a, x):
+    """d/dx gammainc(a, x) = x^(a-1) e^-x / Gamma(a), as exp((a - 1) log x - x - gammaln(a)) (JAX's rule), but
+    exact at a = 1, x = 0 (1; JAX's (a - 1) log x is nan there). Other edges as JAX: 0 or inf at x = 0."""
+    return prim.exp(_xlog(a - 1.0, x) - x - prim.gammaln(a))
+
+
+_SHAPE_A = "a, the shape: no closed form; JAX differentiates igamma in a by a series of its own, igamma_grad_a"
+_scipy_binary("gammainc", lambda a, x, y, gy: (None, gy * _gamma_density(a, x)),
+              "the regularised lower incomplete gamma function P(a, x) (scipy's gammainc; derivative in x only)",
+              {0: _SHAPE_A}, "igamma")
+_scipy_binary("gammaincc", lambda a, x, y, gy: (None, -(gy * _gamma_density(a, x))),
+              "the regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x) (derivative in x only)",
+              {0: _SHAPE_A}, "igammac")
+# zeta(x, q) = sum_n (n + q)^-x: d/dq = -x zeta(x + 1, q). JAX wraps lax.zeta (which has no derivative) in a
+# custom_jvp: from_jax imports the primitive, and the wrapper with inline_custom_derivatives=True.
+_scipy_binary("zeta", lambda x, q, y, gy: (None, -(gy * (x * prim.zeta(x + 1.0, q)))),
+              "the Hurwitz zeta function zeta(x, q) = sum_n (n + q)^-x (derivative in q only)",
+              {0: "x, the exponent: no closed form"}, "zeta")
+
+
+def _ternary_float_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 3)
+    dtype = same_dtype(ctx.op, ctx.input_types)
+    require_float(ctx.op, ctx.input_types[0])
+    a, b, x = ctx.input_types
+    return [TensorType(broadcast_dims(ctx.op, a.shape, b.shape, x.shape), dtype, a.device)]
+
+
+def _betainc_grad(ctx, xs, ys, gys):
+    # d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b), in logs (JAX's rule, log B by gammaln), exact where a or
+    # b is 1 at x = 0 or 1 as _xlog makes it.
+    a, b, x = xs
+    log_beta = prim.gammaln(a) + prim.gammaln(b) - prim.gammaln(a + b)
+    density = prim.exp(_xlog(a - 1.0, x) + _xlog(b - 1.0, -x, prim.log1p, 0.0) - log_beta)
+    return [None, None, sum_to_shape(gys[0] * density, x.shape)]
+
+
+_betainc_kernel = _special("betainc")
+# JAX's primitive is regularized_incomplete_beta, which lax.betainc binds.
+register_op("betainc", shape=_ternary_float_shape, kernel=_betainc_kernel, num_inputs=3, traits=(ELEMENTWISE,),
+            gradient=traced_gradient(_betainc_grad),
+            no_derivative={0: "a: no closed form; JAX refuses it too", 1: "b: no closed form; JAX refuses it too"},
+            doc="the regularised incomplete beta function I_x(a, b) (scipy's betainc; derivative in x only)",
+            numpy=lambda e, a, b, x: f"{e.fn(_betainc_kernel)}({a}, {b}, {x}{e.out})", numpy_out=True,
+            jax=_jax_in_double("betainc"), jax_imports=["regularized_incomplete_beta"])

@@ -7,9 +7,12 @@ i0e' = i1e - sign(x) i0e, ndtri, log_ndtr and erfcx by their outputs); `erf`, `e
 `softmax`, `log_softmax` are frame.numpy's; the rest are compositions: `logit`, `xlogy`, `xlog1py`, `entr`,
 `rel_entr`, `kl_div`, `ndtr` (JAX's erf/erfc split, accurate in both tails), `betaln`, `multigammaln`, `i0`, `i1`
 (i0e, i1e times e^|x|), `gamma` (gammasgn times exp(gammaln)), `gammasgn`, `loggamma` (real arguments only),
-`beta`, `factorial`, `comb`, `poch`, `boxcox`, `boxcox1p`. Integer and bool arguments compute in float64, as
-scipy's ufuncs do (bools in float32 where scipy's float32 loop comes first: ndtri, poch, comb, boxcox, boxcox1p;
-in all but comb a Python number next to float32 stays float32 too). Where a formula has a removable or limiting case (xlogy at x = 0, entr at 0), the other branch
+`beta`, `factorial`, `comb`, `poch`, `boxcox`, `boxcox1p`. `gammainc`, `gammaincc`, `betainc`, `zeta` are ops
+differentiable in their last operand only: a derivative in a shape parameter (or zeta's exponent) raises
+`GradientError` naming the op and the operand, never a silent zero. Integer and bool arguments compute in float64, as
+scipy's ufuncs do (bools in float32 where scipy's float32 loop comes first: ndtri, poch, comb, boxcox, boxcox1p,
+betainc, zeta; in all but comb a Python number next to float32 stays float32 too; gammainc and gammaincc are float32
+only when every operand is). Where a formula has a removable or limiting case (xlogy at x = 0, entr at 0), the other branch
 is evaluated at a safe point, so its derivative is finite too (no NaN leaking through `where`); at the poles of
 Gamma the compositions give scipy's values (inf, 0 or nan) by such branches. Gamma ratios through exp(gammaln)
 lose relative accuracy as eps |gammaln|: about 1e-13 for arguments near 150 (scipy multiplies exactly where it can).
@@ -25,12 +28,12 @@ from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _int, _shape
 from ..frontend.numpy_creation import as_operand
 from ..frontend.numpy_math import _inexact as _float   # scipy's ufuncs: bool and ints as float64
-from ..tracing import Tracer, bind
+from ..tracing import Tracer, bind, is_weak_scalar
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py",
            "entr", "rel_entr", "kl_div", "ndtr", "betaln", "multigammaln", "logsumexp", "softmax", "log_softmax",
            "i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "gamma", "gammasgn", "loggamma", "beta",
-           "factorial", "comb", "poch", "boxcox", "boxcox1p"]
+           "factorial", "comb", "poch", "boxcox", "boxcox1p", "gammainc", "gammaincc", "betainc", "zeta"]
 
 
 def gammaln(x):
@@ -223,7 +226,7 @@ def _floats(*xs, f_first=False, weak=False):
     float64, bools in float32 where the float32 loop comes first (`f_first`); a Python number, also one traced as a
     weak value, takes the other operand's dtype if `weak` (NEP 50: poch, boxcox) and counts as float64 otherwise."""
     xs = [as_operand(x) for x in xs]
-    is_weak = [isinstance(x, (bool, int, float)) or isinstance(x, Tracer) and x.weak for x in xs]
+    is_weak = [is_weak_scalar(x) or isinstance(x, Tracer) and x.weak for x in xs]   # np.float64 is not weak
     xs = [_float_f(x) if f_first else _float(x) for x in xs]
     strong = [x for x, w in zip(xs, is_weak) if not (weak and w)] or xs
     dtype = fnp.result_type(*[_np.asarray(x) if isinstance(x, float) else x for x in strong])
@@ -378,3 +381,33 @@ def boxcox1p(x, lmbda):
     huge = min(1e273, float(_np.finfo(_dtype(x)).max))   # in float32 every finite lmbda (1e273 would overflow)
     small = (fnp.abs(lmbda) < 1e-19) | ((fnp.abs(log_x) < 1e-289) & (fnp.abs(lmbda) < huge))
     return _boxcox(log_x, lmbda, small)
+
+
+# -- incomplete gamma and beta, Hurwitz zeta: ops differentiable in their last operand only -------------------
+def gammainc(a, x):
+    """The regularised lower incomplete gamma function P(a, x) (scipy's kernel and values: 0 at x = 0, nan for a < 0
+    or x < 0). Differentiable in `x` to any order (x^(a-1) e^-x / Gamma(a), as JAX's); a derivative in `a` raises
+    GradientError (no closed form; JAX's igamma_grad_a has no frame counterpart). Float32 only when both are."""
+    return bind("gammainc", *_floats(a, x))
+
+
+def gammaincc(a, x):
+    """The regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x), accurate where P is near 1.
+    Differentiable in `x` only, as `gammainc`."""
+    return bind("gammaincc", *_floats(a, x))
+
+
+def betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b) (scipy's kernel and values). Differentiable in `x` to any
+    order (x^(a-1) (1-x)^(b-1) / B(a, b), as JAX's); a derivative in `a` or `b` raises GradientError, as JAX's does."""
+    return bind("betainc", *_floats(a, b, x, f_first=True, weak=True))
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_n (n + q)^-x (scipy's kernel and values; nan for x < 1). Differentiable in `q`
+    to any order (-x zeta(x + 1, q)); a derivative in `x` raises GradientError. `q=None` (Riemann's zeta) is not
+    supported, as in JAX: zeta(x, 1.0) is Riemann's for x > 1."""
+    if q is None:
+        raise ShapeError("op 'zeta': q=None (Riemann's zeta) is not supported, as in JAX; pass q (zeta(x, 1.0) is "
+                         "Riemann's zeta for x > 1)")
+    return bind("zeta", *_floats(x, q, f_first=True, weak=True))

@@ -184,3 +184,143 @@ def test_jax_special_functions_import_as_frame_ops():
     (got,) = frame.runtime.compile(graph)(_POS)   # a graph's outputs come back as a sequence
     want = S.gammaln(_POS) + S.digamma(_POS) + S.erfinv(_POS / 5) + S.i0e(_POS) + S.i1e(_POS)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# -- gammainc, gammaincc, betainc, zeta: ops differentiable in their last operand only ------------------------
+_GA, _GX = (a.ravel() for a in np.meshgrid([0.0, 1e-300, 1e-3, 0.5, 1.0, 2.5, 1e3, 1e10, np.inf, np.nan, -1.0],
+                                           [0.0, -0.0, 1e-300, 0.5, 1.0, 3.0, 1e3, 1e10, np.inf, np.nan, -1.0]))
+_BA, _BB, _BX = (a.ravel() for a in np.meshgrid([0.0, 1e-3, 1.0, 2.5, 1e4, np.inf, np.nan],
+                                                [0.0, 0.5, 1.0, 3.0, 1e4, np.nan],
+                                                [0.0, 1.0, 0.3, 0.9, -0.1, 1.1, np.nan]))
+_ZX, _ZQ = (a.ravel() for a in np.meshgrid([1.0, 1.5, 2.0, 50.0, np.inf, np.nan, 0.5, -1.0],
+                                           [0.0, -1.0, -1.5, 1e-3, 0.3, 1.0, 1e5, np.inf, np.nan]))
+PARTIAL = {"gammainc": (_GA, _GX), "gammaincc": (_GA, _GX), "betainc": (_BA, _BB, _BX), "zeta": (_ZX, _ZQ)}
+# the operand each is differentiable in (the last), at points inside the domain, as (fixed operands, x)
+_INSIDE = {"gammainc": ((_POS,), _POS[::-1] + 0.5), "gammaincc": ((_POS,), _POS[::-1] + 0.5),
+           "betainc": ((_POS, _POS[::-1]), _PROB), "zeta": ((_POS + 1.2,), _POS[::-1])}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", PARTIAL)
+def test_partial_ops_match_scipy_at_the_edges(name):
+    """x = 0, tiny and huge shapes, inf, nan and points outside the domain: scipy's values (its kernels)."""
+    args = PARTIAL[name]
+    want = getattr(S, name)(*args)
+    ours = getattr(F, name)
+    np.testing.assert_allclose(ours(*args), want, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(frame.function(lambda *a: ours(*a))(*args), want, rtol=1e-15, atol=0)
+
+
+_DTYPE_ARGS = {"f32": lambda n: [np.float32([1.5, 0.25])] * n, "f32+py float": lambda n: [np.float32([1.5])] + [0.5] * (n - 1),
+               "py float+f32": lambda n: [0.5] * (n - 1) + [np.float32([1.5])],
+               "f32+py int": lambda n: [np.float32([1.5])] + [2] * (n - 1),
+               "f32+np.float64": lambda n: [np.float32([1.5])] + [np.float64(0.5)] * (n - 1),
+               "f32+np.float32": lambda n: [np.float32(0.5)] * (n - 1) + [np.float32([0.25])],
+               "f32+bool": lambda n: [np.float32([1.5])] + [np.array([True])] * (n - 1),
+               "ints": lambda n: [np.arange(1, 3)] * n, "bools": lambda n: [np.array([True, False])] * n,
+               "python": lambda n: [0.75] * n}
+
+
+@pytest.mark.parametrize("kind", _DTYPE_ARGS)
+@pytest.mark.parametrize("name", PARTIAL)
+def test_partial_ops_take_scipys_dtypes(name, kind):
+    """scipy's loop search: gammainc's float64 loop comes first (float32 only when every operand is), betainc's and
+    zeta's float32 loop first (bools in float32, Python numbers weak, NEP 50)."""
+    args = _DTYPE_ARGS[kind](len(PARTIAL[name]))
+    if name == "betainc":
+        args = [a * 0.5 if isinstance(a, (float, np.ndarray)) and np.asarray(a).dtype.kind == "f" else a for a in args]
+    want = getattr(S, name)(*args)
+    for got in (getattr(F, name)(*args), frame.function(getattr(F, name))(*args)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-15, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", PARTIAL)
+def test_partial_ops_derivatives_match_jax(name):
+    """Orders 1 and 2 in the differentiable operand against JAX differentiating the lowered graph."""
+    pytest.importorskip("jax")
+    from frame.interop import check_derivatives
+    fixed, x = _INSIDE[name]
+    check_derivatives(lambda x: getattr(F, name)(*fixed, x), x, orders=(1, 2))
+
+
+def _elementwise_partials(grad, total, fn, x, order):
+    out = []
+    for _ in range(order):
+        fn = grad(lambda x, fn=fn: total(fn(x)))
+        out.append(fn(x))
+    return out
+
+
+@pytest.mark.parametrize("name", PARTIAL)
+def test_partial_ops_derivatives_match_jax_scipy_special(name):
+    """First and second derivatives in the last operand equal jax.scipy.special's (zeta's: JAX's series), at
+    inside points and the edges x = 0 (gammainc: inf, 0 as a < 1, > 1), tiny and huge a."""
+    jax = pytest.importorskip("jax")
+    fixed, x = _INSIDE[name]
+    if name in ("gammainc", "gammaincc"):
+        fixed, x = ((np.concatenate([fixed[0].ravel(), [0.5, 2.5, 3.5, 1e-3, 60.0]]),),
+                    np.concatenate([x.ravel(), [0.0, 0.0, 0.0, 0.4, 58.0]]))
+    ours = _elementwise_partials(frame.grad, frame.numpy.sum, lambda x: getattr(F, name)(*fixed, x), x, 2)
+    with jax.enable_x64(True):
+        js = getattr(jax.scipy.special, name)
+        theirs = _elementwise_partials(jax.grad, jax.numpy.sum, lambda x: js(*fixed, x), jax.numpy.asarray(x), 2)
+        theirs = [np.asarray(t) for t in theirs]
+    for got, want in zip(ours, theirs):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-14)
+
+
+def test_incomplete_gamma_and_beta_derivatives_are_exact_where_the_exponent_is_zero():
+    """gammainc(1, x) = 1 - e^-x: slope 1 and curvature -1 at x = 0, where JAX's (a - 1) log x is nan; betainc with
+    a = 1 (b = 1) at x = 0 (x = 1) likewise (B(1, b)^-1 = b)."""
+    d1 = frame.grad(lambda x: F.gammainc(1.0, x))
+    np.testing.assert_allclose([d1(0.0), frame.grad(d1)(0.0)], [1.0, -1.0], rtol=1e-15)
+    np.testing.assert_allclose(frame.grad(lambda x: F.gammaincc(1.0, x))(0.0), -1.0, rtol=1e-15)
+    np.testing.assert_allclose(frame.grad(lambda x: F.betainc(1.0, 3.0, x))(0.0), 3.0, rtol=1e-14)
+    np.testing.assert_allclose(frame.grad(lambda x: F.betainc(2.0, 1.0, x))(1.0), 2.0, rtol=1e-14)
+    third = frame.grad(frame.grad(frame.grad(lambda x: F.gammainc(2.5, x))))(1.3)   # x^1.5 e^-x / Gamma(2.5), d^2
+    u = lambda x: x ** 1.5 * np.exp(-x) / S.gamma(2.5)   # noqa: E731
+    h = 1e-3
+    np.testing.assert_allclose(third, (u(1.3 + h) - 2 * u(1.3) + u(1.3 - h)) / h ** 2, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name, position, operand", [("gammainc", 0, "a, the shape"), ("gammaincc", 0, "a, the shape"),
+                                                     ("betainc", 0, "a: no closed form"),
+                                                     ("betainc", 1, "b: no closed form"),
+                                                     ("zeta", 0, "x, the exponent")])
+def test_partial_ops_refuse_the_other_operands_by_name(name, position, operand):
+    from frame.errors import GradientError
+    fixed, x = _INSIDE[name]
+    args = [*fixed, x]
+
+    def f(p):
+        full = list(args)
+        full[position] = p
+        return frame.numpy.sum(getattr(F, name)(*full))
+
+    match = f"op '{name}' has no derivative in operand {position} \\({operand}"
+    with pytest.raises(GradientError, match=match):
+        frame.grad(f)(args[position])
+    with pytest.raises(GradientError, match=match):
+        frame.jvp(f, (args[position],), (np.ones_like(args[position]),))
+
+
+def test_zeta_refuses_riemanns_form():
+    with pytest.raises(ShapeError, match=r"op 'zeta': q=None"):
+        F.zeta(2.0)
+
+
+def test_jax_incomplete_gamma_and_zeta_import_as_frame_ops():
+    """lax.igamma, lax.igammac and lax.zeta import one to one; jax.scipy.special.zeta's custom_jvp wrapper needs
+    inline_custom_derivatives=True (frame's derivative in q is the exact -x zeta(x + 1, q))."""
+    jax = pytest.importorskip("jax")
+    from frame.errors import TraceError
+    from frame.interop import from_jax
+    a, x = _POS, _POS[::-1] + 0.5
+    graph = from_jax(lambda a, x: jax.lax.igamma(a, x) + jax.lax.igammac(a, x) * jax.lax.zeta(a + 1.0, x), a, x)
+    assert {"gammainc", "gammaincc", "zeta"} <= {node.op for node in graph.nodes}
+    (got,) = frame.runtime.compile(graph)(a, x)
+    np.testing.assert_allclose(got, S.gammainc(a, x) + S.gammaincc(a, x) * S.zeta(a + 1.0, x), rtol=1e-13)
+    with pytest.raises(TraceError, match="custom derivative rule"):
+        from_jax(jax.scipy.special.zeta, a + 1.0, x)
+    assert "zeta" in {n.op for n in from_jax(jax.scipy.special.zeta, a + 1.0, x, inline_custom_derivatives=True).nodes}

@@ -340,6 +340,7 @@ EXAMPLES = {
     **{op: _binary() for op in _BINARY_OPS},
     "pow": _unary(st.fixed_dictionaries({"exponent": st.sampled_from([2.0, 3.0, -1.5, 0.5, 0.0, 2, -1])})),
     "polygamma": _unary(st.fixed_dictionaries({"n": st.sampled_from([0, 1, 2])})),
+    "betainc": _binary(num_shapes=3),   # three broadcasting operands (gammainc, gammaincc, zeta: _BINARY_OPS)
     "checkpoint_name": _unary(st.just({"name": "h"})), "remat_barrier": _unary(st.just({"region": "r0"})),
     "sum": _reduction(), "mean": _reduction(),
     "matmul": st.one_of(*[_matmul(a_t, b_t) for a_t in (False, True) for b_t in (False, True)]),
