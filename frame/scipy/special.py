@@ -30,8 +30,8 @@ from ..frontend.numpy_creation import as_operand
 from ..frontend.numpy_math import _inexact as _float   # scipy's ufuncs: bool and ints as float64
 from ..tracing import Tracer, bind, is_weak_scalar
 
-__all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py",
-           "entr", "rel_entr", "kl_div", "ndtr", "betaln", "multigammaln", "logsumexp", "softmax", "log_softmax",
+__all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "log_expit", "xlogy",
+           "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "betaln", "multigammaln", "logsumexp", "softmax", "log_softmax",
            "i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "gamma", "gammasgn", "loggamma", "beta",
            "factorial", "comb", "poch", "boxcox", "boxcox1p", "gammainc", "gammaincc", "betainc", "zeta"]
 
@@ -78,9 +78,19 @@ def expit(x):
 
 
 def logit(p):
-    """log(p / (1 - p)), the inverse of expit."""
+    """log(p / (1 - p)), the inverse of expit; as scipy, log1p(s) - log1p(-s) with s = 2 p - 1 for p in
+    [0.3, 0.65], where the ratio's form loses relative accuracy (the result is near 0)."""
     p = _float(p)
-    return fnp.log(p / (1.0 - p))
+    middle = (p >= 0.3) & (p <= 0.65)
+    s = 2.0 * (fnp.where(middle, p, 0.5) - 0.5)
+    outer = fnp.where(middle, 0.1, p)    # each branch evaluated at a point where it is finite
+    return fnp.where(middle, fnp.log1p(s) - fnp.log1p(-s), fnp.log(outer / (1.0 - outer)))
+
+
+def log_expit(x):
+    """log(expit(x)) = min(x, 0) - log1p(e^-|x|), accurate in both tails (scipy's log_expit)."""
+    x = _float(x)
+    return fnp.minimum(x, 0.0) - fnp.log1p(fnp.exp(-fnp.abs(x)))
 
 
 def xlogy(x, y):

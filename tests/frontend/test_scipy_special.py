@@ -37,7 +37,11 @@ _B1L = np.array([1e-10, 1e280, 1e-20, 0.7, -0.3, 0.5, 2, 40, 0.0])
 CASES = {
     "gammaln": ((_POS,), (_POS,)), "digamma": ((_POS,), (_POS,)), "psi": ((_POS,), None),
     "erfinv": ((2 * _PROB - 1,), (2 * _PROB - 1,)), "erf": ((_REAL,), (_REAL,)), "erfc": ((_REAL,), (_REAL,)),
-    "expit": ((_REAL,), (_REAL,)), "logit": ((_PROB,), (_PROB,)),
+    "expit": ((np.concatenate([_REAL.ravel(), [-700.0, -40.0, 40.0, 0.0]]),), (_REAL,)),
+    # near 1/2 scipy's logit switches to log1p(s) - log1p(-s); 0 and 1 are its infinities
+    "logit": ((np.concatenate([_PROB.ravel(), [0.5, 0.5 + 1e-8, 0.5 - 1e-9, 0.3, 0.65, 0.2999, 0.6501, 0.0, 1.0]]),),
+              (_PROB,)),
+    "log_expit": ((np.concatenate([_REAL.ravel(), [-800.0, -40.0, 40.0, 800.0, 0.0]]),), (_REAL,)),
     "xlogy": ((_X0, _Y0), (_POS, _POS[::-1])), "xlog1py": ((_X0, _Y0), (_POS, _POS[::-1])),
     "entr": ((_X0,), (_POS,)), "rel_entr": ((_X0, _Y0), (_POS, _POS[::-1])), "kl_div": ((_X0, _Y0), (_POS, _POS[::-1])),
     "ndtr": ((np.array([-40.0, -10.0, -1.0, 0.0, 0.3, 1.0, 10.0, 40.0]),), (_REAL,)),
