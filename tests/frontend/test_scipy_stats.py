@@ -13,6 +13,7 @@ import frame
 import frame.numpy as fnp
 import frame.scipy.stats as F
 from frame.errors import GradientError, LinAlgError, ShapeError
+from tests.frontend.test_scipy_special import _partials   # first and second partials, elementwise
 
 jax = pytest.importorskip("jax")
 J = pytest.importorskip("jax.scipy.stats")
@@ -200,16 +201,6 @@ def test_cdfs_refuse_derivatives_in_shape_parameters(name):
     for i in INCOMPLETE[name]:
         with pytest.raises(GradientError, match="gammainc|betainc"):
             frame.grad(lambda *a: fnp.sum(getattr(F, name).cdf(*a)), argnums=i)(*args)
-
-
-def _partials(grad, total, fn, args):
-    """d/dx_i sum(fn) and d/dx_j sum(d/dx_i sum(fn)) for every i, j."""
-    out = []
-    for i in range(len(args)):
-        first = grad(lambda *a: total(fn(*a)), argnums=i)
-        out.append(first(*args))
-        out.extend(grad(lambda *a, first=first: total(first(*a)), argnums=j)(*args) for j in range(len(args)))
-    return out
 
 
 @pytest.mark.parametrize("name", ["norm", "t", "gamma"])
