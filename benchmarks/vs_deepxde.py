@@ -56,9 +56,9 @@ medians of per-seed ratios, errors geometric means over seeds):
     Poisson 1-D, float64, same budget, 3 seeds                4.0e-8       1.5e-6         16.4      52.7    0.31
     Burgers, float32, 2000 points, 1000 + 1000, 3 seeds       8.4e-2       2.8e-1         25.0      44.8    0.56
     Burgers, float32, 10000 points, 1000 + 2000, seed 0       1.0e-2       3.9e-3        184.4     511.6    0.36
-    Burgers, float64, 10000 points, 1000 + 6000, 26 seeds     1.1e-3       1.0e-3        321.5      968.4    0.38
+    Burgers, float64, 10000 points, 1000 + 6000, 30 seeds     1.0e-3       9.8e-4        321.5      968.4    0.38
 
-(the last row's times: seeds 0-19; seeds 20-25 shared the machine with test runs, see below)
+(the last row's times: seeds 0-19; seeds 20-29 shared the machine with other work, see below)
 
 The reduced Burgers budgets are far from converged: their errors spread widely over seeds (2.1e-2
 to 2.3e-1 for frame at 2000 points), so the one-seed 10 000-point row says little about which
@@ -92,6 +92,10 @@ pair shared the machine with a test run, the others with one other single-thread
       23     6.80e-4        1.20e-3      4.5e-6        4.5e-6    553.6     1999.1  (0.28) 6646 / 6677
       24     5.12e-4        6.35e-4      1.1e-6        1.3e-6    516.9     2002.7  (0.26) 6598 / 6663
       25     5.89e-4        8.63e-4      1.9e-6        2.4e-6    582.2     2067.0  (0.28) 6660 / 6687
+      26     5.36e-4        8.61e-4      2.6e-6        2.1e-6    372.4     1174.6  (0.32) 6688 / 6703
+      27     5.33e-4        6.72e-4      2.0e-6        1.3e-6   1170.8     1635.4  (0.72) 6612 / 6950
+      28     6.13e-4        5.93e-4      1.4e-6        2.1e-6    268.2     1125.8  (0.24) 6628 / 7656
+      29     5.26e-4        1.49e-3      1.7e-6        2.0e-6    258.4     1376.5  (0.19) 6602 / 7062
 
 Seeds 5-9 ran on 2026-12-02 as two streams side by side (seeds 5 and 6 beside a third
 single-threaded job); seeds 10 and 11 on 2026-12-03 as two streams side by side on an otherwise
@@ -101,19 +105,22 @@ on an otherwise idle AMD EPYC (seed 19's DeepXDE half alone for its last minutes
 2026-12-04 (frame at 208712e, the same PINN code as bcbf4e1) as two streams side by side while the
 same machine ran this project's test suite for much of the time: their DeepXDE halves took 1500-2070 s
 against ~1000 s on the idle machine, so their time ratios (in parentheses) are not used; their
-errors do not depend on the load. Over the 26 seeds the geometric means are 1.10e-3 (frame) and
-1.00e-3 (DeepXDE): frame 1.09x. The per-seed log ratio is +0.09 with a standard error of 0.11 (sd
-0.55; t-test p = 0.41, Wilcoxon signed-rank p = 0.32; 90% interval of the mean error ratio
-0.91-1.31x), and frame's error is the lower one in 11 of 26 seeds. The estimate has drifted down as
-seeds came in: +0.18 +- 0.10 at 12 seeds (p = 0.10), +0.14 +- 0.13 at 20, +0.09 +- 0.11 at 26
-(seeds 20-25 alone: -0.08, frame lower in 3 of 6); the widest single-seed gaps are seed 16
+errors do not depend on the load. Seeds 26-29 (2026-12-04 evening, frame at 41f2f4b..c736f74, the
+same PINN code) ran as one stream while the machine ran other heavy jobs (test suites, helpers'
+builds): their times are not used either. Over the 30 seeds the geometric means are 1.00e-3 (frame)
+and 9.8e-4 (DeepXDE): frame 1.02x. The per-seed log ratio is +0.02 with a standard error of 0.10 (sd
+0.56; t-test p = 0.84, Wilcoxon signed-rank p = 0.75; 90% interval of the mean error ratio
+0.86-1.21x), and frame's error is the lower one in 14 of 30 seeds. The estimate has drifted down as
+seeds came in: +0.18 +- 0.10 at 12 seeds (p = 0.10), +0.14 +- 0.13 at 20, +0.09 +- 0.11 at 26,
++0.02 +- 0.10 at 30 (seeds 20-29 alone: -0.22, frame lower in 6 of 10); the widest single-seed gaps are seed 16
 (DeepXDE 4.5x frame's error) and seed 18 (frame 4.9x DeepXDE's, at the lower loss). No difference is
-measured either way, and the interval still admits frame errors up to 1.3x DeepXDE's, so "equal or
+measured either way, and the interval still admits frame errors up to 1.2x DeepXDE's, so "equal or
 better" is not shown either: over this spread (40x between seeds for both) only many more seeds
 would decide it. The time half of the target is met (0.29-0.43x, median 0.375x over seeds 0-19,
-each pair on a machine without other heavy load). The evaluations are close (all within 5% but seed
-19's, 6578 against 7845); the final losses are mixed (frame's lower in 17 of 26: seeds 1, 3, 5, 6,
-7, 10, 12, 13, 15-20, 22, 24, 25, though in seeds 5, 10, 12, 18, 19, 20 and 22 with the higher error).
+each pair on a machine without other heavy load). The evaluations are close (all within 5% but seeds
+19's, 6578 against 7845, and 28's, 6628 against 7656); the final losses are mixed (frame's lower in 19
+of 30: seeds 1, 3, 5, 6, 7, 10, 12, 13, 15-20, 22, 24, 25, 28, 29, though in seeds 5, 10, 12, 18, 19,
+20, 22 and 28 with the higher error).
 While 12 seeds leant towards DeepXDE, three checks looked for a cause. The optimisers differ
 (scipy's L-BFGS-B with More-Thuente line searches against torch's LBFGS with its strong-Wolfe
 cubic search), but that was not it. With torch's iteration in frame (2026-12-03, `--frameworks
