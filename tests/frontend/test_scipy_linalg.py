@@ -118,7 +118,7 @@ VALUES.update({f"cho_solve-{lower}{'-vector' if v else ''}": (
     for lower in (False, True) for v in (False, True)})
 
 
-def _equal(ours, ref, name, tol):
+def assert_matches(ours, ref, name, tol):
     ours, ref = (ours, ref) if isinstance(ref, tuple) else ((ours,), (ref,))
     assert isinstance(ours, tuple) and len(ours) == len(ref), name
     for o, r in zip(ours, ref):
@@ -137,7 +137,7 @@ def test_values_match_scipy_eagerly_and_compiled(name):
     if isinstance(want, tuple) and name.startswith("pinv"):   # scipy's rank: a Python int
         want = (want[0], np.int64(want[1]))
     tol = 1e-10 if name == "expm-large" else 1e-11   # |A| about 20: differences of about 1e-12 relative
-    _equal(ours(*args, **kwargs), want, f"{name} (eager)", tol)
+    assert_matches(ours(*args, **kwargs), want, f"{name} (eager)", tol)
     arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
 
     def traced(*xs):
@@ -146,7 +146,7 @@ def test_values_match_scipy_eagerly_and_compiled(name):
             full[i] = x
         return ours(*full, **kwargs)
 
-    _equal(frame.function(traced)(*[args[i] for i in arrays]), want, f"{name} (compiled)", tol)
+    assert_matches(frame.function(traced)(*[args[i] for i in arrays]), want, f"{name} (compiled)", tol)
 
 
 @pytest.mark.parametrize("a, b", [(TALL, RNG.uniform(-1, 1, 5)), (TALL, RNG.uniform(-1, 1, (5, 2))),
@@ -155,7 +155,7 @@ def test_values_match_scipy_eagerly_and_compiled(name):
 def test_lstsq_matches_scipy(a, b):
     x, residues, rank, s = S.lstsq(a, b)
     for got in (F.lstsq(a, b), frame.function(F.lstsq)(a, b)):
-        _equal(tuple(got), (x, residues, np.int64(rank), s), "lstsq", 1e-11)
+        assert_matches(tuple(got), (x, residues, np.int64(rank), s), "lstsq", 1e-11)
 
 
 def test_lstsq_gives_residues_whenever_m_exceeds_n():

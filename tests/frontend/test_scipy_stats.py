@@ -56,7 +56,7 @@ def _scipy(name, method, *args, **kwargs):
         return getattr(getattr(S, name), method)(*args, **kwargs)
 
 
-def _same(got, want, rtol=1e-12):
+def assert_same(got, want, rtol=1e-12):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
     np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
@@ -71,9 +71,9 @@ def test_values_match_scipy(name, method):
     ours = getattr(getattr(F, name), method)
     frames = (LOC,) if discrete else (LOC, SCALE)
     with np.errstate(all="ignore"):
-        _same(ours(points, *params), _scipy(name, method, points, *params))
-        _same(ours(points, *params, *frames), _scipy(name, method, points, *params, *frames))
-        _same(frame.function(ours)(points, *params, *frames), _scipy(name, method, points, *params, *frames))
+        assert_same(ours(points, *params), _scipy(name, method, points, *params))
+        assert_same(ours(points, *params, *frames), _scipy(name, method, points, *params, *frames))
+        assert_same(frame.function(ours)(points, *params, *frames), _scipy(name, method, points, *params, *frames))
 
 
 def test_keyword_arguments_and_python_numbers():
@@ -97,7 +97,7 @@ def test_every_real_dtype_gives_scipys_float64(dtype):
                                ("poisson", "pmf", (np.array(2, dtype),)), ("logistic", "sf", ())):
         want = _scipy(name, method, x, *args)
         for ours in (getattr(getattr(F, name), method), frame.function(getattr(getattr(F, name), method))):
-            _same(ours(x, *args), want, rtol=1e-13)
+            assert_same(ours(x, *args), want, rtol=1e-13)
 
 
 def test_extreme_points_stay_accurate():
@@ -106,9 +106,9 @@ def test_extreme_points_stay_accurate():
     q = np.array([1e-300, 1e-12, 0.49999999, 0.5, 0.50000001, 1 - 1e-12])
     for name in ("norm", "expon", "laplace", "logistic", "cauchy", "gumbel_r"):
         for method in ("cdf", "logcdf", "sf", "logsf"):
-            _same(getattr(getattr(F, name), method)(z), _scipy(name, method, z))
+            assert_same(getattr(getattr(F, name), method)(z), _scipy(name, method, z))
         for method in ("ppf", "isf"):
-            _same(getattr(getattr(F, name), method)(q), _scipy(name, method, q))
+            assert_same(getattr(getattr(F, name), method)(q), _scipy(name, method, q))
 
 
 def test_the_set_of_jax_scipy_stats():
@@ -253,16 +253,16 @@ DIAG = np.array([0.5, 1.0, 2.0])
 def test_multivariate_normal_matches_scipy(method, mean, cov):
     ours = getattr(F.multivariate_normal, method)
     want = _scipy("multivariate_normal", method, XS, mean, cov)
-    _same(ours(XS, mean, cov), want)
-    _same(frame.function(lambda x: ours(x, mean=mean, cov=cov))(XS), want)
-    _same(ours(XS[1], mean, cov), _scipy("multivariate_normal", method, XS[1], mean, cov))
+    assert_same(ours(XS, mean, cov), want)
+    assert_same(frame.function(lambda x: ours(x, mean=mean, cov=cov))(XS), want)
+    assert_same(ours(XS[1], mean, cov), _scipy("multivariate_normal", method, XS[1], mean, cov))
 
 
 def test_multivariate_normal_of_one_dimension_and_stacks():
     x = np.array([0.3, 1.0, -2.0])   # points of a one-dimensional distribution, as scipy reads them
-    _same(F.multivariate_normal.logpdf(x, 0.5, 2.0), S.multivariate_normal.logpdf(x, 0.5, 2.0))
-    _same(F.multivariate_normal.logpdf(0.3, [0.5], [[2.0]]), S.multivariate_normal.logpdf(0.3, [0.5], [[2.0]]))
-    _same(F.multivariate_normal.logpdf(x[:, None], cov=0.7), S.multivariate_normal.logpdf(x, cov=0.7))
+    assert_same(F.multivariate_normal.logpdf(x, 0.5, 2.0), S.multivariate_normal.logpdf(x, 0.5, 2.0))
+    assert_same(F.multivariate_normal.logpdf(0.3, [0.5], [[2.0]]), S.multivariate_normal.logpdf(0.3, [0.5], [[2.0]]))
+    assert_same(F.multivariate_normal.logpdf(x[:, None], cov=0.7), S.multivariate_normal.logpdf(x, cov=0.7))
     covs, means = np.stack([COV, 2 * COV + np.eye(3)]), RNG.normal(size=(2, 1, 3))   # JAX's stacks broadcast
     want = [[S.multivariate_normal.logpdf(XS[j], means[i, 0], covs[i]) for j in range(4)] for i in range(2)]
     np.testing.assert_allclose(F.multivariate_normal.logpdf(XS, means, covs[:, None]), want, rtol=1e-12)
@@ -294,8 +294,8 @@ def test_dirichlet_matches_scipy(method):
     ours = getattr(F.dirichlet, method)
     for x, alpha in ((POINTS, ALPHA), (POINTS[:2], ALPHA), (POINTS[:, 0], ALPHA), (POINTS[:, 0].tolist(), [1, 2, 3])):
         want = _scipy("dirichlet", method, x, alpha)
-        _same(ours(x, alpha), want)
-        _same(frame.function(ours)(x, alpha), want)
+        assert_same(ours(x, alpha), want)
+        assert_same(frame.function(ours)(x, alpha), want)
     single = [np.asarray(a, np.float32) for a in (POINTS, ALPHA)]
     got, want = ours(*single), _scipy("dirichlet", method, *single)
     assert got.dtype == want.dtype == np.float32   # scipy computes dirichlet in float32
