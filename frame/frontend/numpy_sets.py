@@ -18,10 +18,11 @@ import numpy as _np
 from ..errors import ShapeError
 from ..tracing import Tracer, bind
 from .args import _axis, _dtype, _ndim, _shape
+from .numpy_creation import asarray
 from .numpy_logic import astype, where
 from .numpy_reduce import argmax, cumsum
 from .numpy_shape import concatenate, expand_dims, getitem, moveaxis, ravel, reshape, take
-from .numpy_sort import _filled, _first_true, _needs_size, _operand, _static_size, argsort, lexsort
+from .numpy_sort import _filled, _first_true, _needs_size, _static_size, argsort, lexsort
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin", "union1d",
            "intersect1d", "setdiff1d", "setxor1d"]
@@ -108,7 +109,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def _unique(op: str, ar, return_index, return_inverse, return_counts, axis, equal_nan, size, fill_value):
-    ar = _operand(ar)
+    ar = asarray(ar)
     if axis is not None:
         axis = _axis(axis, _ndim(ar), op)
     if size is None:
@@ -151,7 +152,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     `==`), so both may be traced; `assume_unique` and `kind` change nothing but numpy's checks."""
     if kind not in _ISIN_KINDS:
         raise ShapeError(f"op 'isin': kind must be None, 'sort' or 'table', got {kind!r}")
-    element, test = _operand(element), ravel(_operand(test_elements))
+    element, test = asarray(element), ravel(asarray(test_elements))
     if kind == "table" and any(_dtype(x)[:3] not in ("int", "boo") for x in (element, test)):
         raise ShapeError(f"op 'isin': the 'table' kind is only for bool or integer arrays, got {_dtype(element)} and "
                          f"{_dtype(test)}; use 'sort' or None")
@@ -162,7 +163,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 def _pair(op: str, ar1, ar2, size, promote=True):
     """Both operands flattened (in their common dtype, when `promote`); TraceError for traced ones without
     `size`, which the caller then computes with numpy."""
-    ar1, ar2 = _operand(ar1), _operand(ar2)
+    ar1, ar2 = asarray(ar1), asarray(ar2)
     if size is None and (isinstance(ar1, Tracer) or isinstance(ar2, Tracer)):
         _needs_size(op, "ar1 and ar2")
     if promote and size is not None:

@@ -25,7 +25,7 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..tracing import Tracer, bind
 from .args import _axes, _axis, _dtype, _int, _ints, _ndim, _shape
-from .numpy_creation import as_operand
+from .numpy_creation import as_operand, asarray
 from .numpy_logic import _truth, astype, where
 from .numpy_reduce import _refuse
 from .numpy_shape import (concatenate, expand_dims, getitem, moveaxis, ravel, reshape, stack, take, take_along_axis,
@@ -500,17 +500,11 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     return _counts(astype(x, "int64"), length, weights)
 
 
-def _operand(x):
-    """An array operand: lists (tracers inside stacked) and Python numbers as arrays, tracers as they are."""
-    x = as_operand(x)
-    return x if isinstance(x, (Tracer, _np.ndarray)) else _np.asarray(x)
-
-
 def _weights(op: str, a, weights):
     """numpy's check of `weights` (a's shape), flattened."""
     if weights is None:
         return None
-    weights = _operand(weights)
+    weights = asarray(weights)
     if _shape(weights) != _shape(a):
         raise ShapeError(f"op '{op}': weights should have the same shape as a, got {_shape(weights)} and {_shape(a)}")
     return ravel(weights)
@@ -608,7 +602,7 @@ def histogram(a, bins=10, range=None, density: bool = False, weights=None):  # n
     increasing edges), the last bin closed, values outside `range` left out; with `density`, divided by
     the total and the bin widths. Returns (hist, bin_edges). Edges from a traced `a`'s min and max when
     neither `range` nor edges are given. Bin estimators (bins='auto', ...) are not supported."""
-    a = _operand(a)
+    a = asarray(a)
     weights = _weights("histogram", a, weights)
     a = ravel(a)
     edges = _bin_edges("histogram", a, bins, range)
@@ -623,7 +617,7 @@ def histogram(a, bins=10, range=None, density: bool = False, weights=None):  # n
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """numpy's `histogram_bin_edges`: the edges `histogram(a, bins, range)` uses (`weights` are only
     checked: numpy reads them for bin estimators, which frame does not support)."""
-    a = _operand(a)
+    a = asarray(a)
     _weights("histogram_bin_edges", a, weights)
     return _bin_edges("histogram_bin_edges", ravel(a), bins, range)
 
@@ -644,7 +638,7 @@ def _histogramdd(op: str, columns, bins, range, density, weights):  # noqa: A002
     elif len(range) != d:
         raise ShapeError(f"op '{op}': range argument must have one entry per dimension ({d}), got {len(range)}")
     if weights is not None:
-        weights = _operand(weights)
+        weights = asarray(weights)
         if _shape(weights) != (n,) or (_dtype(weights) or "").startswith("complex"):
             raise ShapeError(f"op '{op}': weights must be {n} real numbers, one per sample, got "
                              f"{_dtype(weights)}{list(_shape(weights))}")
@@ -675,10 +669,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     `density` divides by the total and the bin volumes. Edges from a traced sample's min and max when
     neither `range` nor edges are given."""
     if isinstance(sample, (list, tuple)):   # numpy: atleast_2d(sample).T, the sequence's arrays as columns
-        sample = _operand(sample)
+        sample = asarray(sample)
         sample = transpose(reshape(sample, (1, math.prod(_shape(sample)))) if _ndim(sample) < 2 else sample)
     else:
-        sample = _operand(sample)
+        sample = asarray(sample)
         sample = reshape(sample, (math.prod(_shape(sample)), 1)) if _ndim(sample) < 2 else sample
     if _ndim(sample) != 2 or _shape(sample)[1] == 0:
         raise ShapeError(f"op 'histogramdd': sample must be an (N, D) array or D arrays of N coordinates, got "
@@ -690,7 +684,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """numpy's `histogram2d`: `histogramdd` of the points (x, y); `bins` is a count or edges for both
     axes, or a pair of those. Returns (hist, x_edges, y_edges)."""
-    x, y = _operand(x), _operand(y)
+    x, y = asarray(x), asarray(y)
     if _ndim(x) != 1 or _shape(x) != _shape(y):
         raise ShapeError(f"op 'histogram2d': x and y must be 1-d of the same length, got shapes {_shape(x)} and "
                          f"{_shape(y)}")
