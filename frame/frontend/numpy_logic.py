@@ -102,6 +102,11 @@ bitwise_and, bitwise_or, bitwise_xor = (_bool_only(f"bitwise_{n}", f"logical_{n}
 bitwise_not = invert = _bool_only("invert", "logical_not")
 
 
+def _all(x):
+    """Whether every element of the bool `x` holds (a bool scalar array)."""
+    return bind("all", x, axes=tuple(range(len(_shape(x)))), keepdims=False)
+
+
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """numpy's `isclose`: `|a - b| <= atol + rtol * |b|` elementwise (bool), with equal infinities close
     and NaNs close to each other only with `equal_nan`; `b` computed as float, as numpy does."""
@@ -119,7 +124,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element of `a` and `b` is `isclose` (a bool scalar array; numpy returns a Python bool,
     which traced code cannot have)."""
     close = isclose(a, b, rtol, atol, equal_nan)
-    return bind("all", close, axes=tuple(range(len(_shape(close)))), keepdims=False)
+    return _all(close)
 
 
 def array_equal(a1, a2, equal_nan=False):
@@ -130,7 +135,7 @@ def array_equal(a1, a2, equal_nan=False):
     same = bind("equal", a1, a2)
     if equal_nan:
         same = bind("logical_or", same, bind("logical_and", bind("isnan", a1), bind("isnan", a2)))
-    return bind("all", same, axes=tuple(range(len(_shape(same)))), keepdims=False)
+    return _all(same)
 
 
 def array_equiv(a1, a2):
@@ -142,7 +147,7 @@ def array_equiv(a1, a2):
     except ValueError:
         return _np.asarray(False)
     same = bind("equal", a1, a2)
-    return bind("all", same, axes=tuple(range(len(_shape(same)))), keepdims=False)
+    return _all(same)
 
 
 # -- choosing by index, mask or condition ------------------------------------------------------------
