@@ -32,7 +32,10 @@ def jvp(fn: Callable, primals, tangents):
     """`(fn(*primals), J tangents)`: the Jacobian-vector product of `fn` at `primals` (like `jax.jvp`).
 
     `primals` and `tangents` are tuples with one pytree per positional argument, of equal structure,
-    shapes and dtypes; the primals must be float or complex.
+    shapes and dtypes; the primals must be float or complex. A tangent leaf given as a concrete all-zero
+    array (or 0) holds its primal fixed, as a symbolic zero does in JAX: that primal may then enter an
+    operand without a derivative (gammainc's shape `a`), and infinities in its column of the Jacobian
+    do not turn into NaN.
     """
     primals, tangents = _as_tuple("primals", primals), _as_tuple("tangents", tangents)
     if len(primals) != len(tangents):
@@ -49,10 +52,15 @@ def jvp(fn: Callable, primals, tangents):
     t_leaves = [_cotangent_leaf(i, tl, example_type(pl), "jvp: tangent", "primal") for i, (tl, pl)
                 in enumerate(zip(t_leaves, p_leaves))]
     res = trace_function(fn, primals, name=getattr(fn, "__name__", "fn"))
-    graph = tangent_graph(res.graph, range(len(p_leaves)))
-    outs = evaluate(graph, [*p_leaves, *res.captures, *t_leaves])
+    moving = [i for i, tl in enumerate(t_leaves) if not _concrete_zero(tl)]
+    graph = tangent_graph(res.graph, moving)
+    outs = evaluate(graph, [*p_leaves, *res.captures, *(t_leaves[i] for i in moving)])
     n = len(res.graph.outputs)
     return tree_unflatten(res.out_tree, outs[:n]), tree_unflatten(res.out_tree, outs[n:])
+
+
+def _concrete_zero(leaf) -> bool:
+    return isinstance(leaf, (np.ndarray, np.generic, int, float, complex)) and not np.any(leaf)
 
 
 def linearize(fn: Callable, *primals):

@@ -137,14 +137,24 @@ def test_forward_mode():
                                jax.jacfwd(lambda x: JS.gammaincc(A[0], x))(X[0]), rtol=1e-12, atol=1e-15)
     for fn, primals, tangents in [(lambda a: F.gammainc(a, X), (A,), (T,)),
                                   (F.gammainc, (A, X), (T, T)),
-                                  # an explicit zero tangent is still a tangent input: close over a instead
-                                  (F.gammainc, (A, X), (np.zeros_like(A), T))]:
+                                  # a zero tangent that is traced is still a tangent
+                                  (frame.function(lambda a, x, ta: frame.jvp(F.gammainc, (a, x), (ta, T))[1]),
+                                   (A, X, np.zeros_like(A)), None)]:
         with pytest.raises(GradientError, match=REFUSED_A + r".*a tangent \(forward mode"):
-            frame.jvp(fn, primals, tangents)
+            frame.jvp(fn, primals, tangents) if tangents is not None else fn(*primals)
     with pytest.raises(GradientError, match=REFUSED_A):
         frame.jacfwd(lambda a: F.gammainc(a, X))(A)
+    # a concrete all-zero tangent holds its primal fixed (JAX's symbolic zero): a may then be an argument
+    want = jax.jvp(lambda x: JS.gammainc(A, x), (X,), (T,))
+    for zero in (np.zeros_like(A), np.zeros_like(A) * -1.0):
+        got = frame.jvp(F.gammainc, (A, X), (zero, T))
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    value, f_jvp = frame.linearize(F.gammainc, A, X)
+    np.testing.assert_allclose(value, want[0], rtol=1e-14)
+    np.testing.assert_allclose(f_jvp(np.zeros_like(A), T), want[1], rtol=1e-12)
     with pytest.raises(GradientError, match=REFUSED_A):
-        frame.linearize(F.gammainc, A, X)
+        f_jvp(T, T)
     # stop_gradient gives a no tangent
     got = frame.jvp(lambda a, x: F.gammainc(frame.stop_gradient(a), x), (A, X), (T, T))[1]
     np.testing.assert_allclose(got, jax.jvp(lambda x: JS.gammainc(A, x), (X,), (T,))[1], rtol=1e-12)
