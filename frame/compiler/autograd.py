@@ -50,7 +50,8 @@ def _check_indices(forward: Graph, loss_output_index: int, wrt_input_indices: Se
 
 
 @collector_paused()
-def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indices: Sequence[int]) -> Graph:
+def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indices: Sequence[int],
+                         refusals: dict | None = None) -> Graph:
     """Derive the training graph `[forward.outputs..., grad(wrt[0]), grad(wrt[1]), ...]`.
 
     - `forward` is not modified; the result is a clone with gradient nodes appended.
@@ -59,6 +60,8 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     - A wrt input off the loss's dependency chain gets a zero of its own type.
     - An op on the chain without a gradient rule raises `GradientError` naming it (ARCH-062), and so does
       an operand an op has no derivative in (`OpSchema.no_derivative`) whose cotangent would reach a wrt input.
+      Given a dict `refusals`, such wrt inputs are recorded there instead ({wrt input index: (schema,
+      position)}) and get a zero: how a region's VJP reports them to its op (`OpSchema.region_refusals`).
     """
     wrt = _check_indices(forward, loss_output_index, wrt_input_indices)
     loss_type = forward.outputs[loss_output_index].type
@@ -118,11 +121,13 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
             if refusal is e:
                 raise
             raise refusal from None
+        own_refusals = schema.refused_operands(NodeContext(node.op, [v.type for v in node.inputs], node.attrs)) \
+            if has_grad else {}
         for i, x in enumerate(node.inputs):
             if x in refused or x not in depends or not x.type.is_inexact:
                 continue
-            if has_grad and i in schema.no_derivative:
-                refused[x] = (schema, i)
+            if i in own_refusals:
+                refused[x] = own_refusals[i]
             elif refusal is not None and not is_zero_constant(micro.outputs[i]):
                 refused[x] = refusal
         if not has_grad:
@@ -135,7 +140,9 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
             grads[x] = graph.add_node("add", [grads[x], gx]).output if x in grads else gx
 
     for i, v in zip(wrt, wrt_values):
-        if v in refused:
+        if v in refused and refusals is not None:
+            refusals[i] = refused[v]
+        elif v in refused:
             schema, position = refused[v]
             raise schema.no_derivative_error(position, f"the derivative w.r.t. input {i} of graph '{forward.name}'")
         graph.mark_output(grads[v] if v in grads else zeros(graph, v.type))

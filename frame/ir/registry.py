@@ -93,6 +93,10 @@ class OpSchema:
       None could stand for a zero: reverse mode when the operand's cotangent would reach a
       differentiated input (frame/compiler/autograd.py), forward and Taylor mode when the operand
       carries a tangent or series. Derivatives in the other operands work to any order.
+    - `region_refusals`: for an op with region bodies (cond, scan, checkpoint), `ctx -> {operand
+      position: (schema, position)}`: the operands whose cotangent would reach an operand without a
+      derivative (the `schema`'s `position`) inside a body. Its gradient rule gives a zero there, which
+      reverse mode refuses like a `no_derivative` operand's, naming the inner op.
     - `zero_operands`: operand positions where an all-zero operand makes the result zero.
     - `promote`: operand positions brought to one dtype by numpy's `result_type` before the op
       applies (`where`'s two values). Ops with `ufuncs` are promoted by that ufunc's own rule.
@@ -126,9 +130,18 @@ class OpSchema:
     batch: Callable | None = None
     taylor: Callable | None = None
     rows: Callable | None = None
+    region_refusals: Callable[[NodeContext], dict] | None = None
 
     def has(self, trait: str) -> bool:
         return trait in self.traits
+
+    def refused_operands(self, ctx: NodeContext) -> dict[int, tuple[OpSchema, int]]:
+        """{operand position: (schema, position) of the op whose operand has no derivative}: this op's own
+        `no_derivative` operands and those its regions refuse (`region_refusals`)."""
+        refused = {i: (self, i) for i in self.no_derivative}
+        if self.region_refusals is not None:
+            refused.update(self.region_refusals(ctx))
+        return refused
 
     def no_derivative_error(self, position: int, where: str) -> GradientError:
         """The refusal of a derivative in operand `position`, listed in `no_derivative`; `where` says which

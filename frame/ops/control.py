@@ -138,11 +138,23 @@ def _no_complex(op: str, body: Graph, what: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # Derivative and batched graphs of a region, memoised per body (bodies hash by their text)
 
-@functools.lru_cache(maxsize=512)
 def vjp_body(body: FusedBody) -> FusedBody:
     """`[ins..., cotangent of each out...] -> [cotangent of each in]` (zeros for non-float inputs):
-    reverse mode through `sum(out * ct)` over the float outputs."""
-    build = _transform("build_backward_graph")
+    reverse mode through `sum(out * ct)` over the float outputs. An input whose cotangent would reach an
+    operand without a derivative gets a zero too; `vjp_refusals` names those."""
+    return _vjp(body)[0]
+
+
+def vjp_refusals(body: FusedBody) -> dict[int, tuple]:
+    """{body input: (schema, position)}: the inputs whose cotangent would reach operand `position` of an op
+    without a derivative there (`OpSchema.no_derivative`), inside `body` or its own regions."""
+    return dict(_vjp(body)[1])
+
+
+@functools.lru_cache(maxsize=512)
+def _vjp(body: FusedBody) -> tuple[FusedBody, dict]:
+    refusals: dict[int, tuple] = {}
+    build = functools.partial(_transform("build_backward_graph"), refusals=refusals)
     contraction = Graph(f"{body.name}_pairing")
     ins = [contraction.add_input(t) for t in _types(body.inputs)]
     outs = inline_graph(contraction, body, ins)
@@ -166,7 +178,7 @@ def vjp_body(body: FusedBody) -> FusedBody:
     for i, v in enumerate(r_ins):
         zero = None if i in grads else result.add_node("constant", [], {"value": _zeros(v.type)}).output
         result.mark_output(grads[i] if i in grads else zero)
-    return FusedBody.of(_transform("dne")(result))
+    return FusedBody.of(_transform("dne")(result)), dict(refusals)   # keyed by body input, as wrt is
 
 
 @functools.lru_cache(maxsize=512)
@@ -247,6 +259,12 @@ def _cond_gradient(ctx, xs, ys, gys):
     return [None, *gs]
 
 
+def _cond_refusals(ctx: NodeContext) -> dict:
+    if _nothing_to_differentiate(ctx):
+        return {}
+    return {i + 1: origin for key in ("false_body", "true_body") for i, origin in vjp_refusals(ctx.attrs[key]).items()}
+
+
 def _cond_jvp(ctx, xs, ys, txs):
     pred, operands, tangents = xs[0], xs[1:], txs[1:]
     wrt = tuple(i for i, t in enumerate(tangents) if t is not None)
@@ -282,7 +300,7 @@ def _cond_jax(J, pred, *operands, true_body, false_body):
 
 
 register_op("cond", shape=_cond_shape, kernel=_cond_kernel, gradient=traced_gradient(_cond_gradient),
-            jvp=traced_jvp(_cond_jvp), batch=traced_batch(_cond_batch), jax=_cond_jax,
+            region_refusals=_cond_refusals, jvp=traced_jvp(_cond_jvp), batch=traced_batch(_cond_batch), jax=_cond_jax,
             attrs={"true_body": ((FusedBody,), True), "false_body": ((FusedBody,), True)},
             doc="true_body(*operands) if pred else false_body(*operands), pred a bool scalar (lax.cond)")
 
@@ -404,6 +422,26 @@ def _scan_gradient(ctx, xs, ys, gys):
     return [*g_consts, *g_init, *g_seqs]
 
 
+def _scan_refusals(ctx: NodeContext) -> dict:
+    """The body's refused inputs (consts, carry, xs: the op's operands in order), closed over the steps: what a
+    carry output depends on becomes the next step's carry input, so a refused carry input refuses it too
+    (by dependency: conservative where the dependence has a zero derivative)."""
+    if _nothing_to_differentiate(ctx):
+        return {}
+    body, nc, nk = ctx.attrs["body"], ctx.attrs["num_consts"], ctx.attrs["num_carry"]
+    refused = vjp_refusals(body)
+    n = len(body.inputs)
+    feeds = [[outputs_depending_on(body, [i == j for i in range(n)])[k] for k in range(nk)] for j in range(n)]
+    grown = True
+    while grown:
+        grown = False
+        for j in range(n):
+            origin = next((refused[nc + k] for k in range(nk) if feeds[j][k] and nc + k in refused), None)
+            if j not in refused and origin is not None and body.inputs[j].type.is_inexact:
+                refused[j], grown = origin, True
+    return refused
+
+
 @functools.lru_cache(maxsize=512)
 def _scan_tangent_body(body: FusedBody, nc: int, nk: int, t_consts: tuple, t_xs: tuple) -> tuple:
     """The body of the forward-mode scan, laid out `[consts, tangent consts, carry, tangent carry, xs,
@@ -485,7 +523,7 @@ def _scan_jax(J, *operands, body, num_consts, num_carry, length, reverse=False):
 
 
 register_op("scan", shape=_scan_shape, kernel=_scan_kernel, gradient=traced_gradient(_scan_gradient),
-            jvp=traced_jvp(_scan_jvp), batch=traced_batch(_scan_batch), jax=_scan_jax,
+            region_refusals=_scan_refusals, jvp=traced_jvp(_scan_jvp), batch=traced_batch(_scan_batch), jax=_scan_jax,
             attrs={"body": ((FusedBody,), True), "num_consts": ((int,), True), "num_carry": ((int,), True),
                    "length": ((int,), True), "reverse": ((bool,), False)},
             doc="a loop of `length` steps carrying values and stacking per-step results (lax.scan)")

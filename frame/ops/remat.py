@@ -260,6 +260,10 @@ def _gradient(ctx, xs, ys, gys):
                                  policy=policy, names=names, prevent_cse=prevent_cse))
 
 
+def _refusals(ctx: NodeContext) -> dict:
+    return control.vjp_refusals(ctx.attrs["body"]) if any(t.is_inexact for t in ctx.input_types) else {}
+
+
 def _region_attrs(ctx: NodeContext, body: FusedBody) -> dict:
     policy, names = _policy(ctx)
     return {"body": body, "policy": policy, "names": names, "prevent_cse": bool(ctx.attrs.get("prevent_cse", True))}
@@ -294,7 +298,7 @@ def _checkpoint_jax(J, *xs, body, policy="nothing_saveable", names=(), prevent_c
 
 
 register_op("checkpoint", shape=_checkpoint_shape, decomposition=lambda ctx: ctx.attrs["body"],
-            gradient=traced_gradient(_gradient), jvp=traced_jvp(_jvp), batch=traced_batch(_batch), traits=(INTERNAL,),
+            gradient=traced_gradient(_gradient), region_refusals=_refusals, jvp=traced_jvp(_jvp), batch=traced_batch(_batch), traits=(INTERNAL,),
             attrs={"body": ((FusedBody,), True), "policy": ((str,), True), "names": ((tuple,), False),
                    "prevent_cse": ((bool,), False)},
             jax=_checkpoint_jax,

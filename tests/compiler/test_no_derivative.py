@@ -221,9 +221,9 @@ def test_vmap_of_grad_and_grad_of_vmap():
 
 
 def test_control_flow_regions():
-    """Forward mode through a loop differentiates only the carried tangents; a constant a works in reverse mode
-    too. A traced a that is a region input is refused in reverse mode even when only x is differentiated: a
-    region's VJP (frame/ops/control.py) differentiates every float input of its body. Conservative, and loud."""
+    """Forward mode through a loop differentiates only the carried tangents. In reverse mode a region (cond, scan,
+    checkpoint) refuses only the operands whose cotangent reaches a inside its body (`OpSchema.region_refusals`),
+    also through the carry of a later step, naming gammainc; its other operands differentiate as JAX's."""
     loop = lambda a, x: frame.fori_loop(0, 2, lambda i, c: F.gammainc(a, c + 0.5), x)   # noqa: E731
     jloop = lambda a, x: jax.lax.fori_loop(0, 2, lambda i, c: JS.gammainc(a, c + 0.5), x)   # noqa: E731
     got = frame.function(lambda a, x: frame.jvp(lambda x: loop(a, x), (x,), (T,))[1])(A, X)
@@ -232,10 +232,36 @@ def test_control_flow_regions():
                                jax.grad(lambda x: jnp.sum(jloop(A, x)))(X), rtol=1e-12)
     ckpt = frame.grad(lambda x: fnp.sum(frame.checkpoint(lambda x: F.gammainc(A, x))(x)))(X)
     np.testing.assert_allclose(ckpt, jax.grad(lambda x: jnp.sum(JS.gammainc(A, x)))(X), rtol=1e-12)
+    # a traced a entering the regions, x differentiated: scan, cond, checkpoint, and compiled
+    np.testing.assert_allclose(frame.grad(lambda a, x: fnp.sum(loop(a, x)), argnums=1)(A, X),
+                               jax.grad(lambda a, x: jnp.sum(jloop(a, x)), argnums=1)(A, X), rtol=1e-12)
+    branches = lambda a, x: frame.cond(fnp.sum(x) > 10.0, lambda a, x: F.gammainc(a, x) * x,   # noqa: E731
+                                       lambda a, x: F.gammaincc(a, x), a, x)
+    jbranches = lambda a, x: jax.lax.cond(jnp.sum(x) > 10.0, lambda a, x: JS.gammainc(a, x) * x,   # noqa: E731
+                                          lambda a, x: JS.gammaincc(a, x), a, x)
+    assert np.sum(X) > 10.0 > np.sum(0.2 * X)   # both branches
+    for scale in (1.0, 0.2):
+        np.testing.assert_allclose(frame.grad(lambda a, x: fnp.sum(branches(a, x)), argnums=1)(A, scale * X),
+                                   jax.grad(lambda a, x: jnp.sum(jbranches(a, x)), argnums=1)(A, scale * X), rtol=1e-12)
+    checkpointed = lambda a, x: fnp.sum(frame.checkpoint(lambda a, x: F.gammainc(a, x) * a)(a, x))   # noqa: E731
+    np.testing.assert_allclose(frame.function(frame.grad(checkpointed, argnums=1))(A, X),
+                               jax.grad(lambda a, x: jnp.sum(JS.gammainc(a, x) * a), argnums=1)(A, X), rtol=1e-12)
+    for fn in (lambda a: fnp.sum(loop(a, X)), lambda a: fnp.sum(branches(a, X)), lambda a: checkpointed(a, X),
+               frame.function(lambda a: fnp.sum(loop(a, X)))):
+        with pytest.raises(GradientError, match=REFUSED_A + r".*the derivative w.r.t. input 0"):
+            frame.grad(fn)(A)
     with pytest.raises(GradientError, match=REFUSED_A):
-        frame.grad(lambda a, x: fnp.sum(loop(a, x)), argnums=1)(A, X)
+        frame.grad(lambda a, x: fnp.sum(loop(a, x)))(A, X)
+    # x becomes the next step's shape: its cotangent reaches a one step later, so x is refused; y only feeds x
+    swap = lambda x, y: frame.fori_loop(0, 3, lambda i, c: (y + c[1], F.gammainc(c[0], 1.5)), (x, y))[1]  # noqa: E731
     with pytest.raises(GradientError, match=REFUSED_A):
-        frame.grad(lambda a: fnp.sum(loop(a, X)))(A)
+        frame.grad(lambda x: fnp.sum(swap(x, A)))(A)
+    with pytest.raises(GradientError, match=REFUSED_A):
+        frame.grad(lambda y: fnp.sum(swap(A, y)))(A)
+    once = lambda x, y: frame.fori_loop(0, 1, lambda i, c: (c[0], F.gammainc(c[0], c[1])), (x, y))[1]   # noqa: E731
+    jonce = lambda x, y: jax.lax.fori_loop(0, 1, lambda i, c: (c[0], JS.gammainc(c[0], c[1])), (x, y))[1]   # noqa: E731
+    np.testing.assert_allclose(frame.grad(lambda y: fnp.sum(once(A, y)))(X),
+                               jax.grad(lambda y: jnp.sum(jonce(A, y)))(X), rtol=1e-12)
 
 
 # -- the transforms' graphs and the compile paths --------------------------------------------------------
