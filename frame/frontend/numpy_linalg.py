@@ -1,6 +1,6 @@
 """frame.numpy's linear algebra: products (`dot`, `vdot`, `vecdot`, `inner`, `outer`, `kron`, `matmul`,
 `tensordot`, `einsum`, `trace`), `polyfit` (by `lstsq`) and the `linalg` namespace (`norm`, `solve`, `inv`, `det`, `slogdet`,
-`cholesky`, `eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `cond`, `qr`, `lstsq`, `matrix_rank`,
+`cholesky`, `eigh`, `eigvalsh`, `eig`, `eigvals`, `svd`, `svdvals`, `pinv`, `cond`, `qr`, `lstsq`, `matrix_rank`,
 `matrix_power`, `multi_dot`, `tensorinv`, `tensorsolve`, and numpy 2's array-API names `matrix_transpose`,
 `vecdot`, `cross`, `outer`, `trace`, `diagonal`, `matmul`, `tensordot`, `vector_norm`, `matrix_norm`).
 
@@ -397,6 +397,35 @@ def eigh(a, UPLO: str = "L"):
 def eigvalsh(a, UPLO: str = "L"):
     """The eigenvalues (ascending) of symmetric `a`: `eigh(a, UPLO).eigenvalues`."""
     return eigh(a, UPLO).eigenvalues
+
+
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+
+
+def _general_square(a, op: str):
+    a = _inexact(a)
+    shape = _matrices(a, f"linalg.{op}")
+    if shape[-1] != shape[-2]:
+        raise LinAlgError(f"frame.numpy.linalg.{op}: the last 2 dimensions must be square, got {shape}")
+    if (_dtype(a) or "").startswith("complex"):
+        raise ShapeError(f"op '{op}': frame's eigen-decompositions take real matrices, got {_dtype(a)}")
+    return a
+
+
+def eig(a):
+    """numpy's EigResult of (stacks of) real square `a`: eigenvalues and unit right eigenvectors in LAPACK's
+    order, always complex (as jax.numpy: numpy's real result when every eigenvalue is real would make the
+    dtype depend on the values). The eigenvalues are differentiable (they are `eigvals(a)`); the eigenvectors
+    are refused by every derivative (their phase is arbitrary; JAX refuses them too)."""
+    a = _general_square(a, "eig")
+    return EigResult(bind("eigvals", a), bind("eig", a)[1])
+
+
+def eigvals(a):
+    """The eigenvalues of (stacks of) real square `a`, complex, in LAPACK's order (numpy's, always complex as
+    jax.numpy's). Derivatives are JAX's, diag(V^-1 da V), to any order; undefined (inf/nan) where eigenvalues
+    repeat."""
+    return bind("eigvals", _general_square(a, "eigvals"))
 
 
 def matrix_power(a, n):
@@ -864,7 +893,8 @@ def polyfit(x, y, deg, rcond=None, full: bool = False, w=None, cov=False):
 
 
 linalg = SimpleNamespace(norm=norm, solve=solve, slogdet=slogdet, cholesky=cholesky, eigh=eigh, svd=svd, qr=qr,
-                         lstsq=lstsq, matrix_rank=matrix_rank, eigvalsh=eigvalsh, matrix_power=matrix_power,
+                         lstsq=lstsq, matrix_rank=matrix_rank, eigvalsh=eigvalsh, eig=eig, eigvals=eigvals,
+                         matrix_power=matrix_power,
                          multi_dot=multi_dot, matrix_transpose=_linalg_matrix_transpose, vecdot=vecdot,
                          cross=_linalg_cross, outer=_linalg_outer, trace=_linalg_trace, diagonal=_linalg_diagonal,
                          pinv=pinv, svdvals=svdvals, cond=cond, vector_norm=vector_norm, matrix_norm=matrix_norm,

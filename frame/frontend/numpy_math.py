@@ -21,7 +21,7 @@ from .numpy_shape import atleast_1d, broadcast_to, concatenate, getitem, moveaxi
 __all__ = ['power', 'pow', 'round', 'around', 'float_power', 'deg2rad', 'radians', 'rad2deg', 'degrees',
            'signbit', 'copysign', 'fmax', 'fmin', 'diff', 'gradient', 'trapezoid', 'cross', 'polyval', 'convolve',
            'correlate', 'unwrap', 'vander', 'divmod', 'modf', 'ldexp', 'frexp', 'positive', 'ediff1d',
-           'real_if_close', 'poly', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming', 'kaiser', 'i0',
+           'real_if_close', 'poly', 'roots', 'polyadd', 'polysub', 'polymul', 'polyder', 'polyint', 'hamming', 'kaiser', 'i0',
            'hanning', 'blackman', 'bartlett', 'matvec', 'vecmat', 'gcd', 'lcm', 'spacing', 'nextafter', 'polydiv']
 
 
@@ -642,14 +642,20 @@ def poly(seq_of_zeros):
     """numpy's `poly`: the coefficients of the monic polynomial with the given roots, by numpy's convolutions with
     `[1, -root]`, in float64 (float32 roots in float32, complex ones complex); no roots give 1.0. Differentiable
     in real roots. Complex roots give real coefficients when their conjugates are all among them, which numpy
-    decides from their values: so complex roots must be concrete (traced ones raise TraceError). A square
-    matrix's characteristic polynomial needs the general eigenvalues (numpy's `eigvals`), which frame does not
-    have: 2-d input is refused."""
+    decides from their values: so complex roots must be concrete (traced ones raise TraceError). A real square
+    matrix gives its characteristic polynomial, from its eigenvalues (`linalg.eigvals`), which LAPACK returns in
+    exact conjugate pairs: real coefficients, as numpy's, differentiable in the matrix."""
     roots = atleast_1d(as_operand(seq_of_zeros))
     shape = _shape(roots)
     if len(shape) == 2 and shape[0] == shape[1] != 0:
-        raise ShapeError(f"op 'poly': the characteristic polynomial of a {shape} matrix needs its eigenvalues "
-                         "(numpy's eigvals), which frame does not have; pass the roots")
+        if (_dtype(roots) or "").startswith("complex"):
+            raise ShapeError(f"op 'poly': frame's eigenvalues take real matrices, got a {_dtype(roots)} matrix")
+        matrix = _inexact(roots)
+        a = _np.ones((1,), {"float32": "complex64"}.get(_dtype(matrix), "complex128"))
+        w = bind("eigvals", matrix)
+        for i in range(shape[0]):
+            a = convolve(a, stack([_np.ones((), a.dtype), -getitem(w, i)]))
+        return bind("real", a)
     if len(shape) != 1:
         raise ShapeError(f"op 'poly': seq_of_zeros must be 1-d (or a non-empty square matrix), got shape {shape}")
     dtype = _dtype(roots) if _dtype(roots) in ("float32", "complex64", "complex128") else "float64"  # mintypecode
@@ -667,6 +673,39 @@ def poly(seq_of_zeros):
         if _np.all(_np.sort(r) == _np.sort(r.conjugate())):
             a = bind("real", a)
     return a
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """numpy's `roots`: the roots of the polynomial with coefficients `p` (highest power first), the eigenvalues
+    of its companion matrix (differentiable in `p`), always complex as jax.numpy's (numpy's real result when every
+    root is real would make the dtype depend on the values). numpy strips leading zeros and turns trailing ones
+    into zero roots, which needs the values: a traced `p` must come with `strip_zeros=False` (jax.numpy's flag;
+    then a leading zero gives inf/nan roots, trailing zeros zero roots by the eigenvalues)."""
+    p = atleast_1d(as_operand(p))
+    if _ndim(p) != 1:
+        raise ShapeError(f"op 'roots': the coefficients must be 1-d, got shape {_shape(p)}")
+    if (_dtype(p) or "").startswith("complex"):
+        raise ShapeError(f"op 'roots': frame's eigenvalues take real coefficients, got {_dtype(p)}")
+    p = _inexact(p)
+    complex_dtype = {"float32": "complex64"}.get(_dtype(p), "complex128")
+    trailing = 0
+    if strip_zeros:
+        if isinstance(p, Tracer):
+            raise TraceError(f"op 'roots': stripping the zeros of traced {p.type} coefficients needs their values; "
+                             "pass strip_zeros=False (as jax.numpy.roots)")
+        nonzero = _np.flatnonzero(p)
+        if nonzero.size == 0:
+            return _np.zeros(0, complex_dtype)
+        trailing = _shape(p)[0] - 1 - int(nonzero[-1])
+        p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
+    n = _shape(p)[0]
+    if n < 2:
+        return _np.zeros(trailing, complex_dtype)
+    # the companion matrix: -p[1:] / p[0] on the first row, ones below the diagonal (numpy's)
+    first = reshape(-getitem(p, slice(1, None)) / getitem(p, 0), (1, n - 1))
+    below = _np.eye(n - 2, n - 1, dtype=_dtype(p))
+    found = bind("eigvals", concatenate([first, below]) if n > 2 else first)
+    return concatenate([found, _np.zeros(trailing, complex_dtype)]) if trailing else found
 
 
 def _aligned(a1, a2, op: str):

@@ -10,6 +10,8 @@ merged into jax_import's tables.
   jaxpr ((x + x^T) / 2, which jnp.linalg.cholesky/eigh and `symmetrize_input=True` do); then values and
   derivatives agree. Otherwise they are refused.
 - `svd`, `qr` (reduced or complete, unpivoted) and `triangular_solve` (either side) import as frame's ops.
+- `eig` imports as frame's `eig` (right eigenvectors asked) or `eigvals` (not): jnp.linalg.eig/eigvals;
+  left eigenvectors and `enable_eigvec_derivs` are refused.
 - `lu` is refused by name: frame has no LU op, so jnp.linalg.solve/inv/det (which go through lu, and
   custom_linear_solve or a custom derivative) do not import; call frame.numpy.linalg's instead.
 """
@@ -97,13 +99,21 @@ def _triangular_solve(imp, eqn, a, b):
     return imp.node("transpose", [x_t], perm=swap)
 
 
+def _eig(imp, eqn, x):
+    # right eigenvectors asked: frame's eig, whose derivatives are refused as JAX's are (without
+    # enable_eigvec_derivs); eigenvalues alone: frame's eigvals, differentiable as JAX's
+    if eqn.params["compute_right_eigenvectors"]:
+        return list(_outputs(imp, "eig", [x]))
+    return [imp.node("eigvals", [x])]
+
+
 def _lu(imp, eqn, x):
     raise FrameError("frame has no LU factorisation op (jnp.linalg.solve, inv and det compute with lu, pivots and "
                      "custom_linear_solve); use frame.numpy.linalg.solve/inv/det, or jnp.linalg.cholesky with "
                      "jax.scipy.linalg.solve_triangular for symmetric positive-definite systems")
 
 
-TRANSLATIONS: dict[str, Callable] = {"cholesky": _cholesky, "eigh": _eigh, "svd": _svd, "qr": _qr,
+TRANSLATIONS: dict[str, Callable] = {"cholesky": _cholesky, "eigh": _eigh, "eig": _eig, "svd": _svd, "qr": _qr,
                                      "triangular_solve": _triangular_solve, "lu": _lu}
 
 _REAL = "frame computes real matrices only; a complex operand is refused by the op"
@@ -128,4 +138,11 @@ PARAMETERS: dict[str, dict] = {
                          "conjugate_a": irrelevant(f"conjugation of a real matrix is the identity ({_REAL})"),
                          "unit_diagonal": implemented("frame's unit_diagonal: the diagonal is taken as ones")},
     "lu": {},
+    "eig": {"compute_left_eigenvectors": checked("left eigenvectors; frame's eig gives the right ones only",
+                                                 lambda value, eqn: not value),
+            "compute_right_eigenvectors": implemented("frame's eig (values and vectors), else its eigvals"),
+            "enable_eigvec_derivs": checked("eigenvector derivatives, which frame refuses (their phase is arbitrary)",
+                                            lambda value, eqn: not value),
+            "implementation": _DEFAULT_ALGORITHM, "use_magma": irrelevant("a GPU library choice; the values are the "
+                                                                          "same")},
 }

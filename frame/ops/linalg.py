@@ -1,6 +1,6 @@
 """Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting, either operand read transposed),
 numpy.linalg's solvers and decompositions: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`,
-`svd`, `qr`, and `lstsq`, and `triangular_solve` (lax.linalg's; scipy.linalg.solve_triangular's kernel).
+`eigvals`/`eig` (general square matrices, complex results), `svd`, `qr`, and `lstsq`, and `triangular_solve` (lax.linalg's; scipy.linalg.solve_triangular's kernel).
 
 The decompositions run numpy's LAPACK kernels (triangular_solve scipy's); their gradient rules are
 JAX's matrix-calculus rules, written with frame ops so that they differentiate again. Where JAX's
@@ -14,11 +14,11 @@ import numpy as np
 
 from ..errors import GradientError, LinAlgError, ShapeError
 from ..ir.types import TensorType, broadcast_dims
-from ..tracing import bind, prim, traced_gradient
+from ..tracing import bind, prim, traced_gradient, traced_jvp
 from . import rows_rules
 from .batching_rules import LEADING, PER_EXAMPLE
 from .elementwise import sum_to_shape
-from ..ir.registry import BILINEAR, NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
+from ..ir.registry import BILINEAR, INTERNAL, NodeContext, arity, broadcast_shapes, register_op, require_float, same_dtype
 
 
 def matmul_type(op: str, a: TensorType, b: TensorType, a_t: bool = False, b_t: bool = False) -> TensorType:
@@ -343,6 +343,100 @@ register_op("eigh", shape=_eigh_shape, num_inputs=1,
             attrs={"UPLO": ((str,), False)}, gradient=traced_gradient(_eigh_grad), batch=LEADING,
             doc="eigenvalues (ascending) and eigenvectors of (stacks of) symmetric matrices, reading the "
                 "triangle UPLO ('L' or 'U')", jax=_eigh_jax, frontend=["linalg.eigh"], to_float=[0])
+
+
+# -- eig, eigvals (general square matrices) -----------------------------------------------------
+_COMPLEX = {"float32": "complex64", "float64": "complex128"}
+
+
+def _eig_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    a = _square_type(ctx.op, ctx.input_types[0])
+    w = _like(a, a.shape[:-1], _COMPLEX[a.dtype])
+    return [w] if ctx.op == "eigvals" else [w, _like(a, a.shape, w.dtype)]
+
+
+def _eig_kernel(a):
+    """numpy.linalg.eig, always complex (as JAX's): numpy's real result when every eigenvalue is real would
+    make the type depend on the values."""
+    w, v = np.linalg.eig(a)
+    return w.astype(_COMPLEX[a.dtype.name]), v.astype(_COMPLEX[a.dtype.name])
+
+
+def _eigvals_kernel(a):
+    return np.linalg.eigvals(a).astype(_COMPLEX[a.dtype.name])
+
+
+def _complex_solve(a, b):
+    """x with a x = b for complex (stacks of) a, b, by real `solve` on [[re a, -im a], [im a, re a]]: frame's
+    solvers are real, and this stays differentiable to any order."""
+    ar, ai, br, bi = prim.real(a), prim.imag(a), prim.real(b), prim.imag(b)
+    big = prim.concat(prim.concat(ar, -ai, axis=-1), prim.concat(ai, ar, axis=-1), axis=-2)
+    x = prim.solve(big, prim.concat(br, bi, axis=-2))
+    n, r = a.shape[-1], x.ndim
+
+    def half(lo):
+        return prim.slice(x, starts=(0,) * (r - 2) + (lo, 0), stops=tuple(x.shape[:-2]) + (lo + n, x.shape[-1]),
+                          steps=(1,) * r)
+    return prim.complex(half(0), half(n))
+
+
+def _eigen_adjoint(v, inner):
+    """Re(V^-T inner V^T): the gradient of a real matrix whose eigen-decomposition moved by M = V^-1 da V, for the
+    cotangent `inner` that pairs with M."""
+    vt = _mT(v)
+    return prim.real(_complex_solve(vt, _matmul(inner, vt, False, False)))
+
+
+def _eigvals_grad(ctx, xs, ys, gys):
+    # JAX's rule (eq. 4.60 of arXiv 1701.00392): dw = diag(M), M = V^-1 da V; its adjoint under the pairing
+    # Re(g dw) is Re(V^-T diag(g) V^T) for real a. Undefined (inf) where eigenvalues repeat (V singular).
+    v = bind("eigenbasis_internal", xs[0])
+    n = v.shape[-1]
+    return [_eigen_adjoint(v, _rows(gys[0]) * np.eye(n, dtype=v.dtype))]
+
+
+def _eigvals_jvp(ctx, xs, ys, txs):
+    (a,), (da,) = xs, txs
+    v = bind("eigenbasis_internal", a)
+    y = _complex_solve(v, prim.complex(da, np.zeros(da.shape, da.dtype))) * _mT(v)
+    return [prim.sum(y, axes=(y.ndim - 1,))]
+
+
+def _eigenbasis_grad(ctx, xs, ys, gys):
+    # dV = V (F * M) (F: the inverse gaps of the eigenvalues), so the adjoint's inner matrix is F * (V^T gV).
+    v, w = ys[0], bind("eigvals", xs[0])
+    return [_eigen_adjoint(v, _inverse_gaps(w) * _matmul(v, gys[0], True, False))]
+
+
+def _eigenbasis_jvp(ctx, xs, ys, txs):
+    (a,), (da,), v = xs, txs, ys[0]
+    m = _matmul(_complex_solve(v, prim.complex(da, np.zeros(da.shape, da.dtype))), v, False, False)
+    return [_matmul(v, _inverse_gaps(bind("eigvals", a)) * m, False, False)]
+
+
+def _eig_no_vectors(ctx, xs, ys, gys):
+    return [None]
+
+
+register_op("eigvals", shape=_eig_shape, kernel=_lapack("eigvals", _eigvals_kernel), num_inputs=1,
+            gradient=traced_gradient(_eigvals_grad), jvp=traced_jvp(_eigvals_jvp), batch=LEADING,
+            doc="eigenvalues (complex, in LAPACK's order) of (stacks of) real square matrices",
+            jax=lambda J, a: J.jnp.linalg.eigvals(a), to_float=[0])
+register_op("eigenbasis_internal", shape=lambda ctx: _eig_shape(ctx)[1:], kernel=_lapack("eig", lambda a: _eig_kernel(a)[1]),
+            num_inputs=1, gradient=traced_gradient(_eigenbasis_grad), jvp=traced_jvp(_eigenbasis_jvp), batch=LEADING,
+            traits=(INTERNAL,),
+            doc="eig's eigenvectors for the eigenvalues' derivative rules: differentiated in the gauge where "
+                "V^-1 dV has a zero diagonal (not the unit columns of the values), which is right for "
+                "results that do not depend on the eigenvectors' scale or phase, as eigvals' derivatives",
+            jax=lambda J, a: J.jnp.linalg.eig(a)[1], to_float=[0])
+register_op("eig", shape=_eig_shape, kernel=_lapack("eig", _eig_kernel), num_inputs=1,
+            gradient=traced_gradient(_eig_no_vectors), batch=LEADING,
+            no_derivative={0: "the eigenvectors of a non-symmetric matrix: their phase is arbitrary, and JAX "
+                              "refuses them too; the eigenvalues differentiate through linalg.eigvals (and "
+                              "linalg.eig's eigenvalues do), symmetric matrices through linalg.eigh"},
+            doc="eigenvalues and unit right eigenvectors (complex, numpy's) of (stacks of) real square matrices",
+            jax=lambda J, a: tuple(J.jnp.linalg.eig(a)), to_float=[0])
 
 
 def _matrices_operand(ctx: NodeContext) -> TensorType:

@@ -10,7 +10,7 @@ import numpy as np
 
 from tests.frontend.numpy_cases import NumpyCase, uniform
 import tests.ops.cases  # noqa: F401,E402 - loads tests.ops.cases_linalg through its collection first (no cycle)
-from tests.ops.cases_linalg import _dominant, _spd, _spread_singular, _spread_symmetric
+from tests.ops.cases_linalg import _complex_eig, _dominant, _spd, _spread_general, _spread_singular, _spread_symmetric
 
 
 def _args(*shapes, dtype="float64"):
@@ -260,4 +260,19 @@ CASES += [
                                       ((2, 3, 2, 3), (2, 3), {"axes": (1, 0)}, "axes-two", "float64"),
                                       ((3, 3), (3,), {}, "float32", "float32")]],
     NumpyCase("linalg.tensorsolve", lambda rng: (np.array([[2, 1], [1, 3]]), np.array([1, 2])), label="int64"),
+]
+
+
+# General eigenvalues: always complex (as jax.numpy); their derivatives in tests/frontend/test_eig.py.
+CASES += [
+    *[NumpyCase(f"linalg.{name}", make, label=lb, reference=lambda a, name=name: (
+        _complex_eig(np.asarray(a, float) if np.asarray(a).dtype.kind in "iub" else np.asarray(a))
+        if name == "eig" else _complex_eig(np.asarray(a, float) if np.asarray(a).dtype.kind in "iub"
+                                           else np.asarray(a))[0]), rtol=1e-10, atol=1e-12)
+      for name in ("eig", "eigvals") for make, lb in [
+          (lambda rng: (_spread_general(3, 3)(rng, "float64"),), "2d"),
+          (lambda rng: (_spread_general(2, 3, 3)(rng, "float64"),), "batched"),
+          (lambda rng: (_spread_general(3, 3)(rng, "float32"),), "float32"),
+          (lambda rng: (np.array([[2, 1], [0, 3]]),), "int"),
+          (lambda rng: (uniform(rng, (5, 5)),), "random")]],
 ]

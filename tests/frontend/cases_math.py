@@ -255,7 +255,23 @@ CASES += [
         (lambda rng: (uniform(rng, (3,), "int64"),), "int64", ()),
         (lambda rng: (uniform(rng, (0,)),), "none", ()),
         (lambda rng: ([1 + 2j, 1 - 2j, 0.5],), "conjugate-pairs", ()),
-        (lambda rng: ([1 + 2j, 0.5],), "complex", ())]],
+        (lambda rng: ([1 + 2j, 0.5],), "complex", ()),
+        # a matrix's characteristic polynomial (eigenvalue derivatives: tests/frontend/test_eig.py)
+        (lambda rng: (uniform(rng, (4, 4)),), "matrix", ()),
+        (lambda rng: (uniform(rng, (3, 3), "float32"),), "matrix-float32", ()),
+        (lambda rng: (np.eye(3, dtype=int),), "matrix-int", ())]],
+    # roots: always complex (as jax.numpy; numpy's dtype depends on whether every root is real)
+    *[NumpyCase("roots", make, kw, label=lb, reference=lambda p, **kw: np.roots(p).astype(
+        np.complex64 if np.asarray(p).dtype == np.float32 else np.complex128), rtol=1e-10, atol=1e-12)
+      for make, kw, lb in [
+          # arrays are traced under frame.function, where zeros cannot be stripped (jax.numpy's flag; none here)
+          (lambda rng: (uniform(rng, (5,), lo=0.5),), {"strip_zeros": False}, "quartic"),
+          (lambda rng: (uniform(rng, (4,), "float32", lo=0.5),), {"strip_zeros": False}, "float32"),
+          # lists stay concrete: numpy's stripping
+          (lambda rng: ([1, -3, 2],), {}, "real-roots-int-list"),
+          (lambda rng: ([0.0, 0.0, 2.0, 0.0, 1.0, 0.0, 0.0],), {}, "stripped-zeros"),
+          (lambda rng: ([3.0],), {}, "constant"), (lambda rng: ([0.0, 0.0],), {}, "zero"),
+          (lambda rng: ([1.0, 0.0],), {}, "zero-root")]],
     *[NumpyCase(name, make, label=lb, wrt=wrt) for name in ("polyadd", "polysub") for make, lb, wrt in [
         (lambda rng: (uniform(rng, (3,)), uniform(rng, (5,))), "shorter-first", (0, 1)),
         (lambda rng: (uniform(rng, (4,)), uniform(rng, (2,))), "shorter-second", (0, 1)),

@@ -230,8 +230,8 @@ def test_real_if_close_decides_only_on_concrete_complex_values():
 
 # -- polynomials -----------------------------------------------------------------------------------------
 def test_poly_refusals():
-    with pytest.raises(ShapeError, match="op 'poly': the characteristic polynomial.*eigvals"):
-        fnp.poly(np.eye(2))
+    with pytest.raises(ShapeError, match="op 'poly': frame's eigenvalues take real matrices, got a complex128"):
+        fnp.poly(np.eye(2) * 1j)
     with pytest.raises(ShapeError, match="op 'poly': seq_of_zeros must be 1-d"):
         fnp.poly(np.ones((2, 3)))
     with pytest.raises(TraceError, match=r"op 'poly': whether the coefficients of traced c128\[2\] roots"):

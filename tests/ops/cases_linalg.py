@@ -106,3 +106,28 @@ CASES += [
     OpCase("triangular_solve", _ins(_dominant(2, 1, 3, 3), _u(4, 3, 2)), _triangular_reference,
            {"lower": True, "unit_diagonal": True}, wrt=(0, 1), label="unit-bcast-both"),
 ]
+
+
+def _spread_general(*shape):
+    """Non-symmetric, eigenvalues near 3 and +-1.5i (a real one and a complex pair, well apart), plus noise."""
+    def make(rng, dt):
+        base = np.array([[0.0, -1.5, 0.0], [1.5, 0.0, 0.0], [0.0, 0.0, 3.0]])
+        return (base + 0.3 * rng.uniform(-1, 1, shape)).astype(dt)
+    return make
+
+
+def _complex_eig(a):
+    """numpy's eig, always complex as the op (numpy's real result for real eigenvalues depends on the values)."""
+    w, v = np.linalg.eig(a)
+    c = {"float32": np.complex64, "float64": np.complex128}[a.dtype.name]
+    return w.astype(c), v.astype(c)
+
+
+# Complex results: values here (wrt=()); derivatives in tests/frontend/test_eig.py (JAX to order 1, central
+# differences to order 3; eig's and eigenbasis_internal's eigenvectors are not differentiated through by users).
+CASES += [
+    *[OpCase(op, _ins(_spread_general(*s)), ref, wrt=(), label=label)
+      for s, label in (((3, 3), "2d"), ((2, 3, 3), "batched"))
+      for op, ref in (("eigvals", lambda a: _complex_eig(a)[0]), ("eig", _complex_eig),
+                      ("eigenbasis_internal", lambda a: _complex_eig(a)[1]))],
+]

@@ -355,7 +355,7 @@ EXAMPLES = {
     **{op: _reduction() for op in ("max", "min", "prod", "logsumexp", "all", "any", "count_nonzero")},
     "argmax": _axis_attr("keepdims"), "argmin": _axis_attr("keepdims"), "argsort": _axis_attr(),
     "cumsum": _axis_attr("reverse"), "cumprod": _axis_attr("reverse"), "rev": _rev(),
-    **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr")},
+    **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr", "eigvals", "eig", "eigenbasis_internal")},
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),
     "triangular_solve": _matrices(2, attrs=st.fixed_dictionaries(
         {k: st.booleans() for k in ("lower", "transpose_a", "unit_diagonal")})),
