@@ -10,8 +10,8 @@ a strided slice); so they are differentiable to any order like those ops. The `l
 functions normalise numpy's arguments (vector right-hand sides, `upper`, `UPLO`, `compute_uv`, `rcond`)
 around the ops of frame/ops/linalg.py and return numpy's named result tuples.
 
-As in frame generally, operands of different dtypes are not promoted, and numpy.linalg's conversion of
-integer matrices to float64 is not made: the ops refuse non-float matrices by name.
+Integer and bool matrices are computed in float64, as numpy.linalg does (the ops' `to_float` fact); operands
+of two different float dtypes are not promoted (a ShapeError names the op and both dtypes).
 """
 from __future__ import annotations
 
