@@ -430,6 +430,8 @@ def _scan_refusals(ctx: NodeContext) -> dict:
         return {}
     body, nc, nk = ctx.attrs["body"], ctx.attrs["num_consts"], ctx.attrs["num_carry"]
     refused = vjp_refusals(body)
+    if not refused:
+        return refused
     n = len(body.inputs)
     feeds = [[outputs_depending_on(body, [i == j for i in range(n)])[k] for k in range(nk)] for j in range(n)]
     grown = True
