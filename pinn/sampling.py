@@ -117,8 +117,11 @@ def rejection_sample(n: int, lower, upper, inside: Callable[[np.ndarray], np.nda
     """`n` points of the box [lower, upper] for which `inside(points)` is True, drawn from `method`.
 
     Points come from one sampler stream scaled into the box, and the ones outside are dropped; each
-    round draws about the number still missing divided by the acceptance rate seen so far. A region
-    so thin that `max_rounds` rounds do not fill it is a `SamplingError` (not an endless loop)."""
+    round draws about the number still missing divided by the acceptance rate seen so far. The surplus
+    of the accepted points is thinned at random (`thin`), never cut from the end: a quasi-random stream
+    is ordered (Hammersley's first coordinate rises with the index), so its first n accepted points
+    would leave out the region's far side. A region so thin that `max_rounds` rounds do not fill it is
+    a `SamplingError` (not an endless loop)."""
     n = check_count("number of points", n)
     lower, upper = np.asarray(lower, np.float64).reshape(-1), np.asarray(upper, np.float64).reshape(-1)
     sampler = Sampler(len(lower), method, seed)
@@ -137,7 +140,15 @@ def rejection_sample(n: int, lower, upper, inside: Callable[[np.ndarray], np.nda
         raise SamplingError(f"rejection sampling found only {have} of {n} points inside the region after "
                             f"{drawn} draws from its bounding box {lower.tolist()}..{upper.tolist()} "
                             "(is the region empty or very thin?)")
-    return np.concatenate(kept)[:n]
+    return thin(np.concatenate(kept), n, sampler.rng)
+
+
+def thin(points: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """`n` of `points` (rows) chosen uniformly at random, in their order: an unbiased subset of a sampled
+    set, which taking the first n of an ordered (quasi-random) sequence is not."""
+    if len(points) <= n:
+        return points
+    return points[np.sort(rng.choice(len(points), size=n, replace=False))]
 
 
 def discrepancy(points: np.ndarray, lower=None, upper=None) -> float:

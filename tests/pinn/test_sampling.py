@@ -42,12 +42,17 @@ def test_a_stream_continues_without_repeating():
     np.testing.assert_array_equal(both, Sampler(2, "Sobol", seed=1).draw(64))
 
 
-@pytest.mark.parametrize("method", ["pseudo", "Sobol", "LHS"])
+@pytest.mark.parametrize("method", METHODS)
 def test_rejection_sampling_fills_a_disk_uniformly(method):
     inside = lambda p: np.sum(p ** 2, axis=1) <= 1  # noqa: E731
     p = rejection_sample(4000, [-1, -1], [1, 1], inside, method, seed=0)
     assert p.shape == (4000, 2) and inside(p).all()
     assert abs(np.mean(np.sum(p ** 2, axis=1) <= 0.25) - 0.25) < 0.02   # the r <= 1/2 disk holds a quarter
+    # every side: Hammersley's first coordinate rises with the index, so cutting the surplus of accepted
+    # points from the end of the stream left the right of the region empty (x > 0.55: none, before the fix)
+    for axis in (0, 1):
+        assert abs(np.mean(p[:, axis] > 0) - 0.5) < 0.03
+        assert np.mean(p[:, axis] > 0.55) > 0.15
 
 
 def test_rejection_sampling_of_an_empty_region_is_an_error():
