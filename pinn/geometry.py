@@ -110,6 +110,19 @@ class Geometry:
     def _check_n(self, n) -> int:
         return check_count(f"{self.name}: the number of points", n)
 
+    # constructive solid geometry, as DeepXDE's operators (pinn/csg.py)
+    def __or__(self, other):
+        from .csg import CSGUnion
+        return CSGUnion(self, other)
+
+    def __sub__(self, other):
+        from .csg import CSGDifference
+        return CSGDifference(self, other)
+
+    def __and__(self, other):
+        from .csg import CSGIntersection
+        return CSGIntersection(self, other)
+
     def __repr__(self):
         return f"{self.name}(bbox={self.bbox[0].tolist()}..{self.bbox[1].tolist()})"
 
