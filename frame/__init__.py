@@ -20,6 +20,7 @@ from .frontend.sequence import associative_scan, segment_max, segment_min, segme
 from .frontend.remat import checkpoint, checkpoint_name, checkpoint_policies, remat
 from . import nn  # noqa: E402
 from . import scipy  # noqa: E402  (frame.scipy.special; scipy's kernels load on first use)
+from . import random  # noqa: E402
 from . import compiler, runtime  # noqa: E402
 from .runtime.memory import memory_report
 from . import train  # noqa: E402  (scipy and tqdm load only when used)

@@ -78,13 +78,14 @@ from .frontend import numpy as fnp
 from .frontend.args import _axis, _dtype, _int, _ints, _shape
 from .frontend.sequence import associative_scan, segment_max, segment_min, segment_prod, segment_sum
 from .frontend.transforms import stop_gradient
+from . import random
 from .tracing import Tracer, bind
 
 __all__ = ["conv", "conv_transpose", "max_pool", "avg_pool", "global_avg_pool", "global_max_pool", "upsample",
            "heaviside_surrogate", "embedding", "selective_scan", "associative_scan", "segment_sum", "segment_max",
            "segment_min", "segment_prod", "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
            "softplus", "hardtanh", "logsigmoid", "sigmoid", "tanh", "softmax", "log_softmax", "glu", "normalize",
-           "one_hot", "linear", "layer_norm",
+           "one_hot", "linear", "layer_norm", "dropout", "dropout1d", "dropout2d", "dropout3d",
            # torch's per-rank convolution, pooling and resampling names
            "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d",
            "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -1685,18 +1686,19 @@ def _attention_weights(logits):
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
+                                 enable_gqa=False, *, dropout_key=None):
     """torch.nn.functional.scaled_dot_product_attention: softmax(q k^T * scale + mask) v for query
     (..., L, E), key (..., S, E), value (..., S, Ev) (leading axes broadcast), scale 1/sqrt(E) by
     default. attn_mask: bool (True attends) or float (added), broadcastable to (..., L, S); is_causal
     masks key j > query i (top-left aligned). Fully masked rows give 0, as torch. enable_gqa repeats
-    each key/value head (axis -3) for its group of query heads. dropout_p > 0 is refused: frame's
-    functions carry no random state (apply dropout to the inputs or weights explicitly).
+    each key/value head (axis -3) for its group of query heads. dropout_p > 0 drops attention weights
+    (`dropout`) with the frame.random key `dropout_key`, which it then needs: frame's functions carry no
+    hidden random state.
     """
     fn = "frame.nn.scaled_dot_product_attention"
-    if dropout_p:
-        raise ShapeError(f"{fn}: dropout_p={dropout_p!r} needs random state, which frame's functions do not carry; "
-                         "use dropout_p=0.0")
+    if dropout_p and dropout_key is None:
+        raise ShapeError(f"{fn}: dropout_p={dropout_p!r} needs dropout_key= (a frame.random key): frame's functions "
+                         "carry no hidden random state")
     qs, ks, vs = _shape(query), _shape(key), _shape(value)
     if min(len(qs), len(ks), len(vs)) < 2 or qs[-1] != ks[-1] or ks[-2] != vs[-2]:
         raise ShapeError(f"{fn}: query (..., L, E), key (..., S, E) and value (..., S, Ev) do not match: "
@@ -1719,7 +1721,52 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             logits = logits + fnp.astype(attn_mask, _dtype(logits))
     if keep is not None:
         logits = fnp.where(keep, logits, -_np.inf)
-    return fnp.matmul(_attention_weights(logits), value)
+    weights = _attention_weights(logits)
+    if dropout_p:
+        weights = dropout(weights, dropout_p, key=dropout_key)
+    return fnp.matmul(weights, value)
+
+
+# -- dropout: random masks from an explicit frame.random key ------------------------------------------------
+def _dropout(x, p, training: bool, key, mask_shape, fn: str):
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ShapeError(f"frame.nn.{fn}: p must be a probability in [0, 1], got {p!r}")
+    x = fnp.asarray(x)
+    if not training or p == 0.0:
+        return x
+    if key is None:
+        raise ShapeError(f"frame.nn.{fn}: training with p={p} needs key= (a frame.random key, e.g. "
+                         "frame.random.split(key)[1] per step): frame's functions carry no hidden random state")
+    if p == 1.0:
+        return fnp.zeros_like(x)
+    dtype = _dtype(x) if _dtype(x) in ("float32", "float64") else "float64"
+    keep = random.bernoulli(key, _np.array(1.0 - p, dtype), mask_shape)
+    return fnp.where(keep, x / _np.array(1.0 - p, dtype), fnp.zeros_like(x))
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False, *, key=None):
+    """torch.nn.functional.dropout with an explicit key: while `training`, each element is zeroed with probability
+    `p` (a frame.random.bernoulli mask drawn from `key`, so the same key gives the same mask, traced or not) and
+    the rest scaled by 1 / (1 - p); the identity otherwise. `inplace` is accepted and changes nothing."""
+    return _dropout(input, p, training, key, _shape(fnp.asarray(input)), "dropout")
+
+
+def _feature_dropout(rank: int):
+    def feature_dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False, *, key=None):
+        shape = _shape(fnp.asarray(input))
+        if len(shape) not in (rank + 1, rank + 2):
+            raise ShapeError(f"frame.nn.dropout{rank}d: input must be (N, C, ...) or (C, ...) with {rank} spatial "
+                             f"axes, got shape {shape}")
+        channels = len(shape) - rank
+        return _dropout(input, p, training, key, shape[:channels] + (1,) * rank, f"dropout{rank}d")
+    feature_dropout.__name__ = f"dropout{rank}d"
+    feature_dropout.__doc__ = (f"torch.nn.functional.dropout{rank}d with an explicit key: whole channels of (N, C, "
+                               f"...) or (C, ...) input ({rank} spatial axes) zeroed with probability p, the rest "
+                               "scaled by 1 / (1 - p), while `training`.")
+    return feature_dropout
+
+
+dropout1d, dropout2d, dropout3d = (_feature_dropout(r) for r in (1, 2, 3))
 
 
 # -- jax.nn's names ------------------------------------------------------------------------------------------

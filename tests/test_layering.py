@@ -19,7 +19,7 @@ LAYERS = [
     ("frame.compiler",),
     ("frame.backends",),
     ("frame.runtime",),
-    ("frame.frontend", "frame.numpy", "frame.nn", "frame.scipy"),
+    ("frame.frontend", "frame.numpy", "frame.nn", "frame.scipy", "frame.random"),
     ("frame.distributed",),                 # data-parallel evaluation on Dask; frame.train uses it when given a client
     ("frame.train", "frame.interop"),
     ("frame", "frame.demo"),                # `frame` itself: the package's __init__ only

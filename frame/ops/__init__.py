@@ -2,7 +2,7 @@
 from ..ir.registry import (BILINEAR, COMPOSITE, ELEMENTWISE, INTERNAL, LINEAR, SIDE_EFFECT, NodeContext, OpSchema, all_ops, find,
                      get, register_op, unregister_op)
 from ..tracing import install_operators, traced_decomposition, traced_gradient, traced_jvp
-from . import core, elementwise, math, complex, reduce, linalg, shape, indexing, loss, nn, fft, conv, control, fused, custom, remat  # noqa: E402,F401  (registration order)
+from . import core, elementwise, math, complex, reduce, linalg, shape, indexing, loss, nn, fft, conv, control, fused, custom, remat, random  # noqa: E402,F401  (registration order)
 
 install_operators()  # Tracer's operators and ufuncs, from the blocks just registered
 
