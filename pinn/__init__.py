@@ -9,7 +9,7 @@ format (`workbench.persistence`) and `train(..., resume=path)` continues it (`pi
 (`pinn.derivative_modes`). `python -m pinn` does it all from the command line.
 
 New problems are posed as in DeepXDE: a geometry (`Interval`, `Rectangle`, `Box`, `Disk`,
-`Polygon`, their unions, differences and intersections `a | b`, `a - b`, `a & b`, `GeometryXTime`), a residual `residual_fn(x, u, d)` on u and its derivatives, conditions
+`Hypersphere`, `Sphere`, `Ellipse`, `Polygon`, `Triangle`, `PointCloud`, their unions, differences and intersections `a | b`, `a - b`, `a & b`, `GeometryXTime`), a residual `residual_fn(x, u, d)` on u and its derivatives, conditions
 (`DirichletBC`, `NeumannBC`, `RobinBC`, `PeriodicBC`, `IC`, `PointSetBC`; hard constraints through
 `model.apply_output_transform`) and `PDE`/`TimePDE`; unknown coefficients are `Variable`s; training
 callbacks (`RAR`, `GradientNormBalancing`, `PDEPointResampler`) adapt points and loss weights.
@@ -19,8 +19,8 @@ from .problems import PROBLEMS, Burgers1D, Poisson1D, Problem, ProblemError, poi
 from .training import PINNResult, train
 from .persistence import MODEL_CLASSES, SavedPINN, load, save, write_history
 from .sampling import METHODS as SAMPLERS, SamplingError, sample
-from .geometry import (Box, Cuboid, Disk, Geometry, GeometryError, GeometryXTime, Hypercube, Interval, Polygon,
-                       Rectangle, TimeDomain)
+from .geometry import (Box, Cuboid, Disk, Ellipse, Geometry, GeometryError, GeometryXTime, Hypercube, Hypersphere,
+                       Interval, PointCloud, Polygon, Rectangle, Sphere, TimeDomain, Triangle)
 from .csg import CSGDifference, CSGIntersection, CSGUnion
 from .conditions import IC, BC, DirichletBC, NeumannBC, OperatorBC, PeriodicBC, PointSetBC, RobinBC, boundary, initial
 from .causal import CausalWeighting
@@ -32,7 +32,7 @@ from .zoo import ZOO, AllenCahn, BurgersInverse, BurgersRaissi, Heat, Helmholtz2
 __all__ = ["CausalWeighting", "MLP", "FourierFeatureMLP", "ModifiedMLP", "Network", "MODELS", "ACTIVATIONS", "ModelError", "Problem",
            "Poisson1D", "Burgers1D", "PROBLEMS", "ProblemError", "pointwise_derivative", "train", "PINNResult",
            "SAMPLERS", "SamplingError", "sample", "Geometry", "GeometryError", "Interval", "Rectangle", "Box",
-           "Cuboid", "Hypercube", "Disk", "Polygon", "CSGUnion", "CSGDifference", "CSGIntersection", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
+           "Cuboid", "Hypercube", "Disk", "Hypersphere", "Sphere", "Ellipse", "Polygon", "Triangle", "PointCloud", "CSGUnion", "CSGDifference", "CSGIntersection", "TimeDomain", "GeometryXTime", "BC", "DirichletBC",
            "NeumannBC", "RobinBC", "PeriodicBC", "IC", "PointSetBC", "boundary", "initial", "PDE", "TimePDE",
            "Derivatives", "Variable", "RAR", "GradientNormBalancing", "PDEPointResampler", "OperatorBC", "ZOO",
            "Poisson2D", "Helmholtz2D", "Heat", "Wave", "AllenCahn", "KdV", "BurgersInverse", "BurgersRaissi",

@@ -1,8 +1,10 @@
 """Geometries a PINN is posed on, as DeepXDE has them (`dde.geometry`): where points are and where to sample.
 
 `Interval`, `Rectangle`, `Box` (`Cuboid`) and `Hypercube` (axis-aligned boxes), `Disk`,
-`Polygon` (simple polygons) and `GeometryXTime(geometry, TimeDomain(t0, t1))` (a space–time
-product). Every geometry has
+`Hypersphere` (a ball in any dimension >= 2) and `Sphere` (its 3-D form), `Ellipse` (turned by an
+angle), `Polygon` (simple polygons) and `Triangle`, `PointCloud` (a domain known only by points,
+with no measure) and `GeometryXTime(geometry, TimeDomain(t0, t1))` (a space–time product). Every
+geometry has
 
 - `dim`, `bbox` (lower, upper), `measure` (length / area / volume), `boundary_measure`;
 - predicates on points `x` of shape (N, dim) (or one point of shape (dim,)): `inside(x)` (the
@@ -14,13 +16,15 @@ product). Every geometry has
   `uniform_boundary_points(n)`, `random_boundary_points(n, random="pseudo", seed=None)`;
   `random=` names a sampler of `pinn.sampling` ("pseudo", "LHS", "Halton", "Hammersley", "Sobol").
   Non-box interiors are filled by rejection from the bounding box (Polygon) or by an
-  area-preserving map of the unit square (Disk); boundaries by a perimeter parameter.
+  area-preserving map of the unit square (Disk, Ellipse; Hypersphere maps the unit cube to radius
+  and direction); boundaries by a perimeter parameter (arc length for Polygon and Ellipse).
 
 Points count as on the boundary within `tol` (default 1e-6 of the geometry's diameter, so float32
 points of a boundary still qualify). Bad input is a `GeometryError` naming the geometry and shapes.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -654,3 +658,425 @@ class GeometryXTime(Geometry):
 
     def __repr__(self):
         return f"GeometryXTime({self.geometry!r}, {self.timedomain!r})"
+
+
+def _ball_volume(dim: int) -> float:
+    """The volume of the unit ball in `dim` dimensions, pi^(d/2) / Gamma(d/2 + 1)."""
+    return math.pi ** (dim / 2) / math.gamma(dim / 2 + 1)
+
+
+def _directions(u: np.ndarray) -> np.ndarray:
+    """Unit vectors from unit-cube points (m, d): normal quantiles of every coordinate, normalised.
+
+    The standard normal distribution in d dimensions is rotation invariant, so its directions are
+    uniform on the sphere; mapping the sampler's points coordinate-wise through the normal quantile
+    (`scipy.special.ndtri`) keeps a quasi-random set's structure (a smooth map of the cube)."""
+    from scipy.special import ndtri
+
+    g = ndtri(np.clip(u, 1e-15, 1 - 1e-15))
+    norm = np.linalg.norm(g, axis=1, keepdims=True)
+    g[norm[:, 0] == 0, 0], norm[norm == 0] = 1.0, 1.0   # the cube's centre exactly: any direction will do
+    return g / norm
+
+
+class Hypersphere(Geometry):
+    """The closed ball |x - center| <= radius in any dimension d >= 2 (DeepXDE's `Hypersphere`).
+
+    Interior samples: d unit-cube coordinates of sampler `random` give the direction (normal quantiles,
+    normalised) and one more the radius R u^(1/d) (the ball's volume below radius r grows as r^d), so
+    quasi-random samplers keep their structure; boundary samples are the directions alone.
+    `uniform_points` is a grid of the bounding box clipped to the ball, `uniform_boundary_points`
+    equal angles in 2-D, a Fibonacci sphere in 3-D and, in higher dimensions (no regular point set
+    of the sphere there), the scrambled Halton sampler with the fixed seed 0."""
+
+    name = "Hypersphere"
+
+    def __init__(self, center, radius: float, tol: float | None = None):
+        try:
+            c = np.asarray(center, dtype=np.float64).reshape(-1)
+            r = float(radius)
+        except (TypeError, ValueError):
+            raise GeometryError(f"{self.name}: center must be numbers and radius a number, got {center!r}, "
+                                f"{radius!r}") from None
+        if c.size < 2:
+            raise GeometryError(f"{self.name}: center must have 2 or more entries (use Interval in 1-D), "
+                                f"got shape {c.shape}")
+        if not np.isfinite(c).all() or not (math.isfinite(r) and r > 0):
+            raise GeometryError(f"{self.name}: needs a finite center and a radius > 0, got {center!r}, {radius!r}")
+        super().__init__(c.size, (c - r, c + r), tol)
+        self.center, self.radius = c, r
+
+    @property
+    def measure(self) -> float:
+        return _ball_volume(self.dim) * self.radius ** self.dim
+
+    @property
+    def boundary_measure(self) -> float:
+        """The sphere's area, d V / R (the derivative of the volume in R)."""
+        return self.dim * self.measure / self.radius
+
+    def _distance(self, x):
+        return np.linalg.norm(x - self.center, axis=1)
+
+    def _inside(self, x):
+        return self._distance(x) <= self.radius + self.tol
+
+    def _on_boundary(self, x):
+        return np.abs(self._distance(x) - self.radius) <= self.tol
+
+    def _boundary_normal(self, x):
+        n = (x - self.center) / np.maximum(self._distance(x), 1e-300)[:, None]
+        n[~self._on_boundary(x)] = 0.0
+        return n
+
+    def uniform_points(self, n: int, boundary: bool = True) -> np.ndarray:
+        """A grid of the bounding box clipped to the ball's interior, about n points; with `boundary`
+        the spacing h leaves room for about boundary_measure / h^(d-1) `uniform_boundary_points`."""
+        n = self._check_n(n)
+        if n == 0:
+            return np.zeros((0, self.dim))
+        h = (self.measure / n) ** (1.0 / self.dim)
+        if boundary:   # interior (V / h^d) plus boundary (S / h^(d-1)) points come to about n
+            for _ in range(20):
+                h = ((self.measure + self.boundary_measure * h) / n) ** (1.0 / self.dim)
+        # a grid symmetric about the centre, half a step from it
+        k = np.arange(h / 2, self.radius, h)
+        axis = np.concatenate([-k[::-1], k])
+        grid = np.stack([g.reshape(-1) for g in np.meshgrid(*[axis] * self.dim, indexing="ij")], axis=1)
+        grid = grid + self.center
+        pts = grid[self._inside(grid) & ~self._on_boundary(grid)]
+        if boundary:
+            m = max(1, int(round(self.boundary_measure / h ** (self.dim - 1))))
+            pts = np.concatenate([pts, self.uniform_boundary_points(m)])
+        return pts
+
+    def random_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n points of the ball: sampler `random` in d + 1 dimensions, the first coordinate u giving the
+        radius R u^(1/d), the others the direction."""
+        u = Sampler(self.dim + 1, random, seed).draw(self._check_n(n))
+        rho = self.radius * u[:, :1] ** (1.0 / self.dim)
+        return self.center + rho * _directions(u[:, 1:])
+
+    def uniform_boundary_points(self, n: int) -> np.ndarray:
+        """n points on the sphere spread evenly: equal angles in 2-D, the Fibonacci sphere in 3-D (equal
+        heights z_k = 1 - (2k + 1)/n, equal-area by Archimedes, turned by the golden angle), and in
+        higher dimensions `random_boundary_points(n, "Halton", seed=0)` (quasi-random, fixed)."""
+        n = self._check_n(n)
+        if self.dim == 2:
+            t = 2 * np.pi * np.arange(n) / max(n, 1)
+            return self.center + self.radius * np.stack([np.cos(t), np.sin(t)], axis=1)
+        if self.dim == 3:
+            k = np.arange(n)
+            z = 1.0 - (2 * k + 1) / max(n, 1)
+            s = np.sqrt(np.maximum(1.0 - z * z, 0.0))
+            phi = k * GOLDEN_ANGLE
+            return self.center + self.radius * np.stack([s * np.cos(phi), s * np.sin(phi), z], axis=1)
+        return self.random_boundary_points(n, "Halton", seed=0)
+
+    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n points on the sphere: sampler `random`'s directions (normal quantiles, normalised)."""
+        u = Sampler(self.dim, random, seed).draw(self._check_n(n))
+        return self.center + self.radius * _directions(u)
+
+    def __repr__(self):
+        return f"{self.name}({self.center.tolist()}, {self.radius:g})"
+
+
+class Sphere(Hypersphere):
+    """The closed 3-D ball |x - center| <= radius (DeepXDE's `Sphere(center, radius)`)."""
+
+    name = "Sphere"
+
+    def __init__(self, center, radius: float, tol: float | None = None):
+        super().__init__(center, radius, tol)
+        if self.dim != 3:
+            raise GeometryError(f"Sphere: center must have 3 entries, got {self.dim} (use Disk in 2-D, "
+                                f"Hypersphere in other dimensions)")
+
+
+class Ellipse(Geometry):
+    """The closed ellipse with semi-axes `semimajor` >= `semiminor` > 0, its major axis turned by `angle`
+    radians counter-clockwise from the x-axis (DeepXDE's `Ellipse(center, semimajor, semiminor, angle)`).
+
+    In the ellipse's own frame y = R(-angle)(x - center), rho(y) = sqrt((y1/a)^2 + (y2/b)^2) is the
+    normalised radial distance (1 on the curve); a point is on the boundary when the first-order
+    distance |rho - 1| / |grad rho| is at most `tol`, and the outward normal is grad rho normalised.
+    `boundary_measure` is the perimeter 4 a E(1 - b^2/a^2) (`scipy.special.ellipe`). Interior samples
+    are the disk's area-preserving map (sqrt radius) stretched and turned; boundary samples are uniform
+    in arc length, through a table of arc length against the parameter angle inverted by interpolation."""
+
+    name = "Ellipse"
+    #: nodes of the arc-length table (the inversion's error is about (2 pi / nodes)^2 of the perimeter).
+    TABLE_NODES = 2 ** 14
+
+    def __init__(self, center, semimajor: float, semiminor: float, angle: float = 0.0, tol: float | None = None):
+        try:
+            c = np.asarray(center, dtype=np.float64).reshape(-1)
+            a, b, theta = float(semimajor), float(semiminor), float(angle)
+        except (TypeError, ValueError):
+            raise GeometryError(f"Ellipse: center must be 2 numbers and semimajor, semiminor, angle numbers, got "
+                                f"{center!r}, {semimajor!r}, {semiminor!r}, {angle!r}") from None
+        if c.shape != (2,) or not np.isfinite(c).all():
+            raise GeometryError(f"Ellipse: center must be 2 finite numbers, got shape {c.shape}: {center!r}")
+        if not all(math.isfinite(v) for v in (a, b, theta)) or not b > 0:
+            raise GeometryError(f"Ellipse: needs finite semi-axes > 0 and a finite angle, got semimajor={semimajor!r}, "
+                                f"semiminor={semiminor!r}, angle={angle!r}")
+        if b > a:
+            raise GeometryError(f"Ellipse: semiminor {b:g} exceeds semimajor {a:g} (swap them, or add pi/2 to angle)")
+        cos, sin = math.cos(theta), math.sin(theta)
+        half = np.array([math.hypot(a * cos, b * sin), math.hypot(a * sin, b * cos)])   # the turned ellipse's extent
+        super().__init__(2, (c - half, c + half), tol)
+        self.center, self.semimajor, self.semiminor, self.angle = c, a, b, theta
+        self._rotation = np.array([[cos, -sin], [sin, cos]])   # ellipse frame -> world
+        # arc length s(t) of (a cos t, b sin t), t in [0, 2 pi]: cumulative Simpson on the table's nodes
+        t = np.linspace(0.0, 2 * np.pi, 2 * self.TABLE_NODES + 1)
+        speed = np.hypot(a * np.sin(t), b * np.cos(t))
+        pieces = (t[2] - t[0]) / 6 * (speed[:-2:2] + 4 * speed[1:-1:2] + speed[2::2])
+        self._table_t = t[::2]
+        self._table_s = np.concatenate([[0.0], np.cumsum(pieces)])
+
+    @property
+    def measure(self) -> float:
+        return math.pi * self.semimajor * self.semiminor
+
+    @property
+    def boundary_measure(self) -> float:
+        from scipy.special import ellipe
+
+        return float(4 * self.semimajor * ellipe(1.0 - (self.semiminor / self.semimajor) ** 2))
+
+    def _local(self, x):
+        """Points in the ellipse's frame (centred, major axis along the first coordinate)."""
+        return (x - self.center) @ self._rotation
+
+    def _world(self, y):
+        return self.center + y @ self._rotation.T
+
+    def _rho_and_gradient(self, x):
+        """rho (N,) and grad rho in the ellipse's frame (N, 2) (zero at the centre)."""
+        y = self._local(x)
+        scaled = y / np.array([self.semimajor, self.semiminor])
+        rho = np.linalg.norm(scaled, axis=1)
+        g = y / np.array([self.semimajor, self.semiminor]) ** 2
+        return rho, np.divide(g, rho[:, None], out=np.zeros_like(g), where=rho[:, None] > 0)
+
+    def _on_boundary(self, x):
+        rho, g = self._rho_and_gradient(x)
+        return np.abs(rho - 1.0) <= self.tol * np.linalg.norm(g, axis=1)
+
+    def _inside(self, x):
+        rho, _ = self._rho_and_gradient(x)
+        return (rho <= 1.0) | self._on_boundary(x)
+
+    def _boundary_normal(self, x):
+        _, g = self._rho_and_gradient(x)
+        n = g @ self._rotation.T
+        norm = np.linalg.norm(n, axis=1, keepdims=True)
+        n = np.divide(n, norm, out=np.zeros_like(n), where=norm > 0)
+        n[~self._on_boundary(x)] = 0.0
+        return n
+
+    def _stretched(self, rho, t):
+        """World points at normalised radius rho and parameter angle t: (a rho cos t, b rho sin t) turned."""
+        return self._world(np.stack([self.semimajor * rho * np.cos(t), self.semiminor * rho * np.sin(t)], axis=1))
+
+    def _at_arclength(self, s):
+        """Points at arc lengths s in [0, perimeter) from (a, 0) of the ellipse's frame, counter-clockwise."""
+        t = np.interp(s * (self._table_s[-1] / self.boundary_measure), self._table_s, self._table_t)
+        return self._stretched(np.ones(len(t)), t)
+
+    def uniform_points(self, n: int, boundary: bool = True) -> np.ndarray:
+        """Exactly n points on the disk's sunflower (Vogel) spiral stretched onto the ellipse (equal area
+        per point). With `boundary`, the outermost point lies on the curve."""
+        n = self._check_n(n)
+        k = np.arange(n)
+        rho = np.sqrt((k + 0.5) / max(n, 1))
+        if boundary and n:
+            rho = rho / rho[-1]
+        return self._stretched(rho, k * GOLDEN_ANGLE)
+
+    def random_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n points from sampler `random` through (u, v) -> (sqrt(u), 2 pi v), stretched and turned."""
+        u = Sampler(2, random, seed).draw(self._check_n(n))
+        return self._stretched(np.sqrt(u[:, 0]), 2 * np.pi * u[:, 1])
+
+    def uniform_boundary_points(self, n: int) -> np.ndarray:
+        """n points at equal arc-length steps along the curve, from the end of the major axis."""
+        n = self._check_n(n)
+        return self._at_arclength(self.boundary_measure * np.arange(n) / max(n, 1))
+
+    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n points on the curve at arc lengths drawn from sampler `random`."""
+        u = Sampler(1, random, seed).draw(self._check_n(n))[:, 0]
+        return self._at_arclength(self.boundary_measure * u)
+
+    def __repr__(self):
+        return (f"Ellipse({self.center.tolist()}, {self.semimajor:g}, {self.semiminor:g}"
+                + (f", angle={self.angle:g})" if self.angle else ")"))
+
+
+class Triangle(Polygon):
+    """The triangle with vertices x1, x2, x3 in either orientation (DeepXDE's `Triangle(x1, x2, x3)`): a
+    `Polygon` of three vertices. Coincident or collinear vertices are refused."""
+
+    name = "Triangle"
+
+    def __init__(self, x1, x2, x3, tol: float | None = None):
+        try:
+            v = np.asarray([x1, x2, x3], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GeometryError(f"Triangle: x1, x2, x3 must be 2 numbers each, got {x1!r}, {x2!r}, {x3!r}") from None
+        if v.shape != (3, 2):
+            raise GeometryError(f"Triangle: x1, x2, x3 must be 2 numbers each (shape (3, 2) together), got {v.shape}")
+        if not np.isfinite(v).all():
+            raise GeometryError(f"Triangle: the vertices {v.tolist()} contain NaN/Inf")
+        e1, e2 = v[1] - v[0], v[2] - v[0]
+        twice_area = abs(e1[0] * e2[1] - e1[1] * e2[0])
+        longest = max(np.linalg.norm(e1), np.linalg.norm(e2), np.linalg.norm(v[2] - v[1]))
+        if longest == 0 or twice_area <= 1e-12 * longest ** 2:
+            raise GeometryError(f"Triangle: the vertices {v.tolist()} are coincident or collinear (a degenerate "
+                                "triangle with no area)")
+        super().__init__(v, tol)
+
+    def __repr__(self):
+        return f"Triangle({', '.join(str(p) for p in self.vertices.tolist())})"
+
+
+class PointCloud(Geometry):
+    """A geometry known only by points (DeepXDE's `PointCloud(points, boundary_points, boundary_normals)`):
+    `points` (N, d) of the domain, optionally `boundary_points` (M, d) and their outward
+    `boundary_normals` (M, d; normalised here), kept as `domain_points` (`points(x)` is every geometry's
+    input check), `boundary_points` and `boundary_normals`.
+
+    `inside(x)` is membership (within `tol`) of the given points, the boundary points included (the
+    closed set, as for every pinn geometry; DeepXDE counts `points` alone), `on_boundary(x)` membership
+    of the boundary points, `boundary_normal(x)` the given normal of the boundary point x is (zero
+    elsewhere). `random_points(n)` draws n of the points without replacement when n <= N; for n > N
+    every point appears n // N times and the rest are drawn without replacement (DeepXDE's rule); the
+    seed fixes the draw, `random=` is checked but there is nothing for a quasi-random sampler to spread.
+    `uniform_points(n)` is every point when n >= N, else n evenly spaced (by index) of them; the
+    boundary samplers do the same on the boundary points. The cloud has no known `measure` or
+    `boundary_measure` (a `GeometryError`): what needs them — `uniform_points` of a `GeometryXTime`
+    or of a CSG combination over a point cloud — is not supported."""
+
+    name = "PointCloud"
+
+    def __init__(self, points, boundary_points=None, boundary_normals=None, tol: float | None = None):
+        p = self._array(points, "points")
+        d = p.shape[1]
+        bp = bn = None
+        if boundary_points is not None:
+            bp = self._array(boundary_points, "boundary_points", d)
+        if boundary_normals is not None:
+            if bp is None:
+                raise GeometryError("PointCloud: boundary_normals need boundary_points to belong to")
+            bn = self._array(boundary_normals, "boundary_normals", d)
+            if bn.shape != bp.shape:
+                raise GeometryError(f"PointCloud: boundary_normals {bn.shape} must match boundary_points {bp.shape}")
+            length = np.linalg.norm(bn, axis=1, keepdims=True)
+            if np.any(length == 0):
+                raise GeometryError(f"PointCloud: boundary normal {int(np.argmin(length))} is zero")
+            bn = bn / length
+        every = p if bp is None else np.concatenate([p, bp])
+        super().__init__(d, (every.min(axis=0), every.max(axis=0)), tol)
+        self.domain_points, self.boundary_points, self.boundary_normals = p, bp, bn
+        self._every = every
+
+    @staticmethod
+    def _array(a, what: str, dim: int | None = None) -> np.ndarray:
+        try:
+            v = np.asarray(a, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GeometryError(f"PointCloud: {what} must be numbers of shape (N, d), got {type(a).__name__}") from None
+        if v.ndim != 2 or v.shape[0] < 1 or v.shape[1] < 1 or (dim is not None and v.shape[1] != dim):
+            want = "(N, d) with N >= 1" if dim is None else f"(M, {dim}) with M >= 1"
+            raise GeometryError(f"PointCloud: {what} must have shape {want}, got {v.shape}")
+        if not np.isfinite(v).all():
+            raise GeometryError(f"PointCloud: {what} (shape {v.shape}) contain NaN/Inf")
+        return v
+
+    @functools.cached_property
+    def _trees(self):
+        from scipy.spatial import cKDTree
+
+        return cKDTree(self._every), (None if self.boundary_points is None else cKDTree(self.boundary_points))
+
+    def _no_boundary(self, what: str):
+        return GeometryError(f"PointCloud: {what} needs boundary_points, and none were given")
+
+    @property
+    def measure(self) -> float:
+        raise GeometryError("PointCloud: the measure of a point cloud is unknown")
+
+    @property
+    def boundary_measure(self) -> float:
+        raise GeometryError("PointCloud: the boundary measure of a point cloud is unknown")
+
+    def _inside(self, x):
+        dist, _ = self._trees[0].query(x, distance_upper_bound=self.tol * (1 + 1e-12) + 1e-300)
+        return np.isfinite(dist)
+
+    def _nearest_boundary(self, x):
+        if self._trees[1] is None:
+            raise self._no_boundary("on_boundary")
+        dist, index = self._trees[1].query(x, distance_upper_bound=self.tol * (1 + 1e-12) + 1e-300)
+        return np.isfinite(dist), index
+
+    def _on_boundary(self, x):
+        return self._nearest_boundary(x)[0]
+
+    def _boundary_normal(self, x):
+        if self.boundary_normals is None:
+            raise GeometryError("PointCloud: boundary_normal needs boundary_normals, and none were given")
+        on, index = self._nearest_boundary(x)
+        n = np.zeros_like(x)
+        n[on] = self.boundary_normals[index[on]]
+        return n
+
+    @staticmethod
+    def _evenly(pool: np.ndarray, n: int) -> np.ndarray:
+        if n >= len(pool):
+            return pool.copy()
+        return pool[((np.arange(n) + 0.5) * len(pool) / n).astype(int)]
+
+    @staticmethod
+    def _draw(pool: np.ndarray, n: int, seed) -> np.ndarray:
+        rng = as_rng(seed)
+        whole, rest = divmod(n, len(pool))
+        index = np.concatenate([np.tile(np.arange(len(pool)), whole),
+                                rng.choice(len(pool), size=rest, replace=False)])
+        return pool[rng.permutation(index)] if whole else pool[index]
+
+    def uniform_points(self, n: int, boundary: bool = True) -> np.ndarray:
+        """All the points (and the boundary points with `boundary`) when n reaches their number, else n of
+        them evenly spaced by index."""
+        n = self._check_n(n)
+        return self._evenly(self._every if boundary else self.domain_points, n)
+
+    def random_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n of the points drawn at random (see the class); `random` must name a sampler but is not used."""
+        from .sampling import check_method
+
+        check_method(random)
+        return self._draw(self.domain_points, self._check_n(n), seed)
+
+    def uniform_boundary_points(self, n: int) -> np.ndarray:
+        """All the boundary points when n reaches their number, else n of them evenly spaced by index."""
+        n = self._check_n(n)
+        if self.boundary_points is None:
+            raise self._no_boundary("uniform_boundary_points")
+        return self._evenly(self.boundary_points, n)
+
+    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n of the boundary points drawn at random, as `random_points` draws the points."""
+        from .sampling import check_method
+
+        check_method(random)
+        n = self._check_n(n)
+        if self.boundary_points is None:
+            raise self._no_boundary("random_boundary_points")
+        return self._draw(self.boundary_points, n, seed)
+
+    def __repr__(self):
+        nb = 0 if self.boundary_points is None else len(self.boundary_points)
+        return f"PointCloud({len(self.domain_points)} points, {nb} boundary points, dim {self.dim})"
