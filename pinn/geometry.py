@@ -316,7 +316,26 @@ class Box(Hypercube):
 Cuboid = Box
 
 
-class Disk(Geometry):
+class BallPredicates:
+    """Membership and normals of the closed ball |x - center| <= radius (Disk, Hypersphere): `center`, `radius`
+    and `tol` set by the geometry."""
+
+    def _distance(self, x):
+        return np.linalg.norm(x - self.center, axis=1)
+
+    def _inside(self, x):
+        return self._distance(x) <= self.radius + self.tol
+
+    def _on_boundary(self, x):
+        return np.abs(self._distance(x) - self.radius) <= self.tol
+
+    def _boundary_normal(self, x):
+        n = (x - self.center) / np.maximum(self._distance(x), 1e-300)[:, None]
+        n[~self._on_boundary(x)] = 0.0
+        return n
+
+
+class Disk(BallPredicates, Geometry):
     """The closed disk |x - center| <= radius (DeepXDE's `Disk(center, radius)`)."""
 
     name = "Disk"
@@ -340,21 +359,6 @@ class Disk(Geometry):
     @property
     def boundary_measure(self) -> float:
         return 2 * math.pi * self.radius
-
-    def _distance(self, x):
-        return np.linalg.norm(x - self.center, axis=1)
-
-    def _inside(self, x):
-        return self._distance(x) <= self.radius + self.tol
-
-    def _on_boundary(self, x):
-        return np.abs(self._distance(x) - self.radius) <= self.tol
-
-    def _boundary_normal(self, x):
-        d = x - self.center
-        n = d / np.maximum(self._distance(x), 1e-300)[:, None]
-        n[~self._on_boundary(x)] = 0.0
-        return n
 
     def _polar(self, rho, theta):
         return self.center + np.stack([rho * np.cos(theta), rho * np.sin(theta)], axis=1)
@@ -403,7 +407,22 @@ def _segments_cross(p1, p2, q1, q2) -> bool:
                ((o1, p1, p2, q1), (o2, p1, p2, q2), (o3, q1, q2, p1), (o4, q1, q2, p2)))
 
 
-class Polygon(Geometry):
+class ArcLengthBoundary:
+    """Boundary samplers of a closed 2-D curve parametrised by arc length (`_at_arclength(s)`, s in [0, the
+    boundary measure)): Polygon's perimeter from its first vertex, Ellipse's from the end of its major axis."""
+
+    def uniform_boundary_points(self, n: int) -> np.ndarray:
+        """n points at equal arc-length steps along the boundary."""
+        n = self._check_n(n)
+        return self._at_arclength(self.boundary_measure * np.arange(n) / max(n, 1))
+
+    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
+        """n points on the boundary at arc lengths drawn from sampler `random`."""
+        u = Sampler(1, random, seed).draw(self._check_n(n))[:, 0]
+        return self._at_arclength(self.boundary_measure * u)
+
+
+class Polygon(ArcLengthBoundary, Geometry):
     """A simple polygon (DeepXDE's `Polygon(vertices)`): vertices (V, 2) in either orientation, not
     closed (the last vertex connects to the first), no self-intersections.
 
@@ -509,16 +528,6 @@ class Polygon(Geometry):
         edge = np.clip(np.searchsorted(self._cumulative, s, side="right") - 1, 0, len(self._length) - 1)
         t = (s - self._cumulative[edge]) / self._length[edge]
         return self._start[edge] + t[:, None] * self._edge[edge]
-
-    def uniform_boundary_points(self, n: int) -> np.ndarray:
-        """n points at equal arc-length steps along the perimeter, from the first vertex."""
-        n = self._check_n(n)
-        return self._at_arclength(self.boundary_measure * np.arange(n) / max(n, 1))
-
-    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
-        """n points on the perimeter at arc lengths drawn from sampler `random`."""
-        u = Sampler(1, random, seed).draw(self._check_n(n))[:, 0]
-        return self._at_arclength(self.boundary_measure * u)
 
     def __repr__(self):
         return f"Polygon({len(self.vertices)} vertices, area {self.area:.4g})"
@@ -679,7 +688,7 @@ def _directions(u: np.ndarray) -> np.ndarray:
     return g / norm
 
 
-class Hypersphere(Geometry):
+class Hypersphere(BallPredicates, Geometry):
     """The closed ball |x - center| <= radius in any dimension d >= 2 (DeepXDE's `Hypersphere`).
 
     Interior samples: d unit-cube coordinates of sampler `random` give the direction (normal quantiles,
@@ -714,20 +723,6 @@ class Hypersphere(Geometry):
     def boundary_measure(self) -> float:
         """The sphere's area, d V / R (the derivative of the volume in R)."""
         return self.dim * self.measure / self.radius
-
-    def _distance(self, x):
-        return np.linalg.norm(x - self.center, axis=1)
-
-    def _inside(self, x):
-        return self._distance(x) <= self.radius + self.tol
-
-    def _on_boundary(self, x):
-        return np.abs(self._distance(x) - self.radius) <= self.tol
-
-    def _boundary_normal(self, x):
-        n = (x - self.center) / np.maximum(self._distance(x), 1e-300)[:, None]
-        n[~self._on_boundary(x)] = 0.0
-        return n
 
     def uniform_points(self, n: int, boundary: bool = True) -> np.ndarray:
         """A grid of the bounding box clipped to the ball's interior, about n points; with `boundary`
@@ -794,7 +789,7 @@ class Sphere(Hypersphere):
                                 f"Hypersphere in other dimensions)")
 
 
-class Ellipse(Geometry):
+class Ellipse(ArcLengthBoundary, Geometry):
     """The closed ellipse with semi-axes `semimajor` >= `semiminor` > 0, its major axis turned by `angle`
     radians counter-clockwise from the x-axis (DeepXDE's `Ellipse(center, semimajor, semiminor, angle)`).
 
@@ -899,16 +894,6 @@ class Ellipse(Geometry):
         """n points from sampler `random` through (u, v) -> (sqrt(u), 2 pi v), stretched and turned."""
         u = Sampler(2, random, seed).draw(self._check_n(n))
         return self._stretched(np.sqrt(u[:, 0]), 2 * np.pi * u[:, 1])
-
-    def uniform_boundary_points(self, n: int) -> np.ndarray:
-        """n points at equal arc-length steps along the curve, from the end of the major axis."""
-        n = self._check_n(n)
-        return self._at_arclength(self.boundary_measure * np.arange(n) / max(n, 1))
-
-    def random_boundary_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
-        """n points on the curve at arc lengths drawn from sampler `random`."""
-        u = Sampler(1, random, seed).draw(self._check_n(n))[:, 0]
-        return self._at_arclength(self.boundary_measure * u)
 
     def __repr__(self):
         return (f"Ellipse({self.center.tolist()}, {self.semimajor:g}, {self.semiminor:g}"
