@@ -17,6 +17,8 @@ from ..ir.graph import Graph, Node, Value, symbolic_refusal
 from ..ir.registry import NodeContext, get
 from .collector import collector_paused
 from .passes.decompose import expand_composites
+
+ZERO_DERIVATIVE = "zero"   # the Taylor fact of ops whose derivative is zero everywhere (frame/compiler/taylor.py)
 from ..ops.remat import retire_barriers
 
 
@@ -84,10 +86,12 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     wrt_values = [graph.inputs[i] for i in wrt]
 
     # The chain: nodes that depend on a wrt input and that the loss depends on. Only they are differentiated.
+    # A value behind an op whose derivative is zero by definition (stop_gradient: its Taylor fact "zero") does not
+    # depend on the wrt inputs, so what reads it (a while loop's constants) needs no rule.
     depends: set[Value] = set(wrt_values)
     forward_nodes = list(graph.nodes)
     for node in forward_nodes:
-        if any(v in depends for v in node.inputs):
+        if any(v in depends for v in node.inputs) and get(node.op).taylor != ZERO_DERIVATIVE:
             depends.update(node.outputs)
     needed: set[Value] = {loss}
     chain: list[Node] = []

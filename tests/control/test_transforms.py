@@ -66,6 +66,17 @@ def test_while_loop_refuses_reverse_mode_by_name_as_jax_does():
         frame.grad(lambda a, n: fori_loop(0, n, lambda i, v: v * 2.0, a))(0.5, np.int64(3))
 
 
+def test_a_while_loop_behind_stop_gradient_needs_no_rule():
+    """A differentiated value that reaches the loop only through stop_gradient gives it nothing to differentiate
+    (its derivative is zero by definition), as in JAX; the rest of the function differentiates."""
+    def f(a):
+        held = frame.stop_gradient(a)
+        return halvings(held, 4) + a ** 2
+
+    np.testing.assert_allclose(frame.grad(f)(0.3), 0.6)
+    np.testing.assert_allclose(jax.grad(lambda a: j_halvings(jax.lax.stop_gradient(a), 4) + a ** 2)(0.3), 0.6)
+
+
 def test_while_loop_errors_name_the_function():
     with pytest.raises(ShapeError, match="while_loop: cond_fun must return a bool scalar"):
         while_loop(lambda c: c, lambda c: c + 1.0, 1.0)
