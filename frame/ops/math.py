@@ -133,6 +133,51 @@ _special_op("log_ndtr", "log_ndtr",
             "the log of the standard normal CDF, accurate in both tails", "jax.scipy.special.log_ndtr")
 _special_op("erfcx", "erfcx", lambda ctx, x, y, gy: gy * (2.0 * x * y - TWO_OVER_SQRT_PI),
             "the scaled complementary error function e^(x^2) erfc(x)", "jax.scipy.special.erfcx")
+# Exponential integrals, Dawson's integral and Spence's dilogarithm (scipy's kernels; JAX composes them):
+# exp1' = -e^-x / x, expi' = e^x / x, dawsn' = 1 - 2 x dawsn(x), spence(z)' = log(z) / (1 - z), which near z = 1
+# cancels: there (|z - 1| < 1e-3) its series -(1 - u/2 + u^2/3 - ...) in u = z - 1, exact to rounding and right
+# in every derivative at z = 1 (the quotient at a safe z there, so its own derivatives stay finite).
+# JAX's exp1 cannot be differentiated twice (its jvp rule trips over its own tracer, jax 0.10.2): E1(x) = -Ei(-x)
+# for x > 0, and JAX's expi can; so exp1 lowers to that. JAX's spence derivative is wrong from z = 1 on (0 at 1,
+# nan at 2): spence lowers to JAX's values with frame's derivative rule (checked by central differences).
+_special_op("exp1", "exp1", lambda ctx, x, y, gy: -(gy * (prim.exp(-x) / x)),
+            "the exponential integral E1(x) = int_x^inf e^-t / t dt (x > 0)",
+            lambda J, x: -J.jax.scipy.special.expi(-x))
+_special_op("expi", "expi", lambda ctx, x, y, gy: gy * (prim.exp(x) / x),
+            "the exponential integral Ei(x) = -int_-x^inf e^-t / t dt", "jax.scipy.special.expi")
+_special_op("dawsn", "dawsn", lambda ctx, x, y, gy: gy * (1.0 - 2.0 * x * y),
+            "Dawson's integral e^(-x^2) int_0^x e^(t^2) dt", "jax.scipy.special.dawsn")
+
+
+def _spence_grad(ctx, z, y, gy):
+    u = z - 1.0
+    near = prim.less(prim.abs(u), 1e-3)
+    series = -(1.0 + u * (-1.0 / 2 + u * (1.0 / 3 + u * (-1.0 / 4 + u * (1.0 / 5 + u * (-1.0 / 6 + u / 7))))))
+    safe = prim.where(near, 2.0, z)
+    return gy * prim.where(near, series, prim.log(safe) / (1.0 - safe))
+
+
+def _spence_jax(J, z):
+    jnp = J.jnp
+
+    @J.jax.custom_jvp
+    def spence(z):
+        return J.jax.scipy.special.spence(z)
+
+    @spence.defjvp
+    def spence_jvp(primals, tangents):
+        (z,), (t,) = primals, tangents
+        u = z - 1.0
+        near = jnp.abs(u) < 1e-3
+        series = -(1.0 + u * (-1.0 / 2 + u * (1.0 / 3 + u * (-1.0 / 4 + u * (1.0 / 5 + u * (-1.0 / 6 + u / 7))))))
+        safe = jnp.where(near, 2.0, z)
+        return spence(z), t * jnp.where(near, series, jnp.log(safe) / (1.0 - safe))
+
+    return spence(z)
+
+
+_special_op("spence", "spence", _spence_grad, "Spence's function int_1^z log(t) / (1 - t) dt (z >= 0)",
+            _spence_jax)
 
 
 def _sinc_grad(ctx, x, y, gy):

@@ -1,9 +1,9 @@
 """`frame.scipy.special`: the special functions differentiable code uses, with scipy.special's names and
 semantics and JAX's derivatives (the set jax.scipy.special users reach for).
 
-`gammaln`, `digamma`, `polygamma`, `erfinv`, `i0e`, `i1e`, `ndtri`, `log_ndtr`, `erfcx` are ops (frame/ops/math.py:
-scipy's kernels, derivatives that differentiate again: gammaln' = digamma, polygamma(n)' = polygamma(n + 1),
-i0e' = i1e - sign(x) i0e, ndtri, log_ndtr and erfcx by their outputs); `erf`, `erfc`, `expit`, `logsumexp`,
+`gammaln`, `digamma`, `polygamma`, `erfinv`, `i0e`, `i1e`, `ndtri`, `log_ndtr`, `erfcx`, `exp1`, `expi`, `dawsn`,
+`spence` are ops (frame/ops/math.py: scipy's kernels, derivatives that differentiate again: gammaln' = digamma,
+polygamma(n)' = polygamma(n + 1), i0e' = i1e - sign(x) i0e, ndtri, log_ndtr, erfcx and dawsn by their outputs); `erf`, `erfc`, `expit`, `logsumexp`,
 `softmax`, `log_softmax` are frame.numpy's; the rest are compositions: `logit`, `xlogy`, `xlog1py`, `entr`,
 `rel_entr`, `kl_div`, `ndtr` (JAX's erf/erfc split, accurate in both tails), `betaln`, `multigammaln`, `i0`, `i1`
 (i0e, i1e times e^|x|), `gamma` (gammasgn times exp(gammaln)), `gammasgn`, `loggamma` (real arguments only),
@@ -32,7 +32,8 @@ from ..tracing import Tracer, bind, is_weak_scalar
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "expit", "logit", "log_expit", "xlogy",
            "xlog1py", "entr", "rel_entr", "kl_div", "ndtr", "betaln", "multigammaln", "logsumexp", "softmax", "log_softmax",
-           "i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "gamma", "gammasgn", "loggamma", "beta",
+           "i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "exp1", "expi", "dawsn", "spence", "gamma",
+           "gammasgn", "loggamma", "beta",
            "factorial", "comb", "poch", "boxcox", "boxcox1p", "gammainc", "gammaincc", "betainc", "zeta"]
 
 
@@ -222,6 +223,26 @@ def log_ndtr(x, series_order=3):
 def erfcx(x):
     """The scaled complementary error function e^(x^2) erfc(x), without overflow for large x (real x only)."""
     return bind("erfcx", _float(x))
+
+
+def exp1(x):
+    """The exponential integral E1(x) = int_x^inf e^-t / t dt (inf at 0, nan for x < 0 as scipy's real kernel)."""
+    return bind("exp1", _float_f(x))
+
+
+def expi(x):
+    """The exponential integral Ei(x) (-inf at 0)."""
+    return bind("expi", _float_f(x))
+
+
+def dawsn(x):
+    """Dawson's integral e^(-x^2) int_0^x e^(t^2) dt."""
+    return bind("dawsn", _float(x))
+
+
+def spence(z):
+    """Spence's function int_1^z log(t) / (1 - t) dt for z >= 0 (scipy's convention; nan below 0)."""
+    return bind("spence", _float_f(z))
 
 
 # -- Gamma and its relatives: compositions ------------------------------------------------------------------

@@ -51,13 +51,19 @@ CASES = {
     "ndtri": ((np.array([0.0, 1.0, -0.1, 1.1, 0.5, 1e-300, 0.3, 0.999, np.nan]),), (_PROB,)),
     "log_ndtr": ((np.concatenate([_TAILS, [-np.inf, np.inf, np.nan]]),), (_REAL,)),
     "erfcx": ((np.concatenate([_TAILS, [-np.inf, np.inf, 1e300]]),), (_REAL,)),
+    # exp1, spence: JAX's own second derivative of exp1 raises and its spence derivative is wrong from z = 1 on
+    # (jax 0.10.2): their derivatives are checked by central differences (tests/ops: the OpCases of the ops)
+    "exp1": ((np.array([0.0, 1e-300, 0.5, 1.0, 30.0, 800.0, np.inf, -1.0, np.nan]),), None),
+    "expi": ((np.array([0.0, -1e-300, -0.5, 1.0, -30.0, 700.0, 800.0, -np.inf, np.inf, np.nan]),), (_REAL,)),
+    "dawsn": ((np.concatenate([_TAILS, [1e10, -np.inf, np.inf, np.nan]]),), (_REAL,)),
+    "spence": ((np.array([0.0, 1e-300, 0.5, 1.0, 2.0, 1e10, -1.0, np.inf, np.nan]),), None),
     "gammasgn": ((_EDGE,), (np.concatenate([_NEG, _POS[0]]),)), "gamma": ((_EDGE,), (np.concatenate([_NEG, _POS[0]]),)),
     "loggamma": ((_EDGE,), (_POS,)), "beta": ((_A, _B), (_POS, _POS[::-1] + 0.25)), "poch": ((_Z, _M), (_POS, _REAL / 2)),
     "factorial": ((np.array([-1.0, 0, 0.5, 3, np.nan, 20, 30, 7.5, np.inf]),), (_POS,)),
     "comb": ((_N, _K), (_POS + 3, _POS)),
     "boxcox": ((_BX, _BL), (_POS, _REAL)), "boxcox1p": ((_B1X, _B1L), (_PROB - 0.5, _REAL)),
 }
-NEW = ["i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "gammasgn", "gamma", "loggamma", "beta", "poch",
+NEW = ["i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "exp1", "expi", "dawsn", "spence", "gammasgn", "gamma", "loggamma", "beta", "poch",
        "factorial", "comb", "boxcox", "boxcox1p"]
 
 
@@ -85,7 +91,7 @@ def test_new_functions_take_scipys_dtypes(name):
     """float32 stays float32 (factorial: float64, as scipy gives arrays), ints and bools compute in float64,
     a Python number next to float32 is weak (NEP 50), as in scipy's ufuncs."""
     n_args = len(CASES[name][0])
-    for args in ([np.asarray(a[:4], np.float32) for a in CASES[name][1]], [np.arange(1, 4)] * n_args,
+    for args in ([np.asarray(a[:4], np.float32) for a in CASES[name][1] or (_POS.ravel(),)], [np.arange(1, 4)] * n_args,
                  [np.array([True, False])] * (n_args if name != "factorial" else 0),   # scipy's refuses bools
                  [np.float32([0.25, 0.5])] + [0.5] * (n_args - 1)):
         if not args:
@@ -149,7 +155,7 @@ def _partials(grad, total, fn, args):
     return out
 
 
-@pytest.mark.parametrize("name", NEW)
+@pytest.mark.parametrize("name", [n for n in NEW if CASES[n][1] is not None])
 def test_derivatives_match_jax_scipy_special(name):
     """The first and second partial derivatives equal those of jax.scipy.special's own function."""
     jax = pytest.importorskip("jax")

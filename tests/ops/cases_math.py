@@ -85,6 +85,11 @@ CASES = [
     *_unary("log_ndtr", special.log_ndtr, lo=-4.0, hi=4.0),
     OpCase("log_ndtr", _ins(_u(2, 3, lo=-19.0, hi=-8.0)), special.log_ndtr, label="lower-tail"),
     *_unary("erfcx", special.erfcx, lo=-1.5, hi=4.0),
+    *_unary("exp1", special.exp1, lo=0.3, hi=4.0), *_unary("expi", special.expi, lo=0.3, hi=3.0),
+    OpCase("expi", _ins(_u(2, 3, lo=-3.0, hi=-0.3)), special.expi, label="negative"),
+    *_unary("dawsn", special.dawsn, lo=-3.0, hi=3.0),
+    *_unary("spence", special.spence, lo=0.2, hi=3.0),
+    OpCase("spence", _ins(lambda rng, dt: np.array([1.0, 0.5, 2.0], dt)), special.spence, label="at-one"),
     *_unary("sinc", np.sinc, lo=-2.0, hi=2.0),
     OpCase("sinc", _ins(_with_zero(2, 3)), np.sinc, label="at-zero"),
     *[OpCase(op, _ins(_off_grid(*s)), getattr(np, op), label=lb, smooth=False)

@@ -126,7 +126,7 @@ REFUSED = {
     "maximum": "maximum", "minimum": "minimum", "angle": "angle",
     "i0e": "i0e", "i1e": "i1e",   # the exp(-|x|) scaling: not analytic at 0
     # analytic, but their derivative rules guard a special point with a comparison-driven where
-    "sinc": "sinc", "power": "power",
+    "sinc": "sinc", "power": "power", "spence": "spence",
     # no Taylor rule: reductions that choose, products, linear algebra, fused losses
     "max": "max", "min": "min", "max_pool": "max_pool", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
     "mse_loss": "mse_loss", "scatter": "scatter",
