@@ -225,7 +225,7 @@ def test_attention_of_a_fully_masked_query_is_zero_with_finite_gradients():
     (lambda: nn.channel_shuffle(np.ones((2, 6, 3)), 4), r"groups \(4\) must divide the channels \(6\)"),
     (lambda: nn.bilinear(np.ones((2, 3)), np.ones((2, 4)), np.ones((5, 3, 3))), "do not match"),
     (lambda: nn.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), dropout_p=0.1),
-     "dropout_p=0.1 needs random state"),
+     "dropout_p=0.1 needs dropout_key="),
     (lambda: nn.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 3))), "do not match"),
     (lambda: nn.scaled_dot_product_attention(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 2), bool),
                                              is_causal=True), "not both"),
