@@ -91,12 +91,16 @@ def split(key, num=2):
 def fold_in(key, data):
     """The key folded with integer `data` (taken mod 2^32): jax.random.fold_in."""
     k = _keys(key, "fold_in")
-    d = data if isinstance(data, Tracer) else _np.asarray(data)
-    if (_dtype(d) or "") not in ("int64", "int32", "bool") and not isinstance(d, Tracer):
-        if d.dtype.kind not in "iu":
-            raise ShapeError(f"frame.random.fold_in: data must be an integer, got {d.dtype}")
-        d = d.astype(_np.int64)
-    return bind("random_fold_in", k, fnp.broadcast_to(fnp.astype(d, "int64"), _shape(k)[:-1]))
+    if isinstance(data, Tracer):
+        if _dtype(data) not in ("int64", "int32", "bool"):
+            raise ShapeError(f"frame.random.fold_in: data must be integers, got {data.type}")
+        d = fnp.astype(data, "int64")
+    else:
+        d = _np.asarray(data)
+        if d.dtype.kind not in "iub":
+            raise ShapeError(f"frame.random.fold_in: data must be integers, got {d.dtype}")
+        d = d.astype(_np.int64)   # wraps mod 2^64, which keeps the value mod 2^32 the op takes
+    return bind("random_fold_in", k, fnp.broadcast_to(d, _shape(k)[:-1]))
 
 
 def bits(key, shape=()):
