@@ -103,9 +103,14 @@ class CSG(Geometry):
                      for part in (self.a, self.b))
 
     @property
-    def boundary_measure(self) -> float:
+    def _kept_measures(self) -> tuple[float, float]:
+        """The measures of a's and b's boundaries that are this geometry's boundary."""
         fa, fb = self._kept_fractions
-        return self.a.boundary_measure * fa + self.b.boundary_measure * fb
+        return self.a.boundary_measure * fa, self.b.boundary_measure * fb
+
+    @property
+    def boundary_measure(self) -> float:
+        return sum(self._kept_measures)
 
     def random_points(self, n: int, random: str = "pseudo", seed=None) -> np.ndarray:
         """n points inside, by rejection of sampler `random`'s points of the bounding box."""
@@ -136,8 +141,7 @@ class CSG(Geometry):
         boundary, a's and b's in proportion to their kept boundary measures (the surplus thinned at random
         by `rng`: the parts' quasi-random boundary streams run along the boundary in order)."""
         n = self._check_n(n)
-        fa, fb = self._kept_fractions
-        wa, wb = self.a.boundary_measure * fa, self.b.boundary_measure * fb
+        (fa, fb), (wa, wb) = self._kept_fractions, self._kept_measures
         if wa + wb == 0:
             raise SamplingError(f"{self.name}: the geometry has no boundary to sample")
         na = int(round(n * wa / (wa + wb)))
@@ -160,8 +164,7 @@ class CSG(Geometry):
     def uniform_boundary_points(self, n: int) -> np.ndarray:
         """About n points from the parts' uniform boundary points, kept where they are this boundary."""
         n = self._check_n(n)
-        fa, fb = self._kept_fractions
-        wa, wb = self.a.boundary_measure * fa, self.b.boundary_measure * fb
+        (fa, fb), (wa, wb) = self._kept_fractions, self._kept_measures
         total = max(wa + wb, 1e-300)
         pts = [part.uniform_boundary_points(int(np.ceil(n * w / total / max(f, 1e-3))))
                for part, w, f in ((self.a, wa, fa), (self.b, wb, fb)) if w > 0]

@@ -17,8 +17,7 @@ from ..ir.graph import Graph, Node, Value, symbolic_refusal
 from ..ir.registry import NodeContext, get
 from .collector import collector_paused
 from .passes.decompose import expand_composites
-
-ZERO_DERIVATIVE = "zero"   # the Taylor fact of ops whose derivative is zero everywhere (frame/compiler/taylor.py)
+from .taylor import ZERO_FACT
 from ..ops.remat import retire_barriers
 
 
@@ -91,7 +90,7 @@ def build_backward_graph(forward: Graph, loss_output_index: int, wrt_input_indic
     depends: set[Value] = set(wrt_values)
     forward_nodes = list(graph.nodes)
     for node in forward_nodes:
-        if any(v in depends for v in node.inputs) and get(node.op).taylor != ZERO_DERIVATIVE:
+        if any(v in depends for v in node.inputs) and get(node.op).taylor != ZERO_FACT:
             depends.update(node.outputs)
     needed: set[Value] = {loss}
     chain: list[Node] = []

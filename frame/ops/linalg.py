@@ -368,9 +368,10 @@ def _eigvals_kernel(a):
 
 
 def _complex_solve(a, b):
-    """x with a x = b for complex (stacks of) a, b, by real `solve` on [[re a, -im a], [im a, re a]]: frame's
-    solvers are real, and this stays differentiable to any order."""
-    ar, ai, br, bi = prim.real(a), prim.imag(a), prim.real(b), prim.imag(b)
+    """x with a x = b for complex (stacks of) a and complex or real b, by real `solve` on [[re a, -im a], [im a,
+    re a]]: frame's solvers are real, and this stays differentiable to any order."""
+    ar, ai = prim.real(a), prim.imag(a)
+    br, bi = (prim.real(b), prim.imag(b)) if np.dtype(b.dtype).kind == "c" else (b, np.zeros(b.shape, b.dtype))
     big = prim.concat(prim.concat(ar, -ai, axis=-1), prim.concat(ai, ar, axis=-1), axis=-2)
     x = prim.solve(big, prim.concat(br, bi, axis=-2))
     n, r = a.shape[-1], x.ndim
@@ -399,7 +400,7 @@ def _eigvals_grad(ctx, xs, ys, gys):
 def _eigvals_jvp(ctx, xs, ys, txs):
     (a,), (da,) = xs, txs
     v = bind("eigenbasis_internal", a)
-    y = _complex_solve(v, prim.complex(da, np.zeros(da.shape, da.dtype))) * _mT(v)
+    y = _complex_solve(v, da) * _mT(v)
     return [prim.sum(y, axes=(y.ndim - 1,))]
 
 
@@ -411,7 +412,7 @@ def _eigenbasis_grad(ctx, xs, ys, gys):
 
 def _eigenbasis_jvp(ctx, xs, ys, txs):
     (a,), (da,), v = xs, txs, ys[0]
-    m = _matmul(_complex_solve(v, prim.complex(da, np.zeros(da.shape, da.dtype))), v, False, False)
+    m = _matmul(_complex_solve(v, da), v, False, False)
     return [_matmul(v, _inverse_gaps(bind("eigvals", a)) * m, False, False)]
 
 

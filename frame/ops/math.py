@@ -149,17 +149,20 @@ _special_op("dawsn", "dawsn", lambda ctx, x, y, gy: gy * (1.0 - 2.0 * x * y),
             "Dawson's integral e^(-x^2) int_0^x e^(t^2) dt", "jax.scipy.special.dawsn")
 
 
-def _spence_grad(ctx, z, y, gy):
+def _spence_slope(z, xp):
+    """spence'(z) = log(z) / (1 - z) in `xp` (frame's prim or jax.numpy: both have less, abs, where, log)."""
     u = z - 1.0
-    near = prim.less(prim.abs(u), 1e-3)
+    near = xp.less(xp.abs(u), 1e-3)
     series = -(1.0 + u * (-1.0 / 2 + u * (1.0 / 3 + u * (-1.0 / 4 + u * (1.0 / 5 + u * (-1.0 / 6 + u / 7))))))
-    safe = prim.where(near, 2.0, z)
-    return gy * prim.where(near, series, prim.log(safe) / (1.0 - safe))
+    safe = xp.where(near, 2.0, z)
+    return xp.where(near, series, xp.log(safe) / (1.0 - safe))
+
+
+def _spence_grad(ctx, z, y, gy):
+    return gy * _spence_slope(z, prim)
 
 
 def _spence_jax(J, z):
-    jnp = J.jnp
-
     @J.jax.custom_jvp
     def spence(z):
         return J.jax.scipy.special.spence(z)
@@ -167,11 +170,7 @@ def _spence_jax(J, z):
     @spence.defjvp
     def spence_jvp(primals, tangents):
         (z,), (t,) = primals, tangents
-        u = z - 1.0
-        near = jnp.abs(u) < 1e-3
-        series = -(1.0 + u * (-1.0 / 2 + u * (1.0 / 3 + u * (-1.0 / 4 + u * (1.0 / 5 + u * (-1.0 / 6 + u / 7))))))
-        safe = jnp.where(near, 2.0, z)
-        return spence(z), t * jnp.where(near, series, jnp.log(safe) / (1.0 - safe))
+        return spence(z), t * _spence_slope(z, J.jnp)
 
     return spence(z)
 
