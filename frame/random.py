@@ -50,9 +50,7 @@ def key_data(keys):
 
 def _keys(keys, fn: str):
     if not isinstance(keys, Tracer):
-        k = _np.asarray(keys)
-        if k.dtype == _np.uint32:   # JAX's key data
-            k = k.astype(_np.int64)
+        k = _np.asarray(keys)   # frame's int64 words, or JAX's uint32 key data
         if k.dtype.kind not in "iu" or k.ndim < 1 or k.shape[-1] != 2:
             raise ShapeError(f"frame.random.{fn}: keys must be integers of shape (..., 2) (frame.random.PRNGKey), got "
                              f"{k.dtype}{list(k.shape)}")

@@ -165,8 +165,9 @@ def _isolve(name: str, loop, A, b, x0, tol, atol, maxiter, M, symmetric: bool, *
                          f"are real), got {_dtype(b)}")
     if x0 is not None:
         x0 = fnp.astype(fnp.asarray(x0), _dtype(b))
-    if x0 is not None and _shape(x0) != _shape(b):
-        raise ShapeError(f"frame.scipy.sparse.linalg.{name}: x0 must have b's shape {_shape(b)}, got {_shape(x0)}")
+        if _shape(x0) != _shape(b):
+            raise ShapeError(f"frame.scipy.sparse.linalg.{name}: x0 must have b's shape {_shape(b)}, got "
+                             f"{_shape(x0)}")
     size = int(_np.prod(_shape(b), dtype=int))
     maxiter = 10 * size if maxiter is None else int(maxiter)
     matvec = _operator(A, b, name)
