@@ -1,0 +1,79 @@
+"""`frame.lax.linalg`: jax.lax.linalg's factorisations with lax's signatures and result orders, on frame's
+linalg ops (through frame.numpy.linalg and frame.scipy.linalg), real matrices and stacks of them.
+
+`eigh` returns (eigenvectors, eigenvalues), lax's order; `qr` and `svd` default to full matrices, as lax.
+`lu` is left out (frame has no LU op).
+"""
+from __future__ import annotations
+
+from ..errors import ShapeError
+from ..frontend import numpy as fnp
+from ..frontend.args import _shape
+from ..scipy import linalg as _slinalg
+
+__all__ = ["cholesky", "eigh", "qr", "svd", "triangular_solve"]
+
+
+def _mT(x):
+    return fnp.swapaxes(x, -1, -2)
+
+
+def _square(name, x):
+    shape = _shape(x)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ShapeError(f"lax.linalg.{name}: needs square matrices (..., n, n), got shape {shape}")
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor of x ((x + x^T) / 2 with `symmetrize_input`, else x's lower triangle)."""
+    x = fnp.asarray(x)
+    _square("cholesky", x)
+    if symmetrize_input:
+        x = (x + _mT(x)) / 2
+    return fnp.linalg.cholesky(x)
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True, **unused):
+    """(v, w): eigenvectors (columns) and ascending eigenvalues of the symmetric x (symmetrised, or read from
+    its lower/upper triangle)."""
+    x = fnp.asarray(x)
+    _square("eigh", x)
+    if symmetrize_input:
+        x = (x + _mT(x)) / 2
+    w, v = fnp.linalg.eigh(x, UPLO="L" if lower else "U")
+    return v, w
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, **unused):
+    """(q, r) with q orthonormal columns and r upper triangular (complete or reduced with `full_matrices`)."""
+    if pivoting:
+        raise ShapeError("lax.linalg.qr: pivoting is not supported by frame")
+    x = fnp.asarray(x)
+    if len(_shape(x)) < 2:
+        raise ShapeError(f"lax.linalg.qr: needs matrices (..., m, n), got shape {_shape(x)}")
+    return fnp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, **unused):
+    """(u, s, vh), or s alone without `compute_uv`: x = u diag(s) vh, s descending."""
+    x = fnp.asarray(x)
+    if len(_shape(x)) < 2:
+        raise ShapeError(f"lax.linalg.svd: needs matrices (..., m, n), got shape {_shape(x)}")
+    out = fnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(out) if compute_uv else out
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,
+                     conjugate_a: bool = False, unit_diagonal: bool = False):
+    """x with op(a) x = b (`left_side`) or x op(a) = b, op(a) = a or a^T (`transpose_a`), reading one triangle
+    of a. Real matrices, so `conjugate_a` changes nothing."""
+    a, b = fnp.asarray(a), fnp.asarray(b)
+    _square("triangular_solve", a)
+    if len(_shape(b)) < 2:
+        raise ShapeError(f"lax.linalg.triangular_solve: b must be (..., m, n), got shape {_shape(b)}")
+    if left_side:
+        return _slinalg.solve_triangular(a, b, trans=1 if transpose_a else 0, lower=lower,
+                                         unit_diagonal=unit_diagonal)
+    # x op(a) = b  <=>  op(a)^T x^T = b^T
+    return _mT(_slinalg.solve_triangular(a, _mT(b), trans=0 if transpose_a else 1, lower=lower,
+                                         unit_diagonal=unit_diagonal))
