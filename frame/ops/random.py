@@ -10,7 +10,11 @@ only (integers: no derivative), with jax.random's default (partitionable) threef
 - `random_fold_in` (key, data): the hash of the key with the counter (0, data mod 2^32);
 - `random_bits` (attr `shape`): 32 random bits per element, int64 in [0, 2^32): the two hash words xored;
 - `random_uniform` (attrs `shape`, `dtype`): floats in [0, 1), the top mantissa bits of 32 (float32) or 64
-  (float64: the two words joined) random bits under the exponent of 1, minus 1.
+  (float64: the two words joined) random bits under the exponent of 1, minus 1;
+- `random_randint` (keys, minval, maxval; attrs `shape`, `dtype` int32 or int64): integers in [minval, maxval),
+  jax.random.randint's algorithm, whose unsigned arithmetic (two draws of 32 or 64 bits from the key split in
+  two, reduced mod the span with a 2^nbits mod span multiplier) frame's graph has no dtype for, so it lives in
+  the kernel; minval and maxval are int64 of the output's full shape (..., *shape), clipped to `dtype`'s range.
 
 frame.random builds uniform, normal, bernoulli, ... on these with JAX's formulas.
 """
@@ -88,6 +92,43 @@ def _uniform_kernel(keys, shape, dtype):
     return mantissa.view(dtype) - np.array(1.0, dtype)
 
 
+_INT_LAYOUT = {"int32": (np.uint32, 32), "int64": (np.uint64, 64)}
+
+
+def _draw_bits(keys, shape, nbits: int):
+    """jax.random.bits of width 32 (the hash words xored) or 64 (the words joined, high first)."""
+    b1, b2 = _hash_counters(keys, shape)
+    if nbits == 32:
+        return b1 ^ b2
+    return (b1.astype(np.uint64) << np.uint64(32)) | b2.astype(np.uint64)
+
+
+def _rem(x, n):
+    # XLA's unsigned remainder by 0 is x itself (numpy's is 0): a span that wrapped to 0 means the full range
+    return np.where(n == 0, x, x % np.maximum(n, 1))
+
+
+def _randint_kernel(keys, minval, maxval, shape, dtype):
+    shape = tuple(shape)
+    uint, nbits = _INT_LAYOUT[dtype]
+    info = np.iinfo(dtype)
+    minval, maxval = np.asarray(minval, np.int64), np.asarray(maxval, np.int64)
+    out_of_range = maxval > info.max            # e.g. maxval 2^31 for int32: the span is one larger
+    lo = np.clip(minval, info.min, info.max).astype(dtype)
+    hi = np.clip(maxval, info.min, info.max).astype(dtype)
+    sub = _split_kernel(keys, (2,))             # the key split in two: high draw, low draw
+    higher, lower = _draw_bits(sub[..., 0, :], shape, nbits), _draw_bits(sub[..., 1, :], shape, nbits)
+    with np.errstate(over="ignore"):
+        span = hi.astype(uint) - lo.astype(uint)                     # maxval - minval mod 2^nbits
+        span = np.where(hi <= lo, uint(1), span)                     # an empty range gives minval
+        span = np.where(out_of_range & (hi > lo), span + uint(1), span)
+        # 2^nbits mod span without overflow, as (2^(nbits/2) mod span)^2 mod span (wrapping as XLA's uint does)
+        multiplier = _rem(np.full(span.shape, 2 ** (nbits // 2), uint), span)
+        multiplier = _rem(multiplier * multiplier, span)
+        offset = _rem(_rem(higher, span) * multiplier + _rem(lower, span), span)
+        return np.asarray(lo + offset.astype(dtype), dtype)
+
+
 # -- shapes --------------------------------------------------------------------------------------
 def _keys(ctx: NodeContext) -> TensorType:
     k = ctx.input_types[0]
@@ -129,6 +170,17 @@ def _uniform_shape(ctx):
     return [TensorType(k.shape[:-1] + _sample_shape(ctx), dtype, k.device)]
 
 
+def _randint_shape(ctx):
+    k = _keys(ctx)
+    dtype, out = ctx.attrs["dtype"], k.shape[:-1] + _sample_shape(ctx)
+    if dtype not in _INT_LAYOUT:
+        raise ShapeError(f"op 'random_randint': dtype must be int32 or int64, got {dtype!r}")
+    for name, t in zip(("minval", "maxval"), ctx.input_types[1:]):
+        if t.dtype != "int64" or t.shape != out:
+            raise ShapeError(f"op 'random_randint': {name} must be int64 of the output's shape {out}, got {t}")
+    return [TensorType(out, dtype, k.device)]
+
+
 # -- JAX lowerings: jax.random on the wrapped key data, vmapped over the batch of keys ------------------------
 def _per_key(J, keys, draw):
     keys = J.jnp.asarray(keys).astype("uint32")
@@ -159,6 +211,16 @@ def _uniform_jax(J, keys, shape, dtype):
     return _per_key(J, keys, lambda k: J.jax.random.uniform(k, tuple(shape), dtype))
 
 
+def _randint_jax(J, keys, minval, maxval, shape, dtype):
+    keys = J.jnp.asarray(keys).astype("uint32")
+    batch, shape = keys.shape[:-1], tuple(shape)
+    n = int(np.prod(batch, dtype=np.int64))
+    out = J.jax.vmap(lambda k, lo, hi: J.jax.random.randint(J.jax.random.wrap_key_data(k, impl="threefry2x32"), shape,
+                                                            lo, hi, dtype))(
+        keys.reshape((n, 2)), J.jnp.reshape(minval, (n,) + shape), J.jnp.reshape(maxval, (n,) + shape))
+    return out.reshape(batch + shape)
+
+
 _NO_DERIVATIVE = traced_gradient(lambda ctx, xs, ys, gys: [None] * len(xs))   # integer keys and data
 _SHAPE_ATTR = {"shape": ((tuple,), True)}
 # leading axes of the keys (and fold_in's data) are a batch already: vmap adds one more, each key drawn alone
@@ -177,3 +239,6 @@ register_op("random_bits", shape=_bits_shape, kernel=_bits_kernel, num_inputs=1,
 register_op("random_uniform", shape=_uniform_shape, kernel=_uniform_kernel, num_inputs=1,
             attrs={**_SHAPE_ATTR, "dtype": ((str,), True)}, gradient=_NO_DERIVATIVE, batch=_BATCH, jax=_uniform_jax,
             doc="floats in [0, 1) of `dtype` (float32 or float64), jax.random.uniform's bits")
+register_op("random_randint", shape=_randint_shape, kernel=_randint_kernel, num_inputs=3,
+            attrs={**_SHAPE_ATTR, "dtype": ((str,), True)}, gradient=_NO_DERIVATIVE, batch=_BATCH, jax=_randint_jax,
+            doc="integers in [minval, maxval) of `dtype` (int32 or int64), jax.random.randint's algorithm")

@@ -161,3 +161,230 @@ def test_bad_input_is_refused_by_name():
                                                                  dropout_p=0.1), "needs dropout_key=")]:
         with pytest.raises(ShapeError, match=match):
             call()
+
+
+# -- randint, permutation, choice and the transform samplers ------------------------------------------------------
+# Through log, tan, sqrt, erfinv, eigh, svd and QR the float samplers equal JAX's up to the float kernels (frame's
+# are numpy's, scipy's and LAPACK's, XLA's its own): a few ulp in float64, hence rtol 1e-13 there (the values are
+# O(1)-O(100), and a few roundings of O(1) terms: an absolute 32 ulp too); in float32 XLA's erf_inv is off by up to
+# 1.5e-6 relative in the tails (as above) and the matrix samplers sum a few such terms: rtol 4e-6, atol 64 ulp.
+# JAX's numbers come from one jitted function per test, compiled at XLA's backend optimization level 0 (one quick
+# compile instead of dozens of optimized ones: the tests stay fast; the same HLO, so the same numbers).
+TRANSFORM_TOL = {"float32": dict(rtol=4e-6, atol=64 * np.finfo(np.float32).eps),
+                 "float64": dict(rtol=1e-13, atol=32 * np.finfo(np.float64).eps)}
+
+
+def assert_close_to_jax(ours, theirs, dtype):
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (ours.shape, ours.dtype, theirs.shape,
+                                                                       theirs.dtype)
+    np.testing.assert_allclose(ours, theirs, **TRANSFORM_TOL[dtype])
+
+
+def jax_quick(f, *args):
+    """f(*args) through one jit compiled quickly (XLA backend optimization level 0)."""
+    return jax.jit(f).lower(*args).compile(compiler_options={"xla_backend_optimization_level": 0})(*args)
+
+
+def draws(module, key, cases):
+    """[module.name(key, *args) for each (name, args)]: frame.random eagerly, or jax.random in one quick jit."""
+    draw = lambda k: [getattr(module, name)(k, *args) for name, args in cases]   # noqa: E731
+    return draw(key) if module is fr else jax_quick(draw, key)
+
+
+def _spd(n, dtype, seed=0):
+    a = np.random.default_rng(seed).standard_normal((n, n))
+    return (a @ a.T + n * np.eye(n)).astype(dtype)
+
+
+BIG = 2 ** 31
+# plain, empty and reversed ranges (minval comes out), bounds past int32's range (clipped; the span wrapping to 0
+# is the full range), the full int64 range, float bounds (truncated), array bounds broadcasting against the shape
+RANDINT_BOUNDS = [(0, 10), (-7, 2 ** 20 + 3), (3, 3), (5, 2), (-BIG - 5, 2 ** 33), (0, BIG), (-BIG, BIG),
+                  (-2 ** 63, 2 ** 63 - 1), (0.0, 9.7), (np.array([-3, 0, 5, 2 ** 20]), 100),
+                  (np.array([[0], [10]]), np.array([4, 20, 1 << 30, 11]))]
+
+
+def test_randint_equals_jax_bit_for_bit():
+    cases = [("randint", ((2, 4), lo, hi, dtype)) for lo, hi in RANDINT_BOUNDS for dtype in ("int32", "int64")]
+    cases.append(("randint", ((), -4, 4)))                                                  # int64 by default
+    for seed in (0, 2 ** 40 + 5):
+        for ours, theirs in zip(draws(fr, fr.PRNGKey(seed), cases), draws(jax.random, jax.random.PRNGKey(seed),
+                                                                              cases)):
+            assert_same_bits(ours, theirs)
+
+
+def test_randint_traced_vmapped_and_batched():
+    keys, jkeys = fr.split(fr.PRNGKey(3), 4), jax.random.split(jax.random.PRNGKey(3), 4)
+    lo = np.array([-5, 0, 7])
+    draw = lambda k, lo: fr.randint(k, (2, 3), lo, 2 ** 31 + 9, "int32")            # noqa: E731
+    jdraw = lambda k, lo: jax.random.randint(k, (2, 3), lo, 2 ** 31 + 9, "int32")    # noqa: E731
+    want = jax_quick(jax.vmap(jdraw, in_axes=(0, None)), jkeys, lo)
+    assert_same_bits(frame.function(draw)(keys[0], lo), want[0])
+    assert_same_bits(frame.vmap(draw, in_axes=(0, None))(keys, lo), want)
+    assert_same_bits(draw(keys, lo), want)                                               # a batch of keys
+    # the op's JAX lowering gives the same bits
+    from frame.interop import to_jax
+    graph = frame.trace(draw, keys, lo)
+    np.testing.assert_array_equal(np.asarray(to_jax(graph)(keys, lo)[0]), frame.runtime.compile(graph)(keys, lo)[0])
+
+
+def test_permutation_and_choice_equal_jax_bit_for_bit():
+    x = np.arange(24.0).reshape(4, 6)
+    p32, p64 = (np.array([0.1, 0.2, 0.3, 0.4, 0.0, 0.0], dt) for dt in ("float32", "float64"))
+    cases = [("permutation", (np.arange(5, dtype=np.int32),)),
+             # two rounds of sorts; with seed 0 two of the first round's 32-bit sort keys are equal: both sorts
+             # are stable, so the tie keeps its order in both
+             ("permutation", (100_000,)),
+             *[("permutation", (x, axis, independent)) for axis, independent in [(1, False), (-1, True)]],
+             ("choice", (10, (2, 3), False)), ("choice", (x, (5,), True, None, 1)),
+             ("choice", (x, (2,), False, None, 1)), ("choice", (x, (2, 5), True, p64, 1)),
+             ("choice", (6, (4,), False, p32)), ("choice", (x, (3,), False, p64, -1)), ("choice", (x, (0,)))]
+    for seed in (0, 7):
+        for ours, theirs in zip(draws(fr, fr.PRNGKey(seed), cases), draws(jax.random, jax.random.PRNGKey(seed),
+                                                                              cases)):
+            assert_same_bits(ours, theirs)
+
+
+def test_choice_traced_and_vmapped():
+    keys, jkeys = fr.split(fr.PRNGKey(1), 3), jax.random.split(jax.random.PRNGKey(1), 3)
+    a, p = np.array([1.5, 2.5, 3.5]), np.array([0.5, 0.25, 0.25])
+    options = [(True, None), (False, None), (True, p), (False, p)]
+    draw = lambda k: [fr.choice(k, a, (2,), r, q) for r, q in options]                 # noqa: E731
+    want = jax_quick(jax.vmap(lambda k: [jax.random.choice(k, a, (2,), r, q) for r, q in options]), jkeys)
+    for traced, vmapped, theirs in zip(frame.function(draw)(keys[0]), frame.vmap(draw)(keys), want):
+        assert_same_bits(traced, theirs[0])
+        assert_same_bits(vmapped, theirs)
+
+
+def test_choice_and_permutation_differentiate_as_gathers():
+    key, jkey = fr.PRNGKey(2), jax.random.PRNGKey(2)
+    a, w = np.array([0.5, -1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0])
+    options = [(True, None), (False, None), (True, np.array([0.1, 0.2, 0.3, 0.4]))]
+    f = lambda a: sum(fnp.sum(fr.choice(key, a, (3,), r, p) ** 2 * w) * i for i, (r, p) in enumerate(options, 1))
+    jf = lambda a: sum(jnp.sum(jax.random.choice(jkey, a, (3,), r, p) ** 2 * w) * i  # noqa: E731
+                       for i, (r, p) in enumerate(options, 1))
+    np.testing.assert_allclose(frame.grad(f)(a), jax_quick(jax.grad(jf), a), rtol=1e-14)
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(frame.grad(lambda x: fnp.sum(fr.permutation(key, x, 1)[:, 0] * x[:, 0]))(x),
+                               jax.grad(lambda x: jnp.sum(jax.random.permutation(jkey, x, 1)[:, 0] * x[:, 0]))(x))
+
+
+@pytest.mark.parametrize("dtype, seed", [("float32", 11), ("float64", 2 ** 40 + 5)])
+def test_transform_samplers_equal_jax(dtype, seed):
+    b = np.array([1.0, 2.0, 3.0], dtype)
+    mean, cov = np.arange(3.0, dtype=dtype), _spd(3, dtype)
+    floats = [("cauchy", ((50,), dtype)), ("laplace", ((50,), dtype)), ("logistic", ((50,), dtype)),
+              ("lognormal", (0.5, (50,), dtype)), ("pareto", (b, (4, 3), dtype)),
+              ("weibull_min", (2.0, 1.5, (50,), dtype)), ("rayleigh", (2.0, (50,), dtype)), ("maxwell", ((50,), dtype)),
+              ("double_sided_maxwell", (b, 2.0, (5,), dtype)), ("triangular", (b - 2, b, b + 1, (4, 3), dtype)),
+              ("orthogonal", (4, (2,), dtype)), ("multivariate_normal", (mean, np.stack([cov, 2 * cov]), (5, 2)))]
+    if dtype == "float64":       # the other shapes and methods, once (each costs JAX a compile)
+        floats += [("double_sided_maxwell", (1.0, 2.0, (), dtype)), ("orthogonal", (2, (), dtype, 5)),
+                   ("orthogonal", (5, (), dtype, 2)), ("multivariate_normal", (mean, cov, None, None, "eigh")),
+                   ("multivariate_normal", (mean, cov, (4,), None, "svd"))]
+    exact = [("rademacher", ((40,), "int32")), ("rademacher", ((40,), dtype)),
+             ("geometric", (np.array([0.3, 0.05], dtype), (20, 2), "int32")),
+             ("geometric", (np.array([0.3, 0.05], dtype), (20, 2)))]
+    key, jkey = fr.PRNGKey(seed), jax.random.PRNGKey(seed)
+    ours, theirs = draws(fr, key, floats + exact), draws(jax.random, jkey, floats + exact)
+    for o, t in zip(ours[:len(floats)], theirs):
+        assert_close_to_jax(o, t, dtype)
+    for o, t in zip(ours[len(floats):], theirs[len(floats):]):
+        assert_same_bits(o, t)
+
+
+def test_transform_samplers_traced_and_vmapped():
+    keys, jkeys = fr.split(fr.PRNGKey(4), 3), jax.random.split(jax.random.PRNGKey(4), 3)
+    cases = [("geometric", (0.2, (5,))), ("multivariate_normal", (np.zeros(2), _spd(2, "float64"), (3,))),
+             ("orthogonal", (3,)), ("double_sided_maxwell", (0.0, 1.0, (4,)))]
+    draw = lambda k: draws(fr, k, cases)                                              # noqa: E731
+    want = jax_quick(jax.vmap(lambda k: [getattr(jax.random, n)(k, *a) for n, a in cases]), jkeys)
+    for traced, eager, vmapped, theirs in zip(frame.function(draw)(keys[0]), draw(keys[0]), frame.vmap(draw)(keys),
+                                              want):
+        np.testing.assert_array_equal(traced, eager)
+        assert_close_to_jax(vmapped, theirs, "float64")
+
+
+def test_transform_samplers_differentiate_in_their_parameters():
+    key, jkey = fr.PRNGKey(9), jax.random.PRNGKey(9)
+    mean, cov = np.array([0.5, -1.0, 2.0]), _spd(3, "float64", seed=1)
+    methods = ("cholesky", "eigh", "svd")
+    jgrads = jax_quick(lambda m, c: [jax.grad(lambda m, c: jnp.sum(jax.random.multivariate_normal(
+        jkey, m, c, (4,), method=method) ** 2), argnums=(0, 1))(m, c) for method in methods], mean, cov)
+    for method, (jgm, jgc) in zip(methods, jgrads):
+        gm, gc = frame.grad(lambda m, c: fnp.sum(fr.multivariate_normal(key, m, c, (4,), method=method) ** 2),
+                            argnums=(0, 1))(mean, cov)
+        np.testing.assert_allclose(gm, jgm, rtol=1e-12)
+        # cov is symmetric, so only its symmetric part's gradient is defined: frame's cholesky reads the lower
+        # triangle (as numpy's), JAX's symmetrizes; eigh's and svd's rules leave a few 1e-12 of rounding
+        np.testing.assert_allclose((gc + gc.T) / 2, (jgc + jgc.T) / 2, rtol=1e-11, atol=1e-12)
+    cases = [("lognormal", (0.7,), (6,)), ("pareto", (2.5,), (6,)), ("rayleigh", (1.5,), (6,)),
+             ("weibull_min", (1.5, 2.0), (6,)), ("double_sided_maxwell", (0.5, 1.5), (6,)),
+             ("triangular", (-1.0, 0.25, 2.0), (6,))]
+
+    def loss(module, np_, params, name, shape):
+        return np_.sum(getattr(module, name)(key if module is fr else jkey, *params, shape) ** 2)
+
+    jgrads = jax_quick(lambda ps: [jax.grad(lambda p: loss(jax.random, jnp, p, name, shape))(p)
+                                   for p, (name, _, shape) in zip(ps, cases)], [c[1] for c in cases])
+    for (name, params, shape), jg in zip(cases, jgrads):
+        g = frame.grad(lambda *p: loss(fr, fnp, p, name, shape), argnums=tuple(range(len(params))))(*params)
+        np.testing.assert_allclose(g, jg, rtol=1e-12)
+
+
+def test_new_samplers_statistics():
+    key = fr.PRNGKey(0)
+    n = 100_000
+    r = fr.randint(key, (n,), 2, 7)
+    assert r.min() == 2 and r.max() == 6
+    np.testing.assert_allclose(np.bincount(r - 2) / n, [0.2] * 5, atol=0.006)
+    assert sorted(fr.permutation(key, 50)) == list(range(50))
+    assert sorted(fr.choice(key, 5, (5,), replace=False)) == list(range(5))
+    counts = np.bincount(fr.choice(key, 3, (n,), p=np.array([0.2, 0.3, 0.5])), minlength=3) / n
+    np.testing.assert_allclose(counts, [0.2, 0.3, 0.5], atol=0.006)
+    assert abs(fr.geometric(key, 0.25, (n,)).mean() - 4) < 0.06
+    assert abs(np.median(fr.laplace(key, (n,)))) < 0.02 and abs(fr.laplace(key, (n,)).var() - 2) < 0.05
+    q = fr.orthogonal(key, 4, (3,))
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(4), (3, 4, 4)), atol=1e-13)
+    cov = np.array([[2.0, 0.6], [0.6, 1.0]])
+    np.testing.assert_allclose(np.cov(fr.multivariate_normal(key, np.zeros(2), cov, (n,)).T), cov, atol=0.03)
+
+
+def test_new_samplers_refuse_bad_input_by_name():
+    from frame.errors import TraceError
+    key = fr.PRNGKey(0)
+    for call, error, match in [
+            (lambda: fr.randint(key, (3,), 0, 5, "float64"), ShapeError, r"randint: dtype must be int32 or int64"),
+            (lambda: fr.randint(key, (3,), np.zeros(4, np.int64), 5), ShapeError,
+             r"randint: the parameters' shapes \[\(4,\), \(\)\] do not broadcast to shape \(3,\)"),
+            (lambda: fr.permutation(key, 2.5), ShapeError, "permutation: x must be an integer or at least 1-d"),
+            (lambda: fr.permutation(key, np.ones(3), axis=1), ShapeError, "permutation: axis 1 is out of range"),
+            (lambda: fr.permutation(fr.split(key, 2), 4), ShapeError, r"permutation: takes one key of shape \(2,\)"),
+            (lambda: frame.function(lambda k, n: fr.permutation(k, n))(key, np.int64(4)), TraceError,
+             "permutation: x must be a concrete integer"),
+            (lambda: fr.choice(key, 3, (4,), replace=False), ShapeError,
+             r"choice: cannot take a larger sample \(size 4\) than the population \(size 3\)"),
+            (lambda: fr.choice(key, 3, (2,), p=np.ones(4) / 4), ShapeError, r"choice: p must be None or 1-D .*\(3,\)"),
+            (lambda: fr.choice(key, 0, (2,)), ShapeError, "choice: a must be greater than 0"),
+            (lambda: fr.choice(key, np.ones((2, 3)), (2,), axis=2), ShapeError, "choice: axis 2 is out of range"),
+            (lambda: frame.function(lambda k, a: fr.choice(k, a, (2,)))(key, np.int64(4)), TraceError,
+             "choice: a must be a concrete integer"),
+            (lambda: fr.multivariate_normal(key, np.zeros(3), np.eye(2)), ShapeError,
+             r"multivariate_normal: needs mean \(\.\.\., n\) and cov \(\.\.\., n, n\), got mean \(3,\) and cov "
+             r"\(2, 2\)"),
+            (lambda: fr.multivariate_normal(key, np.zeros(2), np.eye(2), method="qr"), ShapeError,
+             "multivariate_normal: method must be"),
+            (lambda: fr.multivariate_normal(key, np.zeros((3, 2)), np.eye(2), (4,)), ShapeError,
+             r"multivariate_normal: the batch shapes .* do not broadcast to shape \(4,\)"),
+            (lambda: fr.orthogonal(key, -1), ShapeError, "orthogonal: n and m must be >= 0"),
+            (lambda: frame.function(lambda k, n: fr.orthogonal(k, n))(key, np.int64(3)), TraceError,
+             "orthogonal: n must be a concrete integer"),
+            (lambda: fr.pareto(key, np.ones(3), (2,)), ShapeError, r"pareto: the parameters' shapes"),
+            (lambda: fr.pareto(key, np.ones(3), None, "float32"), ShapeError,
+             "pareto: cannot safely cast a parameter of dtype float64 to float32"),
+            (lambda: fr.geometric(key, 0.5, (2,), "float64"), ShapeError, "geometric: dtype must be int32 or int64"),
+            (lambda: fr.rademacher(key, (2,), "bool"), ShapeError, "rademacher: dtype must be"),
+            (lambda: fr.cauchy(key, (2,), "int64"), ShapeError, "cauchy: dtype must be float32 or float64")]:
+        with pytest.raises(error, match=match):
+            call()

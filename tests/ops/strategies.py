@@ -40,7 +40,7 @@ EXCLUDED = {
            "tests/control/ runs it eagerly, compiled and lowered" for op in ("cond", "scan", "while")},
     **{op: "its operands are PRNG keys (int64 words in [0, 2^32)), not arbitrary arrays; tests/frontend/test_random.py "
            "runs it eagerly, compiled, vmapped and lowered, bit for bit against jax.random"
-       for op in ("random_split", "random_fold_in", "random_bits", "random_uniform")},
+       for op in ("random_split", "random_fold_in", "random_bits", "random_uniform", "random_randint")},
 }
 
 
