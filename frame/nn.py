@@ -78,6 +78,7 @@ from .frontend import numpy as fnp
 from .frontend.args import _axis, _dtype, _int, _ints, _shape
 from .frontend.sequence import associative_scan, segment_max, segment_min, segment_prod, segment_sum
 from .frontend.transforms import stop_gradient
+from . import nn_initializers as initializers  # noqa: F401  (frame.nn.initializers, as jax.nn.initializers)
 from . import random
 from .tracing import Tracer, bind
 
