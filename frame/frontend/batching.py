@@ -16,7 +16,7 @@ from ..errors import ShapeError, TraceError
 from ..ir.graph import Graph
 from ..ir.printer import fingerprint
 from ..ir.types import TensorType
-from .pytree import tree_flatten, tree_paths, tree_unflatten
+from .pytree import TreeDef, child_keys, node_children, tree_flatten, tree_leaves, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
 from .transforms import evaluate, memoised_derivation
 
@@ -33,35 +33,40 @@ def _is_axis(a) -> bool:
 
 
 def _valid_spec(spec) -> bool:
-    if isinstance(spec, dict):
-        return all(_valid_spec(v) for v in spec.values())
-    if isinstance(spec, (tuple, list)):
-        return all(_valid_spec(v) for v in spec)
-    return _is_axis(spec)
+    """An axis, or a pytree (containers or registered nodes) of axes, None counting as an axis."""
+    return all(_is_axis(a) for a in tree_leaves(spec, is_leaf=lambda x: x is None))
 
 
 def _check_spec(spec, name: str) -> None:
     """`in_axes`/`out_axes`: an int, None, or a tuple (per positional argument / per output element) whose
-    entries are ints, Nones or containers matching that argument's or output's pytree (a prefix, as in JAX)."""
+    entries are ints, Nones or pytrees of those matching a prefix of that argument's or output's pytree (as in JAX)."""
     if not _valid_spec(spec) or name == "in_axes" and isinstance(spec, dict):
         raise TraceError(f"vmap: {name} must be an int, None, or a tuple of ints and Nones (one per "
                          f"{'positional argument' if name == 'in_axes' else 'output'}; an entry may be a "
-                         f"list/tuple/dict of those matching that pytree), got {spec!r}")
+                         f"list/tuple/dict or registered pytree of those matching that pytree), got {spec!r}")
 
 
-def _leaf_specs(spec, tree, where: str, name: str, fn_name: str) -> list:
+def _describe(td: TreeDef) -> str:
+    if td.kind == "leaf":
+        return "a single array"
+    if td.kind == "dict":
+        return f"keys {list(td.meta)}"
+    if td.kind == "custom":
+        return f"a {td.meta[0].__qualname__} node of {len(td.children)} children"
+    return f"{len(td.children)} entries"
+
+
+def _leaf_specs(spec, tree, where: str, name: str, fn_name: str, td: TreeDef | None = None) -> list:
     """One axis per leaf of `tree`: `spec` is a prefix of it, an axis standing for every leaf below it."""
+    td = tree_flatten(tree)[1] if td is None else td
     if _is_axis(spec):
-        return [spec] * len(tree_flatten(tree)[0])
-    if isinstance(spec, dict) and isinstance(tree, dict) and sorted(spec) == sorted(tree):
-        return [a for k in sorted(tree) for a in _leaf_specs(spec[k], tree[k], f"{where}[{k!r}]", name, fn_name)]
-    if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)) and len(spec) == len(tree):
-        return [a for i, (sp, t) in enumerate(zip(spec, tree))
-                for a in _leaf_specs(sp, t, f"{where}[{i}]", name, fn_name)]
-    shape = (f"{len(tree)} entries" if isinstance(tree, (tuple, list)) else
-             f"keys {sorted(tree)}" if isinstance(tree, dict) else "a single array")
-    raise TraceError(f"vmap of '{fn_name}': {name} {spec!r} does not match the structure of {where}, which has "
-                     f"{shape}; give one int or None per entry (or one for all of it)")
+        return [spec] * td.num_leaves
+    specs = node_children(td, spec, loose=True)   # a list may stand for a tuple and the reverse
+    if specs is None:
+        raise TraceError(f"vmap of '{fn_name}': {name} {spec!r} does not match the structure of {where}, which has "
+                         f"{_describe(td)}; give one int or None per entry (or one for all of it)")
+    return [a for sp, sub, key in zip(specs, td.children, child_keys(td))
+            for a in _leaf_specs(sp, None, f"{where}{key}", name, fn_name, sub)]
 
 
 def _leaf_axis(axis: int | None, rank: int, label: str, fn_name: str, extra: int = 0) -> int | None:

@@ -56,7 +56,7 @@ from ..ir.types import TensorType
 from ..ops import custom as custom_ops
 from ..ops.fused import FusedBody
 from ..tracing import Tracer, bind, is_weak_scalar
-from .pytree import TreeDef, tree_flatten, tree_paths, tree_unflatten
+from .pytree import TreeDef, child_keys, node_children, tree_flatten, tree_paths, tree_unflatten
 from .tracer import example_type, trace_function
 
 custom_ops.install_reverse_mode(build_backward_graph)
@@ -207,7 +207,7 @@ def _fill(kind: str, name: str, what: str, value, tree: TreeDef, types: list[Ten
         (t,) = types
         if is_weak_scalar(value):
             value = np.asarray(value, dtype=t.dtype)
-        if isinstance(value, (tuple, list, dict)):
+        if tree_flatten(value)[1].kind != "leaf":
             raise GradientError(f"{kind} '{name}': {what}{path} has structure {tree_flatten(value)[1]}, expected {tree} "
                                 f"(an array of {t})")
         if not isinstance(value, (Tracer, np.ndarray, np.generic)):
@@ -219,17 +219,12 @@ def _fill(kind: str, name: str, what: str, value, tree: TreeDef, types: list[Ten
             raise GradientError(f"{kind} '{name}': {what}{path} has shape {shape} and dtype {dtype}, expected shape "
                                 f"{t.shape} and dtype {t.dtype}")
         return [value]
-    if tree.kind == "dict":
-        fits = isinstance(value, dict) and tuple(sorted(value)) == tree.meta
-        items, labels = ([value[k] for k in tree.meta] if fits else []), [f"[{k!r}]" for k in tree.meta]
-    else:   # a list may stand for a tuple and the reverse
-        fits = tree.kind != "none" and isinstance(value, (list, tuple)) and len(value) == len(tree.children)
-        items, labels = (list(value) if fits else []), [f"[{i}]" for i in range(len(tree.children))]
-    if not fits:
+    items = node_children(tree, value, loose=True)   # a list may stand for a tuple and the reverse
+    if items is None:
         raise GradientError(f"{kind} '{name}': {what}{path} has structure {tree_flatten(value)[1]}, expected {tree}")
     out, k = [], 0
-    for item, sub, label in zip(items, tree.children, labels):
-        out += _fill(kind, name, what, item, sub, types[k:k + sub.num_leaves], path + label)
+    for item, sub, key in zip(items, tree.children, child_keys(tree)):
+        out += _fill(kind, name, what, item, sub, types[k:k + sub.num_leaves], path + str(key))
         k += sub.num_leaves
     return out
 

@@ -38,7 +38,8 @@ def example_type(leaf) -> TensorType:
     if isinstance(leaf, (np.ndarray, np.generic, bool, int, float)):
         return TensorType.of(leaf)
     raise TraceError(f"cannot trace an argument of type {type(leaf).__name__}: use numpy arrays, Python scalars, "
-                     "frame.ShapeDtype or nested lists/tuples/dicts of those")
+                     "frame.ShapeDtype or nested lists/tuples/dicts of those (a class of your own is a leaf unless "
+                     "registered with frame.tree_util.register_dataclass or register_pytree_node)")
 
 
 class TraceResult:

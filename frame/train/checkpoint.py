@@ -2,8 +2,10 @@
 
 A checkpoint is untrusted input: reading one parses the zip archive and the .npy headers here
 (never numpy's pickle path), validates the metadata against the arrays, and rebuilds only the
-containers frame writes (leaf, None, tuple, list, dict). A namedtuple is stored by name and
-rebuilt only from classes the caller allows; nothing is ever imported or called by name.
+containers frame writes (leaf, None, tuple, list, dict). A namedtuple or a registered pytree node
+(`frame.tree_util.register_dataclass`, ...) is stored by name, a node's static data as plain JSON
+values, and rebuilt only from classes the caller allows, by their registered function; nothing is ever
+imported or called by name.
 """
 from __future__ import annotations
 
@@ -21,14 +23,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import CheckpointError, FrameError
-from ..frontend.pytree import TreeDef
+from ..frontend.pytree import TreeDef, registered_node_type
 
 __all__ = ["CHECKPOINT_FORMAT", "write_checkpoint", "read_checkpoint", "encode_treedef", "decode_treedef",
            "namedtuple_resolver", "with_type_names", "type_name"]
 
 CHECKPOINT_FORMAT = "frame.train.checkpoint/1"
 
-_TREE_KINDS = ("leaf", "none", "tuple", "list", "dict")
+_TREE_KINDS = ("leaf", "none", "tuple", "list", "dict", "custom")
 
 
 def type_name(cls: type) -> str:
@@ -47,7 +49,29 @@ def encode_treedef(td: TreeDef) -> dict:
     elif td.kind == "tuple" and td.meta is not None:  # a namedtuple: its name and fields, for matching on restore
         node["namedtuple"] = type_name(td.meta)
         node["fields"] = list(td.meta._fields)
+    elif td.kind == "custom":   # a registered node: its class by name, its static data as plain values
+        cls, aux = td.meta
+        node["type"] = cls if isinstance(cls, str) else type_name(cls)
+        node["aux"] = _encode_static(aux, node["type"])
     return node
+
+
+def _encode_static(value, owner: str):
+    """A node's static data as JSON: None, bool, int, float and str as themselves, tuples tagged."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tuple):
+        return {"tuple": [_encode_static(v, owner) for v in value]}
+    raise FrameError(f"checkpoint: the pytree node {owner} has static data {value!r} of type {type(value).__name__}; "
+                     "a checkpoint records only None, bool, int, float, str and tuples of them")
+
+
+def _decode_static(value, fail):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict) and list(value) == ["tuple"] and isinstance(value["tuple"], list):
+        return tuple(_decode_static(v, fail) for v in value["tuple"])
+    raise fail(f"has malformed static data {value!r} in a treedef node")
 
 
 def decode_treedef(node, resolve: Callable[[str, list | None, int], Any], fail: Callable[[str], Exception]) -> TreeDef:
@@ -75,25 +99,42 @@ def decode_treedef(node, resolve: Callable[[str, list | None, int], Any], fail: 
                                                                and all(isinstance(f, str) for f in fields))):
             raise fail(f"has a malformed treedef namedtuple node {name!r} (fields {fields!r})")
         meta = resolve(name, fields, len(children))
+    elif kind == "custom":
+        name = node.get("type")
+        if not isinstance(name, str) or "aux" not in node:
+            raise fail(f"has a malformed treedef node of a registered type {name!r}")
+        meta = (resolve(name, None, len(children), custom=True), _decode_static(node["aux"], fail))
     return TreeDef(kind, meta, children)
 
 
-def namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[[str, list | None, int], type]:
-    """Match stored namedtuple names against the caller's allow-list (by module:qualname, else by qualname)."""
+def _namedtuple_class(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[..., type]:
+    """Match stored namedtuple and registered-node names against the caller's allow-list (by module:qualname,
+    else by qualname)."""
     allowed = (allowed_types,) if isinstance(allowed_types, type) else tuple(allowed_types)
     for cls in allowed:
-        if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
-            raise FrameError(f"Trainer.restore: allowed_types must be namedtuple classes, got {cls!r}")
+        if not (_namedtuple_class(cls) or registered_node_type(cls)):
+            raise FrameError(f"Trainer.restore: allowed_types must be namedtuple classes or registered pytree node "
+                             f"classes, got {cls!r}")
 
-    def resolve(name: str, fields: list | None, arity: int) -> type:
+    def resolve(name: str, fields: list | None, arity: int, custom: bool = False) -> type:
         qualname = name.rpartition(":")[2]
-        matches = [c for c in allowed if type_name(c) == name] or [c for c in allowed if c.__qualname__ == qualname]
+        kind = registered_node_type if custom else _namedtuple_class
+        candidates = [c for c in allowed if kind(c)]
+        matches = ([c for c in candidates if type_name(c) == name]
+                   or [c for c in candidates if c.__qualname__ == qualname])
         if len(matches) != 1:
+            what = "pytree node" if custom else "namedtuple"
             raise CheckpointError(
-                f"checkpoint {path!r} stores params containing the namedtuple type {name!r}, which restore does "
+                f"checkpoint {path!r} stores params containing the {what} type {name!r}, which restore does "
                 f"not build unless you allow it: pass allowed_types=({qualname.split('.')[-1]},) with that class "
                 "(or build a Trainer with such params and call .load(path))")
         cls = matches[0]
+        if custom:
+            return cls
         stored_fields = list(cls._fields) if fields is None else fields  # older checkpoints stored no fields
         if list(cls._fields) != stored_fields or len(cls._fields) != arity:
             raise CheckpointError(f"checkpoint {path!r} stores {name!r} with fields {fields} ({arity} children), but "
@@ -104,8 +145,9 @@ def namedtuple_resolver(allowed_types: Sequence[type], path: str) -> Callable[[s
 
 
 def with_type_names(td: TreeDef) -> TreeDef:
-    """`td` with each namedtuple class replaced by its `type_name` (how a checkpoint records it)."""
-    meta = type_name(td.meta) if td.kind == "tuple" and td.meta is not None else td.meta
+    """`td` with each namedtuple or node class replaced by its `type_name` (how a checkpoint records it)."""
+    meta = (type_name(td.meta) if td.kind == "tuple" and td.meta is not None else
+            (type_name(td.meta[0]), td.meta[1]) if td.kind == "custom" else td.meta)
     return TreeDef(td.kind, meta, tuple(with_type_names(c) for c in td.children))
 
 
@@ -264,7 +306,7 @@ def _check_checkpoint(arrays: dict[str, np.ndarray], meta, fail: Callable[[str],
                                               and isinstance(m[1], dict) for m in metrics)):
         raise fail("has malformed metrics metadata (expected a list of [step, dict] pairs)")
     try:
-        treedef = decode_treedef(meta["treedef"], lambda name, fields, arity: name, fail)
+        treedef = decode_treedef(meta["treedef"], lambda name, fields, arity, custom=False: name, fail)
     except RecursionError:
         raise fail("has a treedef nested too deeply") from None
     if treedef.num_leaves != meta["n_params"]:

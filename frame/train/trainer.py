@@ -353,7 +353,7 @@ class Trainer:
         state = [arrays[f"state_{i}"] for i in range(meta["n_state"])]
         types = [TensorType.of(a) for a in leaves]
         # Compare structures with namedtuples by name, so loading never needs the stored classes.
-        stored = decode_treedef(meta["treedef"], lambda name, fields, arity: name, CheckpointError)
+        stored = decode_treedef(meta["treedef"], lambda name, fields, arity, custom=False: name, CheckpointError)
         if stored != with_type_names(self._treedef) or types != self._types:
             raise CheckpointError(f"checkpoint {path!r} holds params of types {[str(t) for t in types]} (structure "
                                   f"{stored}), but this trainer has {self._treedef} {[str(t) for t in self._types]}")
@@ -375,7 +375,9 @@ class Trainer:
 
         The parameter structure is rebuilt from the file's plain containers (dict, list, tuple,
         None); a namedtuple in it is built only from a class in `allowed_types` with the same
-        `module:qualname` (or, failing that, the same qualname) and the same fields. Nothing named
+        `module:qualname` (or, failing that, the same qualname) and the same fields, and a registered
+        pytree node (`frame.tree_util.register_dataclass`, ...) likewise, by its registered unflatten
+        function, from the static data stored as plain values. Nothing named
         in the file is imported or called: an unknown type name is a `CheckpointError`, as is any
         damaged or foreign file. A resumed run continues exactly (bit for bit) the trajectory of an
         uninterrupted one.
@@ -384,7 +386,11 @@ class Trainer:
         resolve = namedtuple_resolver(allowed_types, path)
         arrays, meta = read_checkpoint(path)
         treedef = decode_treedef(meta["treedef"], resolve, CheckpointError)  # validated by read_checkpoint
-        params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
+        try:   # an allowed node class's own unflatten rebuilds it; a stored structure it cannot take is the file's fault
+            params = tree_unflatten(treedef, [arrays[f"param_{i}"] for i in range(meta["n_params"])])
+        except Exception as e:
+            raise CheckpointError(f"checkpoint {path!r}: its parameter structure {with_type_names(treedef)} does not "
+                                  f"rebuild with the allowed classes ({type(e).__name__}: {e})") from None
         optimizer = optimizer if optimizer is not None else optimizer_from_config(meta["optimizer"], path)
         trainer = cls(loss_fn, params, optimizer, progress=progress, desc=desc, divergence_factor=divergence_factor,
                       client=client, shard=shard, dynamic_axes=dynamic_axes)
