@@ -21,7 +21,7 @@ from .frontend.remat import checkpoint, checkpoint_name, checkpoint_policies, re
 from . import nn  # noqa: E402
 from . import scipy  # noqa: E402  (frame.scipy.special; scipy's kernels load on first use)
 from . import random  # noqa: E402
-from . import lax, tree, tree_util  # noqa: E402
+from . import lax, optax, tree, tree_util  # noqa: E402
 from . import compiler, runtime  # noqa: E402
 from .runtime.memory import memory_report
 from . import train  # noqa: E402  (scipy and tqdm load only when used)
@@ -33,5 +33,5 @@ __all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", 
            "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_prod", "segment_max", "segment_min",
            "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "memory_report",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",
-           "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree", "tree_util", "lax", "ir",
+           "OracleMismatch", "TrainingError", "CheckpointError", "LinAlgError", "RetraceWarning", "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree", "tree_util", "lax", "optax", "ir",
            "ops", "numpy", "nn", "compiler", "runtime", "train", "interop"]
