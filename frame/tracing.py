@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import FrameError, GradientError, ShapeError, TraceError
 from .ir.graph import Graph, Value
-from .ir.types import Dim, TensorType
+from .ir.types import DTYPES, Dim, TensorType
 from .ir.printer import attrs_key
 from .ir.registry import DecomposeFn, GradientFn, NodeContext, OpSchema, all_ops, find, get
 
@@ -244,6 +244,11 @@ def operand_dtypes(schema: OpSchema, operands: Sequence) -> list[str | None]:
             want = [d.name for d in ufunc.resolve_dtypes(tuple(seen) + (None,) * ufunc.nout)[:ufunc.nin]]
         except (TypeError, ValueError, np.exceptions.DTypePromotionError):
             pass
+        lacking = sorted({w for w in want if w is not None and w not in DTYPES})
+        if lacking:   # numpy's loop is for a dtype frame lacks (bool << bool, bool % bool: int8)
+            raise ShapeError(f"op '{schema.name}': numpy computes operands of "
+                             f"{', '.join(k.__name__ if isinstance(k, type) else str(k) for k in kinds)} in "
+                             f"{', '.join(lacking)}, a dtype frame does not have")
     elif positions:
         try:
             common = np.result_type(*[kinds[i] if not isinstance(kinds[i], type) else kinds[i](0)

@@ -218,9 +218,12 @@ def numpy_loop(op: str, dtype: str) -> tuple[int, int] | None:
         signature, call = f"{char}{char}->{char}", _call_sum
         want = [np.add.reduce(x).reshape(1) for x in draws]
     else:
+        signature = f"{char}->{char}"
+        if signature not in ufunc.types:   # e.g. invert, which has integer and bool loops only
+            return None
         x = _spread(rng, 4099, dtype)
         x[:8] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 0.5]
-        draws, signature, call = [x], f"{char}->{char}", _call_unary
+        draws, call = [x], _call_unary
         with np.errstate(all="ignore"):
             want = [ufunc(x)]
     with np.errstate(all="ignore"):

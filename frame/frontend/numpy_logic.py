@@ -13,8 +13,8 @@ from .args import _axis, _dtype, _ndim, _shape
 from .numpy_creation import _has_tracer, as_operand, asarray
 from .numpy_shape import broadcast_to, expand_dims, ravel, reshape, stack, take, take_along_axis
 
-__all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "bitwise_not", "invert", "isclose", "allclose", "array_equal", "choose", "compress", "piecewise", "array_equiv",
+__all__ = ["where", "select", "clip", "nan_to_num", "astype", "bitwise_count",
+           "isclose", "allclose", "array_equal", "choose", "compress", "piecewise", "array_equiv",
            "isneginf", "isposinf", "isreal", "iscomplex", "isrealobj", "iscomplexobj", "isscalar", "iterable"]
 
 
@@ -87,19 +87,10 @@ def astype(x, dtype, copy=True):
     return bind("convert", x, dtype=dtype)
 
 
-def _bool_only(name: str, op: str):
-    def function(*operands):
-        for x in operands:
-            if _dtype(x) != "bool":
-                raise ShapeError(f"fnp.{name}: frame has bitwise ops for bool values only, got {_dtype(x)}")
-        return bind(op, *operands)
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"numpy's {name} of bool values ({op})"
-    return function
-
-
-bitwise_and, bitwise_or, bitwise_xor = (_bool_only(f"bitwise_{n}", f"logical_{n}") for n in ("and", "or", "xor"))
-bitwise_not = invert = _bool_only("invert", "logical_not")
+def bitwise_count(x):
+    """numpy's bitwise_count: the number of 1 bits of |x|, in x's integer dtype (numpy's is uint8, a dtype
+    frame does not have)."""
+    return bind("population_count", bind("abs", x))
 
 
 def _all(x):

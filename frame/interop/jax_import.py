@@ -331,16 +331,6 @@ def _select_n(imp, eqn, which, *cases):
     return imp.node("where", [which, cases[1], cases[0]])
 
 
-def _logical(frame_op: str):
-    def rule(imp, eqn, *xs):
-        # lax.and/or/xor/not are bitwise on integers; frame's logical ops match them on bools only.
-        if any(x.type.dtype != "bool" for x in xs):
-            raise FrameError(f"frame has no bitwise ops on integers; lax.{eqn.primitive.name} of bools only "
-                             f"imports (as {frame_op})")
-        return imp.node(frame_op, xs)
-    return rule
-
-
 # JAX primitive -> the frame op whose block lists it in `jax_imports`.
 ONE_TO_ONE: dict[str, str] = {primitive: s.name for s in all_ops() for primitive in s.jax_imports}
 # Primitives that are not one frame op: rewritten into several, or read through their parameters.
@@ -349,7 +339,7 @@ TRANSLATIONS: dict[str, Callable] = {
     "dot_general": _dot_general, "reduce_sum": _reduce_sum, "broadcast_in_dim": _broadcast_in_dim,
     "reshape": _reshape, "squeeze": _squeeze, "transpose": _transpose,
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
-    "select_n": _select_n, **{name: _logical(f"logical_{name}") for name in ("and", "or", "xor", "not")}, "iota": _iota,
+    "select_n": _select_n, "iota": _iota,
 }
 RULE_FAMILIES = (jax_rules_control, jax_rules_conv, jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce,
                  jax_rules_remat, jax_rules_sequence, jax_rules_shape)
@@ -371,7 +361,7 @@ PARAMETERS: dict[str, dict[str, Decision]] = {
     **{primitive: {} for primitive in ONE_TO_ONE}, "copy": {},
     "mul": {"out_dtype": checked("an output dtype other than the operands' (JAX's mixed-precision multiply)",
                                  _is_none)},
-    "select_n": {}, **{name: {} for name in ("and", "or", "xor", "not")},
+    "select_n": {},
     **{name: _UNARY_FLOAT for name in ("exp", "log", "sin", "cos", "tanh", "logistic", "sqrt", "rsqrt")},
     "integer_pow": {"y": implemented("frame's pow with exponent float(y): a small integer is exact as a float")},
     "dot_general": {

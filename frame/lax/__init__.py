@@ -17,8 +17,7 @@ under `frame.function` and differentiates to any order. Signatures and semantics
 - `reduce_window` covers add/max/min reducers (`add`/`max`/`min` here, frame.numpy's or `operator.add`)
   with string or explicit padding and base dilation, on frame's pooling ops.
 
-Not covered (they would need new ops): integer bitwise functions, shifts and population_count (frame's
-bitwise functions take bool only), `gather`/`scatter` with general dimension numbers, `batch_group_count`,
+Not covered (they would need new ops): `gather`/`scatter` with general dimension numbers, `batch_group_count`,
 `reduce_window`'s `window_dilation` and arbitrary reducers, `lu`.
 
 Layout: `_elementwise`, `_shape`, `_reduce` (reductions, sorts, reduce_window) and `_dot` (dot_general,
@@ -35,7 +34,7 @@ from ._elementwise import (  # noqa: A004  (lax's names shadow builtins)
     cbrt, tanh, logistic, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, asinh, acosh, atanh, erf, erfc,
     erf_inv, lgamma, digamma, igamma, igammac, square, reciprocal, max, min, clamp, select, nextafter, floor,
     ceil, round, RoundingMethod, is_finite, eq, ne, lt, le, gt, ge, bitwise_not, bitwise_and, bitwise_or,
-    bitwise_xor, convert_element_type, real, imag, conj, complex)
+    bitwise_xor, shift_left, shift_right_arithmetic, shift_right_logical, population_count, convert_element_type, real, imag, conj, complex)
 from ._shape import (  # noqa: A004  (lax's names shadow builtins)
     reshape, broadcast, broadcast_in_dim, squeeze, expand_dims, transpose, rev, concatenate, pad, slice,
     slice_in_dim, index_in_dim, dynamic_slice, dynamic_update_slice, dynamic_slice_in_dim,
@@ -57,6 +56,7 @@ __all__ = [
     "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma", "igamma", "igammac",
     "square", "reciprocal", "max", "min", "clamp", "select", "nextafter", "floor", "ceil", "round", "RoundingMethod",
     "is_finite", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "population_count",
     "convert_element_type", "real", "imag", "conj", "complex",
     # shape
     "reshape", "broadcast", "broadcast_in_dim", "squeeze", "expand_dims", "transpose", "rev", "concatenate", "pad",

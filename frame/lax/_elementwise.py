@@ -145,21 +145,36 @@ def select(pred, on_true, on_false):
     return fnp.where(pred, on_true, on_false)
 
 
-def _bitwise(name: str, fn):
+def _bitwise(name: str, fn, kinds: str = "biu"):
     def function(*xs):
         xs = _operands(name, *xs)
-        if _dtype(xs[0]) != "bool":
-            raise ShapeError(f"lax.{name}: frame has bitwise functions for bool operands only, got {_dtype(xs[0])}")
+        if _np.dtype(_dtype(xs[0])).kind not in kinds:
+            raise ShapeError(f"lax.{name} takes {'integer or bool' if 'b' in kinds else 'integer'} operands, "
+                             f"got {_dtype(xs[0])}")
         return fn(*xs)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"lax.{name} of bool operands"
+    function.__doc__ = f"lax.{name}: bit by bit on integers ({fn.__name__})"
     return function
 
 
-bitwise_not = _bitwise("bitwise_not", fnp.logical_not)
-bitwise_and = _bitwise("bitwise_and", fnp.logical_and)
-bitwise_or = _bitwise("bitwise_or", fnp.logical_or)
-bitwise_xor = _bitwise("bitwise_xor", fnp.logical_xor)
+bitwise_not = _bitwise("bitwise_not", fnp.bitwise_not)
+bitwise_and = _bitwise("bitwise_and", fnp.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", fnp.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", fnp.bitwise_xor)
+shift_left = _bitwise("shift_left", fnp.left_shift, "iu")
+shift_right_arithmetic = _bitwise("shift_right_arithmetic", fnp.right_shift, "iu")
+population_count = _bitwise("population_count", fnp.population_count, "iu")
+
+
+def _logical_right_shift(x, s):
+    # the arithmetic shift with the copies of the sign bit masked off; counts outside [0, width) give 0
+    width = 8 * _np.dtype(_dtype(x)).itemsize
+    one = _np.asarray(1, _dtype(x))
+    shifted = fnp.bitwise_and(fnp.right_shift(x, s), fnp.left_shift(one, width - s) - one)
+    return fnp.where((s < 0) | (s >= width), fnp.zeros_like(x), shifted)
+
+
+shift_right_logical = _bitwise("shift_right_logical", _logical_right_shift, "iu")
 
 
 def convert_element_type(operand, new_dtype):

@@ -30,7 +30,8 @@ def sum_to_shape(g, shape: tuple[int, ...]):
 def _check_operands(op: str, types, operands: str) -> None:
     """`operands`: "float" (float dtypes only), "inexact" (float or complex: the holomorphic functions,
     whose rules are JAX's complex convention as written), "numeric" (no bool, which numpy refuses
-    too), "real" (anything but complex: floor, abs) or "any"."""
+    too), "real" (anything but complex: floor, abs), "integral" (integers and bools: the bitwise ops),
+    "integer" (integers only: shifts) or "any"."""
     for t in types:
         if operands == "float":
             require_float(op, t)
@@ -40,6 +41,10 @@ def _check_operands(op: str, types, operands: str) -> None:
             raise ShapeError(f"op '{op}' does not take bool operands (numpy refuses them too), got {t}")
         elif operands == "real" and t.is_complex:
             raise ShapeError(f"op '{op}' does not take complex operands, got {t}")
+        elif operands == "integral" and (t.is_inexact):
+            raise ShapeError(f"op '{op}' takes integer or bool operands (numpy refuses floats too), got {t}")
+        elif operands == "integer" and (t.is_inexact or t.dtype == "bool"):
+            raise ShapeError(f"op '{op}' takes integer operands, got {t}")
 
 
 def _unary_shape(operands: str, out_dtype: str | None = None):
@@ -219,11 +224,8 @@ for _name, _doc, _imports in [("isnan", "x is nan", []), ("isinf", "x is +inf or
                               ("isfinite", "x is neither inf nor nan", ["is_finite"])]:
     unary(_name, getattr(np, _name), zero_derivative, operands="any", out_dtype="bool", doc=_doc,
           numpy=_name, jax=f"jnp.{_name}", jax_imports=_imports, frontend=[_name], ufuncs=[_name])
-# ~ and numpy's invert/bitwise ufuncs reach frame.numpy's bitwise functions (first frontend name), which
-# take bools only: on integers they are bitwise, which frame has no op for.
 unary("logical_not", np.logical_not, zero_derivative, operands="any", out_dtype="bool", doc="not x (x != 0)",
-      numpy="logical_not", jax="jnp.logical_not", frontend=["invert", "logical_not", "bitwise_not"],
-      operators=["__invert__"], ufuncs=["logical_not", "invert"])
+      numpy="logical_not", jax="jnp.logical_not", frontend=["logical_not"], ufuncs=["logical_not"])
 
 # Comparisons back the Tracer's ==, !=, <, ... (reflected forms come from Python swapping the operands).
 for _name, _symbol, _lax, _dunder, _traits in [
@@ -236,8 +238,38 @@ for _word in ("and", "or", "xor"):
     _name = f"logical_{_word}"
     binary(_name, getattr(np, _name), zero_derivatives, out_dtype="bool", traits=(COMMUTATIVE,),
            doc=f"a {_word} b (truth values: nonzero is true)", numpy=_name, jax=f"jnp.{_name}",
-           frontend=[f"bitwise_{_word}", _name], operators=[f"__{_word}__", f"__r{_word}__"],
-           ufuncs=[_name, f"bitwise_{_word}"])
+           frontend=[_name], ufuncs=[_name])
+
+
+# Bitwise ops, numpy's: on integers bit by bit (two's complement), on bools the logical ops; so `&`, `|`,
+# `^`, `~`, `<<`, `>>` and numpy's bitwise ufuncs are these for every dtype numpy allows them on.
+for _word in ("and", "or", "xor"):
+    _name = f"bitwise_{_word}"
+    binary(_name, getattr(np, _name), zero_derivatives, operands="integral", traits=(COMMUTATIVE,),
+           doc=f"a {_word} b bit by bit (logical {_word} on bools)", numpy=_name, jax=f"jnp.{_name}",
+           jax_imports=[_word], frontend=[_name], operators=[f"__{_word}__", f"__r{_word}__"], ufuncs=[_name])
+unary("bitwise_not", np.invert, zero_derivative, operands="integral", doc="~x: every bit flipped (not x on bools)",
+      numpy="invert", jax="jnp.invert", jax_imports=["not"], frontend=["invert", "bitwise_not", "bitwise_invert"],
+      operators=["__invert__"], ufuncs=["invert"])
+# numpy's shifts: a count >= the width (or negative) gives 0, or -1 for a negative value shifted right, as
+# lax's shift_left and shift_right_arithmetic do.
+for _name, _lax, _dunder, _symbol in (("left_shift", "shift_left", "lshift", "<<"),
+                                      ("right_shift", "shift_right_arithmetic", "rshift", ">>")):
+    binary(_name, getattr(np, _name), zero_derivatives, operands="integer", doc=f"a {_symbol} b (arithmetic shift)",
+           numpy=_name, jax=f"jnp.{_name}", jax_imports=[_lax], frontend=[_name, f"bitwise_{_name}"],
+           operators=[f"__{_dunder}__", f"__r{_dunder}__"], ufuncs=[_name])
+
+
+def _population_count(x):
+    """1 bits of each element in two's complement, in x's dtype (lax's; numpy's bitwise_count counts |x|)."""
+    x = np.asarray(x)
+    return np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(x.dtype)
+
+
+unary("population_count", _population_count, zero_derivative, operands="integer",
+      doc="the number of 1 bits of x in two's complement (lax.population_count)",
+      numpy=lambda e, x: f"{e.fn(_population_count)}({x})", jax="lax.population_count",
+      jax_imports=["population_count"], frontend=["population_count"])
 
 
 # maximum/minimum: numpy's values (nan propagates); the derivative is JAX's, split evenly at ties.

@@ -59,6 +59,17 @@ CASES = [
       for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
     NumpyCase("invert", lambda rng: (_mask(rng, (3, 2)),), label="bool"),
     NumpyCase("bitwise_not", lambda rng: (_mask(rng, (0, 2)),), label="empty"),
+    # on integers, bit by bit; mixed integer dtypes promote as numpy's do
+    *[NumpyCase(name, lambda rng: (rng.integers(-99, 99, (3, 4)), rng.integers(-99, 99, 4).astype("int32")),
+                label="int-mixed") for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    NumpyCase("invert", lambda rng: (rng.integers(-99, 99, (3, 2)).astype("int32"),), label="int32"),
+    NumpyCase("left_shift", lambda rng: (rng.integers(-99, 99, (2, 3)), 3), label="int-by-scalar"),
+    NumpyCase("right_shift", lambda rng: (rng.integers(-2**40, 2**40, 5), rng.integers(0, 66, 5)), label="int"),
+    # numpy's bitwise_count is uint8; frame has no unsigned dtypes and keeps the operand's
+    NumpyCase("bitwise_count", lambda rng: (rng.integers(-2**62, 2**62, (2, 3)),),
+              reference=lambda x: np.bitwise_count(x).astype(x.dtype)),
+    NumpyCase("bitwise_count", lambda rng: (rng.integers(-2**31, 2**31, 5).astype("int32"),), label="int32",
+              reference=lambda x: np.bitwise_count(x).astype(x.dtype)),
 ]
 _EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0, 1e-9])
 

@@ -234,7 +234,8 @@ def test_second_derivatives_match_jax():
     (lambda: flax_.add(X, np.ones((3, 4), np.int64)), "same dtypes"),
     (lambda: flax_.exp(np.arange(3)), "floating-point"),
     (lambda: flax_.select(X, X, Y), "pred must be bool"),
-    (lambda: flax_.bitwise_and(np.arange(3), np.arange(3)), "bool operands only"),
+    (lambda: flax_.bitwise_and(X, X), "integer or bool operands"),
+    (lambda: flax_.shift_left(X > 0, X > 0), "integer operands"),
     (lambda: flax_.pad(X, np.float32(0), [(0, 0, 0)] * 2), "padding_value"),
     (lambda: flax_.pad(X, 0.0, [(0, 0, 0)]), "padding_config"),
     (lambda: flax_.slice(X, (0, 0), (4, 4)), "do not fit"),
@@ -258,3 +259,20 @@ def test_second_derivatives_match_jax():
 def test_refusals_name_the_function(call, message):
     with pytest.raises(ShapeError, match=message):
         call()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_bitwise_functions_and_shifts_are_laxs(dtype):
+    rng = np.random.default_rng(5)
+    bits = 8 * np.dtype(dtype).itemsize
+    x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, 40, dtype=dtype)
+    y = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, 40, dtype=dtype)
+    s = np.concatenate([np.arange(bits + 2), [-1, -bits, 2 * bits]]).astype(dtype)[:40]
+    s = np.resize(s, 40).astype(dtype)
+    for name, args in [("bitwise_and", (x, y)), ("bitwise_or", (x, y)), ("bitwise_xor", (x, y)),
+                       ("bitwise_not", (x,)), ("population_count", (x,)), ("shift_left", (x, s)),
+                       ("shift_right_arithmetic", (x, s)), ("shift_right_logical", (x, s))]:
+        want = np.asarray(getattr(jlax, name)(*args))
+        for got in (getattr(flax_, name)(*args), frame.function(getattr(flax_, name))(*args)):
+            np.testing.assert_array_equal(got, want, err_msg=name)
+            assert np.asarray(got).dtype == want.dtype, name

@@ -17,9 +17,19 @@ def test_mask_operators_on_tracers_compute_numpys_masks():
     np.testing.assert_array_equal(frame.function(lambda x: np.array([True] * 5) & (x > 0))(X), X > 0)
 
 
-def test_bitwise_operators_on_integers_are_refused_by_name():
-    with pytest.raises(ShapeError, match="bitwise_and.*bool values only.*int64"):
-        frame.function(lambda i: i & 1)(np.arange(3))
+def test_bitwise_operators_on_integers_are_numpys():
+    i, s = np.array([-9, -1, 0, 6, 2**40], "int64"), np.array([0, 1, 3, 63, 70])
+    f = frame.function(lambda i, s: (i & 5, 3 | i, i ^ i >> 1, ~i, i << s, i >> s, fnp.bitwise_count(i)))
+    want = (i & 5, 3 | i, i ^ i >> 1, ~i, i << s, i >> s, np.bitwise_count(i).astype("int64"))
+    for got, ref in zip(f(i, s), want):
+        np.testing.assert_array_equal(got, ref)
+        assert got.dtype == ref.dtype
+    with pytest.raises(ShapeError, match="bitwise_and.*integer or bool.*f64"):
+        frame.function(lambda x: x & 1)(X)
+    with pytest.raises(ShapeError, match="right_shift.*integer operands.*f64"):
+        frame.function(lambda x: x >> x)(X)
+    with pytest.raises(ShapeError, match="left_shift.*bool, bool in int8"):   # numpy's bool loop is int8
+        frame.function(lambda m: m << m)(X > 0)
 
 
 def test_where_needs_three_arguments_and_takes_any_truth_values():

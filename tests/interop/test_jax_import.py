@@ -173,5 +173,12 @@ def test_unsupported_primitive_raises_naming_it_and_the_equation():
 def test_primitives_outside_frames_ops_are_refused_with_the_reason():
     with pytest.raises(FrameError, match="'select_n'.*int32 predicate and 3 cases"):
         from_jax(lambda i, x: jax.lax.select_n(i, x, 2 * x, 3 * x), np.zeros(3, np.int32), np.ones(3))
-    with pytest.raises(FrameError, match="'and'.*bitwise"):
-        from_jax(lambda i: i & 3, np.ones(3, np.int32))
+
+
+def test_bitwise_primitives_on_integers_import_as_frames_bitwise_ops():
+    fn = lambda i, s: ((i & 3) | (i ^ 5)) + (~i) + (i << s) + (i >> s) + jax.lax.population_count(i)
+    i, s = np.array([-7, 0, 5, 1 << 20], np.int32), np.array([1, 0, 3, 31], np.int32)
+    graph = from_jax(fn, i, s)
+    assert {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
+            "population_count"} <= {n.op for n in graph.nodes}
+    np.testing.assert_array_equal(frame.runtime.compile(graph)(i, s)[0], np.asarray(jax.jit(fn)(i, s)))

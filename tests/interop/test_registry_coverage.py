@@ -46,7 +46,8 @@ def primitive_inputs(op: str) -> list[np.ndarray]:
 @pytest.mark.parametrize("primitive, op", ONE_TO_ONE, ids=[p for p, _ in ONE_TO_ONE])
 def test_every_jax_imports_primitive_round_trips_with_jax_numbers(primitive, op):
     """`lax.<primitive>` binds exactly that primitive; from_jax makes it the op, and frame computes JAX's values."""
-    fn = getattr(lax, {"regularized_incomplete_beta": "betainc"}.get(primitive, primitive))   # lax.betainc binds it
+    fn = getattr(lax, {"regularized_incomplete_beta": "betainc", **{w: f"bitwise_{w}" for w in ("and", "or", "xor", "not")}}
+                  .get(primitive, primitive))   # lax.betainc binds it, lax.bitwise_and binds and, ...
     inputs = primitive_inputs(op)
     with jax.enable_x64(True):
         eqns = jax.make_jaxpr(fn)(*inputs).jaxpr.eqns

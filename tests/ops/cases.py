@@ -157,6 +157,31 @@ PREDICATE_CASES: list[OpCase] = [
 ]
 BASE_CASES += PREDICATE_CASES
 
+
+def _int(*shape, lo=-100, hi=100, dtype="int64"):
+    return lambda rng, dt: rng.integers(lo, hi, shape).astype(dtype)
+
+
+BITWISE_CASES: list[OpCase] = [
+    *[OpCase(op, _ins(_int(3, 4), _int(4)), getattr(np, op), wrt=(), label="int-bcast")
+      for op in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    *[OpCase(op, _ins(_bool(3, 4), _bool(3, 1)), getattr(np, op), wrt=(), label="bool")
+      for op in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    OpCase("bitwise_and", _ins(_int(5, dtype="int32"), _int(5, dtype="int32")), np.bitwise_and, wrt=(), label="int32"),
+    OpCase("bitwise_not", _ins(_int(3, 4)), np.invert, wrt=()),
+    OpCase("bitwise_not", _ins(_bool(3, 4)), np.invert, wrt=(), label="bool"),
+    # counts past the width and negative ones: numpy's and lax's results (0, or -1 shifting a negative right)
+    *[OpCase(op, _ins(_int(3, 4, lo=-2**40, hi=2**40), _int(4, lo=-3, hi=70)), getattr(np, op), wrt=())
+      for op in ("left_shift", "right_shift")],
+    *[OpCase(op, _ins(_int(6, dtype="int32"), _int(6, lo=0, hi=40, dtype="int32")), getattr(np, op), wrt=(),
+             label="int32") for op in ("left_shift", "right_shift")],
+    OpCase("population_count", _ins(_int(3, 4, lo=-2**62, hi=2**62)),
+           lambda x: np.bitwise_count(x.view(np.uint64)).astype(x.dtype), wrt=()),
+    OpCase("population_count", _ins(_int(5, lo=-2**31, hi=2**31 - 1, dtype="int32")),
+           lambda x: np.bitwise_count(x.view(np.uint32)).astype(x.dtype), wrt=(), label="int32"),
+]
+BASE_CASES += BITWISE_CASES
+
 # Ops that are checked elsewhere (no numeric output to compare, or not differentiable by design).
 NO_CASES_NEEDED = {"debug_print"}
 

@@ -172,7 +172,9 @@ def test_every_operator_is_on_tracer():
 
 @pytest.mark.parametrize("op", [op for op in all_ops() if op.ufuncs], ids=lambda op: op.name)
 def test_every_ufunc_on_a_tracer_becomes_its_op(op):
-    x = np.full((2, 2), 1.5) if not op.name.startswith("logical") else np.array([[True, False], [False, True]])
+    x = (np.array([[True, False], [False, True]]) if op.name.startswith("logical") else
+         np.array([[1, 2], [3, 4]]) if op.name.startswith("bitwise") or op.name.endswith("_shift") else
+         np.full((2, 2), 1.5))
     for ufunc in op.ufuncs:
         operands = (2.0,) if ufunc == "power" else (x,) * ((op.num_inputs or 1) - 1)
         graph = frame.trace(lambda t: getattr(np, ufunc)(t, *operands), x)
@@ -188,18 +190,18 @@ def test_one_op_functions_are_generated_with_the_blocks_doc():
 
 
 def test_operators_and_ufuncs_of_a_new_block_reach_tracer():
-    # x << y and np.left_shift: a dunder and a ufunc no real block claims
-    register_op("test_shift", shape=lambda ctx: [ctx.input_types[0]], kernel=np.left_shift, num_inputs=2,
-                operators=["__lshift__"], ufuncs=["left_shift"])
+    # round(x) and np.positive: a dunder and a ufunc no real block claims
+    register_op("test_round", shape=lambda ctx: [ctx.input_types[0]], kernel=np.round, num_inputs=1,
+                operators=["__round__"], ufuncs=["positive"])
     try:
         install_operators()
-        x = np.array([1, 2])
-        assert [n.op for n in frame.trace(lambda t: t << t, x).nodes] == ["test_shift"]
-        assert [n.op for n in frame.trace(lambda t: np.left_shift(t, t), x).nodes] == ["test_shift"]
+        x = np.array([1.5, 2.0])
+        assert [n.op for n in frame.trace(lambda t: round(t), x).nodes] == ["test_round"]
+        assert [n.op for n in frame.trace(lambda t: np.positive(t), x).nodes] == ["test_round"]
     finally:
-        unregister_op("test_shift")
+        unregister_op("test_round")
         install_operators()
-    assert not hasattr(Tracer, "__lshift__")
+    assert not hasattr(Tracer, "__round__")
 
 
 def test_reflected_operators_swap_operands_and_keep_the_frontend_checks():
