@@ -2,7 +2,8 @@
 linalg ops (through frame.numpy.linalg and frame.scipy.linalg), real matrices and stacks of them.
 
 `eigh` returns (eigenvectors, eigenvalues), lax's order; `qr` and `svd` default to full matrices, as lax.
-`lu` is left out (frame has no LU op).
+`lu` is frame's `lu` op (LAPACK getrf, JAX's derivative rule); `lu_pivots_to_permutation` applies the
+pivots' row swaps in order.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..frontend import numpy as fnp
 from ..frontend.args import _shape
 from ..scipy import linalg as _slinalg
 
-__all__ = ["cholesky", "eigh", "qr", "svd", "triangular_solve"]
+__all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd", "triangular_solve"]
 
 
 def _mT(x):
@@ -42,6 +43,22 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
         x = (x + _mT(x)) / 2
     w, v = fnp.linalg.eigh(x, UPLO="L" if lower else "U")
     return v, w
+
+
+def lu(x):
+    """(lu, pivots, permutation) of (stacks of) m x n matrices with partial pivoting: x[..., permutation, :] =
+    L U, lu holding L's strict lower part (unit diagonal) and U; pivots (min(m, n),) and permutation (m,) int32.
+    Derivatives in lu are JAX's; a singular matrix gives zeros on U's diagonal, no error."""
+    x = fnp.asarray(x)
+    if len(_shape(x)) < 2:
+        raise ShapeError(f"lax.linalg.lu: needs matrices (..., m, n), got shape {_shape(x)}")
+    return _slinalg._lu_op(x, "lax.linalg.lu")
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation (..., permutation_size) int32 that applying pivots' swaps (row i with row pivots[i], in
+    order) makes of the identity."""
+    return _slinalg._permutation(pivots, int(permutation_size), "lax.linalg.lu_pivots_to_permutation")
 
 
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, **unused):

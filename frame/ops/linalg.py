@@ -1,6 +1,7 @@
 """Linear algebra: `matmul` (2-D and batched, numpy batch broadcasting, either operand read transposed),
 numpy.linalg's solvers and decompositions: `solve`, `inv`, `det`, `slogdet`, `cholesky`, `eigh`,
-`eigvals`/`eig` (general square matrices, complex results), `svd`, `qr`, and `lstsq`, and `triangular_solve` (lax.linalg's; scipy.linalg.solve_triangular's kernel).
+`eigvals`/`eig` (general square matrices, complex results), `svd`, `qr`, and `lstsq`, and `triangular_solve` (lax.linalg's; scipy.linalg.solve_triangular's kernel),
+and `lu` (lax.linalg's: partial pivoting, scipy's getrf kernel).
 
 The decompositions run numpy's LAPACK kernels (triangular_solve scipy's); their gradient rules are
 JAX's matrix-calculus rules, written with frame ops so that they differentiate again. Where JAX's
@@ -595,3 +596,83 @@ register_op("lstsq", shape=_lstsq_shape, num_inputs=2, attrs={"rcond": ((float,)
             doc="least-squares solution x of a @ x = b (a (m, n), b (m, k)), singular values below rcond * max "
                 "cut off; the gradient is that of the full-rank solution",
             jax=lambda J, a, b, rcond: J.jnp.linalg.lstsq(a, b, rcond=rcond)[0], frontend=["linalg.lstsq"], to_float=[0, 1])
+
+
+# -- lu ------------------------------------------------------------------------------------------
+# lax.linalg.lu: a[..., perm, :] = L U with partial pivoting, for (stacks of) m x n matrices, k = min(m, n).
+# Results as JAX's: lu (m, n) holding L's strict lower part (unit diagonal implied, m x k) and U (k x n),
+# pivots (k,) int32 (row i was swapped with row pivots[i], LAPACK's order, 0-based) and perm (m,) int32.
+def _lu_shape(ctx: NodeContext):
+    a = _matrices_operand(ctx)
+    *batch, m, n = a.shape
+    return [a, _like(a, (*batch, min(m, n)), "int32"), _like(a, (*batch, m), "int32")]
+
+
+def _lu_kernel(a):
+    import warnings
+
+    from scipy.linalg import lu_factor   # scipy loads on first use, not with frame
+
+    *batch, m, n = a.shape
+    k = min(m, n)
+    lu = np.array(a, copy=True)
+    pivots = np.broadcast_to(np.arange(k, dtype=np.int32), (*batch, k)).copy()
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*batch, m)).copy()
+    if k == 0:
+        return lu, pivots, perm
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # scipy warns on an exactly singular matrix; JAX does not, nor frame
+        for i in np.ndindex(tuple(batch)):   # one LAPACK getrf per matrix
+            lu[i], pivots[i] = lu_factor(a[i], check_finite=False)
+            for j, p in enumerate(pivots[i]):   # apply the row swaps in order to get the permutation
+                perm[i][[j, p]] = perm[i][[p, j]]
+    return lu, pivots, perm
+
+
+def _lu_factors(lu):
+    """The square factors JAX's rule uses: L (m, m), unit lower (lu's strict lower part, identity beyond
+    its k columns), and U (n, n), upper (lu's first k rows, identity below them)."""
+    *batch, m, n = lu.shape
+    k = min(m, n)
+    lower, upper = _part(lu, -1, 0, k), _part(lu, -2, 0, k)
+    if m > k:
+        lower = prim.concat(lower, np.zeros((*batch, m, m - k), lu.dtype), axis=-1)
+    if n > k:
+        upper = prim.concat(upper, np.zeros((*batch, n - k, n), lu.dtype), axis=-2)
+    tail = np.diag((np.arange(n) >= k).astype(lu.dtype))   # ones on U's diagonal below its k rows
+    return (lower * _tril_mask(m, lu.dtype, -1) + np.eye(m, dtype=lu.dtype),
+            upper * np.triu(np.ones((n, n), lu.dtype)) + tail)
+
+
+def _lu_grad(ctx, xs, ys, gys):
+    # JAX's jvp (lax.linalg's _lu_jvp_rule): with X = L^-1 da[perm] U^-1 (L, U the square factors of
+    # `_lu_factors`), d lu = L tril(X, -1) + triu(X) U. Its adjoint for a cotangent G (m, n):
+    # GX = tril(L^T G, -1) + triu(G U^T), G_perm = L^-T GX U^-T, and ga = P^T G_perm with P the (m, m)
+    # permutation matrix, P_ij = [perm_i == j] (a matmul, so the rule stays in ops with rules). The
+    # pivots and perm are integers: no derivative.
+    lu, perm = ys[0], ys[2]
+    m, n = lu.shape[-2:]
+    lower, upper = _lu_factors(lu)
+    g = gys[0]
+    gx = (_matmul(lower, g, True, False) * np.tril(np.ones((m, n), lu.dtype), -1)
+          + _matmul(g, upper, False, True) * np.triu(np.ones((m, n), lu.dtype)))
+    z = _mT(triangular_solve(upper, _mT(gx)))              # z U^T = gx
+    gp = triangular_solve(lower, z, lower=True, transpose_a=True, unit_diagonal=True)
+    p = prim.convert(prim.equal(_cols(perm), np.arange(m, dtype=np.int32)), dtype=lu.dtype.name)
+    return [_matmul(p, gp, True, False)]
+
+
+def _lu_jax(J, a):
+    # `a * 1.0` (exact) makes a numpy tangent a JAX array: JAX's lu jvp rule indexes the tangent with the
+    # traced permutation, which raises TracerArrayConversionError for a numpy tangent (jax.jvp(f, x, (np_t,)))
+    # under jit.
+    return tuple(J.lax.linalg.lu(a * 1.0))
+
+
+register_op("lu", shape=_lu_shape, kernel=_lu_kernel, num_inputs=1, gradient=traced_gradient(_lu_grad),
+            batch=LEADING,
+            doc="LU decomposition with partial pivoting of (stacks of) m x n matrices, as lax.linalg.lu: (lu, "
+                "pivots, perm) with a[..., perm, :] = L U, lu holding L's strict lower part (unit diagonal) and "
+                "U, pivots (k,) and perm (m,) int32, k = min(m, n); a singular matrix gives zeros on U's "
+                "diagonal, no error. Derivatives are JAX's (pivots and perm have none)",
+            jax=_lu_jax, to_float=[0])

@@ -3,7 +3,9 @@ jax.scipy.linalg offers it (real matrices; stacks of them where scipy 1.17 batch
 
 Solvers and factorisations are frame's linalg ops (frame/ops/linalg.py: numpy's and scipy's LAPACK kernels,
 JAX's derivative rules, every order): `solve_triangular`, `cho_factor`/`cho_solve` (the `triangular_solve`
-op), `cholesky`, `solve`, `inv`, `det`, `eigh` (generalised problems too), `svd`, `qr`, `lstsq`, `pinv`.
+op), `cholesky`, `solve`, `inv`, `det`, `eigh` (generalised problems too), `svd`, `qr`, `lstsq`, `pinv`,
+`lu`/`lu_factor`/`lu_solve` (the `lu` op: LAPACK getrf with partial pivoting; lu_solve's permutation is
+rebuilt from the pivots, and applied as a 0/1 matrix product so that it traces and differentiates).
 `block_diag`, `toeplitz`, `circulant` and `hankel` build their matrices by concatenation and gathers with
 static indices, so they differentiate in their (traced) vectors. `expm` is Pade scaling and squaring;
 `expm_frechet` is expm of the block matrix [[A, E], [0, A]].
@@ -25,10 +27,10 @@ from ..errors import ShapeError, TraceError
 from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _int, _ndim, _shape
 from ..ops.linalg import triangular_solve as _triangular_solve
-from ..tracing import Tracer
+from ..tracing import Tracer, bind
 
 __all__ = ["solve_triangular", "cho_factor", "cho_solve", "cholesky", "solve", "inv", "det", "eigh", "svd", "qr",
-           "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet"]
+           "lu", "lu_factor", "lu_solve", "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet"]
 
 
 # -- operands ------------------------------------------------------------------------------------
@@ -256,6 +258,90 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     (a,) = _floats(a)
     q, r = fnp.linalg.qr(a, "reduced" if mode == "economic" else "complete")
     return (r,) if mode == "r" else (q, r)
+
+
+def _lu_op(a, name: str):
+    """The `lu` op on float `a` (..., m, n): (lu, pivots, permutation), pivots and permutation int32."""
+    (a,) = _floats(a)
+    if _ndim(a) < 2:
+        raise ShapeError(f"op '{name}': a must be a matrix or a stack of them, got shape {_shape(a)}")
+    return tuple(bind("lu", a))
+
+
+def _permutation(piv, m: int, name: str):
+    """The row order (..., m) int32 that LAPACK's pivots make: row i swapped with row piv[i], i = 0, 1, ...
+    Concrete pivots are applied in numpy; traced ones by one gather and two selects per pivot (a graph that
+    grows with the number of pivots)."""
+    piv = fnp.asarray(piv)
+    shape = _shape(piv)
+    if len(shape) < 1 or shape[-1] > m or _np.dtype(_dtype(piv)).kind not in "iu":
+        raise ShapeError(f"op '{name}': pivots must be integers (..., k) with k <= {m}, got {_dtype(piv)} of "
+                         f"shape {shape}")
+    if not isinstance(piv, Tracer):
+        piv = _np.asarray(piv)
+        if piv.size and (piv.min() < 0 or piv.max() >= m):
+            raise ShapeError(f"op '{name}': pivots must lie in [0, {m}), got values {piv.min()} to {piv.max()}")
+        perm = _np.broadcast_to(_np.arange(m, dtype=_np.int32), shape[:-1] + (m,)).copy()
+        for i in _np.ndindex(shape[:-1]):
+            for j, p in enumerate(piv[i]):
+                perm[i][[j, p]] = perm[i][[p, j]]
+        return perm
+    rows = _np.arange(m, dtype=_np.int32)
+    perm = fnp.broadcast_to(rows, shape[:-1] + (m,))
+    piv = fnp.astype(piv, "int32")
+    for j in range(shape[-1]):
+        p = piv[..., j:j + 1]
+        at_j, at_p = perm[..., j:j + 1], fnp.take_along_axis(perm, p, axis=-1)
+        perm = fnp.where(rows == j, at_p, fnp.where(rows == p, at_j, perm))
+    return perm
+
+
+def _permutation_matrix(perm, m: int, dtype):
+    """(..., m, m) with entry (i, j) one where perm[i] == j: its product with b is b[..., perm, :]."""
+    return fnp.astype(fnp.expand_dims(perm, -1) == _np.arange(m, dtype=_np.int32), dtype)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """LU decomposition with partial pivoting of (a stack of) m x n matrices: (P, L, U) with a = P L U, L (m, k)
+    unit lower trapezoidal, U (k, n) upper trapezoidal, k = min(m, n); with `permute_l` (P L, U); with
+    `p_indices` P as int32 row indices (m,) with a = L[P] U. A singular matrix gives zeros on U's diagonal
+    (no error, and no warning). Derivatives in L and U are JAX's (the `lu` op's)."""
+    factors, _, perm = _lu_op(a, "lu")
+    *_, m, n = _shape(factors)
+    k, dtype = min(m, n), _dtype(factors)
+    lower = fnp.tril(factors[..., :, :k], -1) + _np.eye(m, k, dtype=dtype)
+    upper = fnp.triu(factors[..., :k, :])
+    p = _mT(_permutation_matrix(perm, m, dtype))   # a[perm] = L U, so a = p L U with p[perm[i], i] = 1
+    if permute_l:
+        return fnp.matmul(p, lower), upper
+    if p_indices:
+        return fnp.astype(fnp.argsort(perm, axis=-1), "int32"), lower, upper
+    return p, lower, upper
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """(lu, piv) of (a stack of) m x n matrices for `lu_solve`: lu holds L's strict lower part (unit
+    diagonal) and U, piv (min(m, n),) int32 LAPACK's 0-based pivots (row i was swapped with row piv[i])."""
+    factors, piv, _ = _lu_op(a, "lu_factor")
+    return factors, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """x with a x = b (trans 0) or a^T x = b (1, and 2: real matrices) from `lu_factor(a)`'s (lu, piv), a square;
+    b (n,) or (..., n, k), batch axes broadcast. Derivatives reach lu (hence a) and b."""
+    if isinstance(trans, bool) or trans not in (0, 1, 2):   # scipy's getrs takes the integers only
+        raise ShapeError(f"op 'lu_solve': trans must be 0, 1 or 2, got {trans!r}")
+    factors, piv = lu_and_piv
+    factors, b = _floats(factors, b)
+    n = _square(factors, "lu_solve")
+    b, vector = _rhs(b, factors, "lu_solve")
+    p = _permutation_matrix(_permutation(piv, n, "lu_solve"), n, _dtype(factors))   # p a = L U
+    if not _TRANS[trans]:   # L U x = p b
+        x = _triangular_solve(factors, _triangular_solve(factors, fnp.matmul(p, b), True, False, True))
+    else:                   # a^T = U^T L^T p: x = p^T L^-T U^-T b
+        y = _triangular_solve(factors, _triangular_solve(factors, b, False, True), True, True, True)
+        x = fnp.matmul(_mT(p), y)
+    return _vector(x, vector)
 
 
 def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None):

@@ -131,3 +131,35 @@ CASES += [
       for op, ref in (("eigvals", lambda a: _complex_eig(a)[0]), ("eig", _complex_eig),
                       ("eigenbasis_internal", lambda a: _complex_eig(a)[1]))],
 ]
+
+
+def _pivoted(*shape, order=(2, 0, 3, 1)):
+    """Rows of (random + 3 I) (with extra random rows when tall) in a fixed shuffled order: LAPACK's partial
+    pivoting picks rows by clear margins (no ties nearby), so the pivots stay put under small perturbations
+    and lu is smooth there."""
+    def make(rng, dt):
+        *batch, m, n = shape
+        a = rng.uniform(-1, 1, shape) + 3 * np.eye(m, n)
+        return a[..., [i for i in order if i < m], :].astype(dt)
+    return make
+
+
+def _lu_reference(a):
+    """(lu, pivots, perm) as lax.linalg.lu, from scipy's (P, L, U) with row indices and scipy's pivots."""
+    from scipy.linalg import lu, lu_factor
+    *batch, m, n = a.shape
+    k = min(m, n)
+    p, low, up = lu(a, p_indices=True)
+    packed = np.zeros(a.shape, a.dtype)
+    packed[..., :, :k] = np.tril(low, -1)
+    packed[..., :k, :] += up
+    return packed, lu_factor(a)[1].astype(np.int32), np.argsort(p, axis=-1).astype(np.int32)
+
+
+CASES += [
+    OpCase("lu", _ins(_dominant(3, 3)), _lu_reference, label="unpivoted"),
+    OpCase("lu", _ins(_pivoted(4, 4)), _lu_reference, label="pivoted"),
+    OpCase("lu", _ins(_pivoted(2, 3, 3)), _lu_reference, label="batched"),
+    OpCase("lu", _ins(_pivoted(4, 3)), _lu_reference, label="tall"),
+    OpCase("lu", _ins(_pivoted(3, 5)), _lu_reference, label="wide"),
+]

@@ -59,26 +59,31 @@ def mostly_valid(valid, invalid):
 
 
 @st.composite
-def _operands(draw, shape_lists, dtype=None):
-    dtype = dtype or draw(DTYPES)
+def _operands(draw, shape_lists, dtype=None, dtypes=DTYPES):
+    dtype = dtype or draw(dtypes)
     return [draw(arrays(dtype, s)) for s in draw(shape_lists)]
 
 
-def _unary(attrs=st.just({})):
+def _unary(attrs=st.just({}), dtypes=DTYPES):
     @st.composite
     def draw_example(draw):
-        return draw(_operands(shapes().map(lambda s: [s]))), draw(attrs)
+        return draw(_operands(shapes().map(lambda s: [s]), dtypes=dtypes)), draw(attrs)
     return draw_example()
 
 
-def _binary(num_shapes=2):
+# the bitwise ops: integers (any bits) and, where numpy allows them, bools
+INTEGRAL = st.sampled_from(["int32", "int64", "bool"])
+INTEGER = st.sampled_from(["int32", "int64"])
+
+
+def _binary(num_shapes=2, dtypes=DTYPES):
     broadcasting = hnp.mutually_broadcastable_shapes(num_shapes=num_shapes, max_dims=3, min_side=0,
                                                      max_side=MAX_SIDE).map(lambda b: list(b.input_shapes))
     independent = st.lists(shapes(), min_size=num_shapes, max_size=num_shapes)
 
     @st.composite
     def draw_example(draw):
-        return draw(_operands(mostly_valid(broadcasting, independent))), {}
+        return draw(_operands(mostly_valid(broadcasting, independent), dtypes=dtypes)), {}
     return draw_example()
 
 
@@ -358,7 +363,8 @@ EXAMPLES = {
     **{op: _reduction() for op in ("max", "min", "prod", "logsumexp", "all", "any", "count_nonzero")},
     "argmax": _axis_attr("keepdims"), "argmin": _axis_attr("keepdims"), "argsort": _axis_attr(),
     "cumsum": _axis_attr("reverse"), "cumprod": _axis_attr("reverse"), "rev": _rev(),
-    **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr", "eigvals", "eig", "eigenbasis_internal")},
+    **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr", "eigvals", "eig", "eigenbasis_internal",
+                                  "lu")},
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),
     "triangular_solve": _matrices(2, attrs=st.fixed_dictionaries(
         {k: st.booleans() for k in ("lower", "transpose_a", "unit_diagonal")})),
@@ -366,4 +372,7 @@ EXAMPLES = {
     "fft": _fft(),
     "gather": _gather(), "scatter_add": _scatter(None), "scatter": _scatter(["set", "mul", "min", "max"]),
     "convert": _unary(st.fixed_dictionaries({"dtype": st.sampled_from(["float32", "float64", "float16", "bool"])})),
+    **{op: _binary(dtypes=INTEGRAL) for op in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    "bitwise_not": _unary(dtypes=INTEGRAL), "population_count": _unary(dtypes=INTEGER),
+    **{op: _binary(dtypes=INTEGER) for op in ("left_shift", "right_shift")},
 }

@@ -130,7 +130,7 @@ REFUSED = {
     # no Taylor rule: reductions that choose, products, linear algebra, fused losses
     "max": "max", "min": "min", "max_pool": "max_pool", "prod": "prod", "cumprod": "cumprod", "logsumexp": "logsumexp",
     "mse_loss": "mse_loss", "scatter": "scatter",
-    **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "qr", "slogdet", "solve", "svd",
+    **{op: op for op in ("cholesky", "det", "eigh", "inv", "lstsq", "lu", "qr", "slogdet", "solve", "svd",
                          "triangular_solve")},
 }
 FIRST_CASES = {c.op: c for c in reversed(PUBLIC_CASES)}
