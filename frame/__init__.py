@@ -11,6 +11,7 @@ from . import numpy  # noqa: E402,F401
 from .frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .frontend.tracer import ShapeDtype, trace
 from .frontend.transforms import RetraceWarning, function, grad, stop_gradient, value_and_grad, vjp
+from .frontend.transforms import function as jit   # jax.jit's name, for code ported from JAX
 from .frontend.jacobians import hessian, jacfwd, jacrev, jvp, linearize
 from .frontend.batching import vmap
 from .frontend.custom import custom_jvp, custom_vjp
@@ -29,7 +30,7 @@ from . import interop  # noqa: E402  (JAX loads lazily, on first use of an inter
 from .frontend.numpy import debug_print
 
 __version__ = "0.1.0"
-__all__ = ["trace", "function", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
+__all__ = ["trace", "function", "jit", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
            "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_prod", "segment_max", "segment_min",
            "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "memory_report",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",

@@ -18,7 +18,7 @@ under `frame.function` and differentiates to any order. Signatures and semantics
   with string or explicit padding and base dilation, on frame's pooling ops.
 
 Not covered (they would need new ops): `gather`/`scatter` with general dimension numbers, `batch_group_count`,
-`reduce_window`'s `window_dilation` and arbitrary reducers, `lu`.
+`reduce_window`'s `window_dilation` and arbitrary reducers.
 
 Layout: `_elementwise`, `_shape`, `_reduce` (reductions, sorts, reduce_window) and `_dot` (dot_general,
 convolutions) hold the functions, `_common` lax's operand rules, `linalg` jax.lax.linalg's functions.
