@@ -46,15 +46,7 @@ class Initializer(Protocol):
 
 
 def _shape(shape, name: str) -> tuple:
-    if isinstance(shape, (int, _np.integer)) and not isinstance(shape, bool):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise ShapeError(f"frame.nn.initializers.{name}: shape must be a tuple of sizes, got {shape!r}") from None
-    if any(d < 0 for d in shape):
-        raise ShapeError(f"frame.nn.initializers.{name}: shape must have sizes >= 0, got {shape}")
-    return shape
+    return _random._sample_shape(shape, name, "frame.nn.initializers")
 
 
 def _float(dtype, name: str) -> str:

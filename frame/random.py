@@ -17,10 +17,17 @@ Covered, with jax.random's formulas on the same bits (what JAX computes under ja
   `multivariate_normal` (cholesky, eigh, svd) and `orthogonal`. These equal JAX's up to the float kernels: frame's
   log, tan, erfinv, QR, ... are numpy's, scipy's and LAPACK's, XLA's its own approximations, which differ in the
   last bits (a few ulp in float64; XLA's float32 erf_inv up to ~1.5e-6 relative in the tails).
-
-Left out: gamma, beta, dirichlet, chisquare, t, poisson, binomial, loggamma, generalized_normal and ball (which
-draws through gamma): JAX draws them with rejection loops whose per-element iteration counts fix the numbers,
-and frame does not reproduce those loops, so any version here would not be JAX's numbers.
+- rejection-sampled, with JAX's loops on the same keys (so the same accept/reject decisions and the same numbers
+  up to the float kernels, as above): `gamma` and `loggamma` (one key per element, split from the key, and
+  Marsaglia and Tsang's loop per element under vmap, JAX's boost for a < 1), and through them `beta`,
+  `dirichlet`, `chisquare`, `t`, `generalized_normal` and `ball`; `poisson` (float32 Knuth and transformed
+  rejection loops over the whole array) and `binomial` (inversion and BTRS), whose integers equal JAX's except
+  where a kernel difference flips a decision: poisson's rejection test compares against -lam + k log lam -
+  lgamma(k + 1) in float32, and XLA's float32 lgamma is off by up to ~2e-2 near 1e4 (frame's, scipy's, by ~4e-3),
+  so for lam in the thousands some draws differ (below a few hundred the difference is ~1e-4 and flips are rare).
+  gamma and everything drawn through it are differentiable in their parameters, by implicit reparameterisation
+  (dx/da = -(dP/da)/(dP/dx), P the regularised incomplete gamma function: a series or a continued fraction summed
+  with its a-derivative to float64 rounding; second derivatives are refused, as JAX's, by the while loops).
 
 Defaults differ from JAX's in one place: float `dtype` defaults to float64, numpy's (JAX's float32 unless x64 is
 on); pass `dtype="float32"` for JAX's default numbers. Integer `dtype` defaults to int64 (JAX's `int` under x64).
@@ -34,12 +41,16 @@ import numpy as _np
 from .errors import ShapeError, TraceError
 from .frontend import numpy as fnp
 from .frontend.args import _dtype, _shape
+from .frontend.batching import vmap
+from .frontend.control import while_loop
+from .frontend.custom import custom_jvp
 from .tracing import Tracer, bind
 
 __all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "exponential",
            "gumbel", "categorical", "truncated_normal", "randint", "permutation", "choice", "cauchy", "laplace",
            "logistic", "rademacher", "lognormal", "pareto", "weibull_min", "rayleigh", "maxwell",
-           "double_sided_maxwell", "geometric", "triangular", "multivariate_normal", "orthogonal"]
+           "double_sided_maxwell", "geometric", "triangular", "multivariate_normal", "orthogonal", "gamma", "loggamma",
+           "beta", "dirichlet", "chisquare", "t", "generalized_normal", "ball", "poisson", "binomial"]
 
 _FLOATS = ("float32", "float64")
 _INTS = ("int32", "int64")
@@ -76,15 +87,16 @@ def _keys(keys, fn: str):
     return keys
 
 
-def _sample_shape(shape, fn: str) -> tuple:
+def _sample_shape(shape, fn: str, module: str = "frame.random") -> tuple:
+    """`shape` as a tuple of sizes >= 0 (an int is a 1-d shape); a ShapeError naming `module.fn` if not."""
     if isinstance(shape, (int, _np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     try:
         shape = tuple(int(d) for d in shape)
     except TypeError:
-        raise ShapeError(f"frame.random.{fn}: shape must be a tuple of sizes, got {shape!r}") from None
+        raise ShapeError(f"{module}.{fn}: shape must be a tuple of sizes, got {shape!r}") from None
     if any(d < 0 for d in shape):
-        raise ShapeError(f"frame.random.{fn}: shape must have sizes >= 0, got {shape}")
+        raise ShapeError(f"{module}.{fn}: shape must have sizes >= 0, got {shape}")
     return shape
 
 
@@ -511,3 +523,417 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     q, r = fnp.linalg.qr(z)
     x = q * fnp.expand_dims(fnp.sign(fnp.diagonal(r, axis1=-2, axis2=-1)), -2)
     return fnp.matrix_transpose(x) if n < m else x
+
+
+# --- gamma and the distributions drawn through it -------------------------------------------------------------
+# JAX draws gamma per element: one key per element (split of the key into prod(shape) keys), then Marsaglia and
+# Tsang's rejection loop on that key, with an inner loop redrawing the normal until 1 + c x > 0. `_gamma_one` is
+# that loop for one element, with JAX's order of splits and draws and its float expressions, so that the same key
+# gives the same accept/reject decisions and so the same numbers; `vmap` runs it over the elements (a batched
+# while_loop runs until every element has stopped, each keeping its own state).
+
+def _gamma_one(key, alpha, log_space: bool):
+    """One Gamma(alpha) draw (its log with `log_space`) from one key, as jax.random's per-element sampler."""
+    dtype = _dtype(alpha)
+    zero, one, third = (_np.array(v, dtype) for v in (0.0, 1.0, 1.0 / 3.0))
+    # alpha < 1 is boosted: Gamma(alpha) ~ Gamma(alpha + 1) U^(1 / alpha)
+    boost = alpha >= one
+    alpha_orig = alpha
+    alpha = fnp.where(boost, alpha, alpha + one)
+    d = alpha - third
+    c = third / fnp.sqrt(d)
+
+    def rejected(state):
+        _, xx, v, u = state
+        squeeze = u >= one - _np.array(0.0331, dtype) * (xx * xx)
+        return fnp.logical_and(squeeze, fnp.log(u) >= xx * _np.array(0.5, dtype) + d * ((one - v) + fnp.log(v)))
+
+    def redraw_normal(state):
+        k, sub = _halves(state[0])
+        x = normal(sub, (), dtype)
+        return k, x, one + x * c
+
+    def propose(state):
+        ks = split(state[0], 3)
+        x_key, u_key = ks[1], ks[2]
+        _, x, v = while_loop(lambda s: s[2] <= zero, redraw_normal, (x_key, zero, -one))
+        return ks[0], x * x, (v * v) * v, uniform(u_key, (), dtype)
+
+    key, boost_key = _halves(key)
+    # the start (X, V, U) = (0, 1, 2) is rejected, so the loop draws at least once
+    v = while_loop(rejected, propose, (key, zero, one, _np.array(2.0, dtype)))[2]
+    if log_space:
+        # log U = log1p(-u) (an exponential's negative; JAX's exact expression), skipped where it is 0
+        log_u = -exponential(boost_key, (), dtype)
+        log_boost = fnp.where(fnp.logical_or(boost, log_u == zero), zero, log_u * (one / alpha_orig))
+        return (fnp.log(d) + fnp.log(v)) + log_boost
+    u = one - uniform(boost_key, (), dtype)
+    return (d * v) * fnp.where(boost, one, fnp.power(u, one / alpha_orig))
+
+
+_GRAD_MAX_TERMS = 5000   # series terms or continued-fraction steps: enough for a up to ~3e5 (the series needs
+#                          ~9 sqrt(a) terms where x is near a); JAX's sampler gradient stops at 2000
+
+
+def _gamma_log_grad(a, log_x):
+    """d log(x) / d a for Gamma(a) draws x (elementwise, float64): the implicit reparameterisation
+    dx/da = -(dP/da) / (dP/dx), P(a, x) the regularised lower incomplete gamma function, with dP/dx =
+    x^(a-1) e^-x / Gamma(a) dividing out of both of these forms (so nothing under- or overflows):
+
+    - x <= max(1, a), from P = x^a e^-x / Gamma(a+1) S, S = sum_n x^n / ((a+1)...(a+n)):
+      d log x / da = -(S (log x - psi(a+1)) + dS/da) / a;
+    - otherwise, from Q = 1 - P = x^a e^-x / Gamma(a) F, F = 1/(x+1-a - 1(1-a)/(x+3-a - 2(2-a)/(x+5-a - ...))):
+      d log x / da = F (log x - psi(a)) + dF/da; dP/da = -dQ/da there has no cancellation, the series would.
+    Both are summed in one vectorised loop each, until every element has converged to float64 rounding."""
+    from .scipy.special import digamma
+
+    x = fnp.exp(log_x)
+    eps = _np.finfo(_np.float64).eps
+    cap = _np.array(_GRAD_MAX_TERMS, _np.int64)
+    use_series = fnp.logical_or(x <= 1.0, x <= a)
+    # each loop sees harmless stand-ins where the other form is used: x = 0 ends the series at once, and
+    # (a, x) = (1, 2) makes the fraction converge in a few steps
+    xs = fnp.where(use_series, x, 0.0)
+    ac, xc = fnp.where(use_series, 1.0, a), fnp.where(use_series, 2.0, x)
+
+    def series_step(state):
+        n, t, h, s, ds, _ = state
+        n = n + 1
+        an = a + fnp.astype(n, "float64")
+        h = h - 1.0 / an            # d/da log((a+1)...(a+n))^-1
+        t = t * xs / an
+        s, ds = s + t, ds + t * h
+        return n, t, h, s, ds, fnp.any(fnp.logical_or(t > eps * s, fnp.abs(t * h) > eps * fnp.abs(ds)))
+
+    ones, zeros = fnp.ones_like(a), fnp.zeros_like(a)
+    start = (_np.array(0, _np.int64), ones, zeros, ones, zeros, _np.array(True))
+    _, _, _, s, ds, _ = while_loop(lambda st: fnp.logical_and(st[5], st[0] < cap), series_step, start)
+    g_series = -(s * (log_x - digamma(a + 1.0)) + ds) / a
+
+    def fraction_step(state):
+        # modified Lentz for G = b1 + a2/(b2 + a3/(b3 + ...)), F = 1/G, b_j = x + 2j - 1 - a (derivative -1),
+        # a_j = -(j-1)(j-1-a) (derivative j-1); d log G / da = b1'/b1 + sum_j (C_j'/C_j + D_j'/D_j), a sum of
+        # terms that shrink as the fraction converges (no cancellation, unlike differentiating A_n / B_n)
+        j, c, dd, log_g, dlog_g, lc, ld, _ = state
+        j = j + 1
+        m = fnp.astype(j, "float64") - 1.0
+        aj, daj = -m * (m - ac), m
+        bj = xc + (2.0 * m + 1.0) - ac
+        dd_new = 1.0 / (bj + aj * dd)
+        ld = -dd_new * (-1.0 + dd * (daj + aj * ld))      # D_j' / D_j, from D_j = 1 / (b_j + a_j D_{j-1})
+        c_new = bj + aj / c
+        lc = (-1.0 + (daj - aj * lc) / c) / c_new         # C_j' / C_j, from C_j = b_j + a_j / C_{j-1}
+        delta, step = c_new * dd_new, lc + ld
+        busy = fnp.logical_or(fnp.abs(delta - 1.0) > eps, fnp.abs(step) > eps * fnp.abs(dlog_g + step))
+        return j, c_new, dd_new, log_g + fnp.log(delta), dlog_g + step, lc, ld, fnp.any(busy)
+
+    b1 = xc + 1.0 - ac
+    start = (_np.array(1, _np.int64), b1, zeros, fnp.log(b1), -1.0 / b1, -1.0 / b1, zeros, _np.array(True))
+    state = while_loop(lambda st: fnp.logical_and(st[-1], st[0] < cap), fraction_step, start)
+    g_fraction = fnp.exp(-state[3]) * (log_x - digamma(ac) - state[4])
+    return fnp.where(use_series, g_series, g_fraction)
+
+
+def _gamma_draws_fn(log_space, keys, alphas):
+    """Gamma(alphas) draws (their logs with `log_space`), one per key: keys (n, 2), alphas (n,)."""
+    return vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+
+
+_gamma_draws = custom_jvp(_gamma_draws_fn, nondiff_argnums=(0,))
+
+
+def _gamma_draws_jvp(log_space, primals, tangents):
+    keys, alphas = primals
+    out = _gamma_draws(log_space, keys, alphas)
+    a64 = fnp.astype(alphas, "float64")
+    g = _gamma_log_grad(a64, fnp.astype(out if log_space else fnp.log(out), "float64"))
+    if not log_space:
+        g = fnp.where(out == 0, 0.0, g * fnp.astype(out, "float64"))   # dx/da = x d(log x)/da; 0 at x = 0, as JAX
+    return out, tangents[1] * fnp.astype(g, _dtype(alphas))
+
+
+_gamma_draws.defjvp(_gamma_draws_jvp)
+
+
+def _gamma(key, a, shape, dtype, fn: str, log_space: bool):
+    """gamma's and loggamma's draws: a broadcast to `shape`, one key per element from split(key, size), per key
+    of a batch (..., 2)."""
+    dtype = _float_dtype(dtype, fn)
+    k = _keys(key, fn)
+    shape = _param_shape(shape, fn, a)
+    batch = _shape(k)[:-1]
+    size = math.prod(shape)
+    a = fnp.broadcast_to(fnp.astype(a, dtype), batch + shape)
+    if size == 0 or math.prod(batch) == 0:
+        return fnp.zeros(batch + shape, dtype)
+    keys = fnp.reshape(split(k, size), (-1, 2))
+    return fnp.reshape(_gamma_draws(log_space, keys, fnp.reshape(a, (-1,))), batch + shape)
+
+
+def gamma(key, a, shape=None, dtype=None):
+    """Gamma(a) floats (unit scale): jax.random.gamma's Marsaglia-Tsang rejection loop per element (alpha < 1
+    boosted by U^(1/a)), on the same keys and bits; `a` broadcasts to `shape` (its shape when None).
+    Differentiable in `a` by implicit reparameterisation, d x / d a = -(dP/da) / (dP/dx) with P the regularised
+    incomplete gamma function (a series below max(1, a), a continued fraction above)."""
+    return _gamma(key, a, shape, dtype, "gamma", False)
+
+
+def loggamma(key, a, shape=None, dtype=None):
+    """log of Gamma(a) floats, drawn in log space (accurate where a << 1 makes the draws underflow): exp of these
+    equals `gamma`'s draws from the same key, as jax.random.loggamma; differentiable in `a`."""
+    return _gamma(key, a, shape, dtype, "loggamma", True)
+
+
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) floats: G_a / (G_a + G_b) from loggamma draws on split(key)'s halves, scaled by their maximum,
+    as jax.random.beta; `a` and `b` broadcast to `shape` and are differentiable."""
+    dtype = _float_dtype(dtype, "beta")
+    _safe_cast("beta", dtype, a, b)
+    shape = _param_shape(shape, "beta", a, b)
+    key_a, key_b = _halves(_keys(key, "beta"))
+    log_ga = loggamma(key_a, fnp.broadcast_to(fnp.astype(a, dtype), shape), shape, dtype)
+    log_gb = loggamma(key_b, fnp.broadcast_to(fnp.astype(b, dtype), shape), shape, dtype)
+    top = fnp.maximum(log_ga, log_gb)
+    ga, gb = fnp.exp(log_ga - top), fnp.exp(log_gb - top)
+    return ga / (ga + gb)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) vectors along alpha's last axis: softmax of loggamma draws, as jax.random.dirichlet;
+    `shape` is the batch shape (alpha.shape[:-1] when None), to which alpha's batch shape must broadcast."""
+    from .scipy.special import softmax
+
+    dtype = _float_dtype(dtype, "dirichlet")
+    ash = _shape(alpha)
+    if len(ash) < 1:
+        raise ShapeError(f"frame.random.dirichlet: alpha must be at least 1-d (..., n), got shape {ash}")
+    shape = ash[:-1] if shape is None else _sample_shape(shape, "dirichlet")
+    if not _broadcasts_to(ash[:-1], shape):
+        raise ShapeError(f"frame.random.dirichlet: alpha's batch shape {ash[:-1]} does not broadcast to shape {shape}")
+    return softmax(loggamma(key, fnp.astype(alpha, dtype), shape + ash[-1:], dtype), axis=-1)
+
+
+def chisquare(key, df, shape=None, dtype=None):
+    """Chi-square floats of `df` degrees of freedom: 2 exp(loggamma(df / 2)), as jax.random.chisquare;
+    differentiable in `df`."""
+    dtype = _float_dtype(dtype, "chisquare")
+    _safe_cast("chisquare", dtype, df)
+    shape = _param_shape(shape, "chisquare", df)
+    two = _np.array(2.0, dtype)
+    return fnp.exp(loggamma(key, fnp.astype(df, dtype) / two, shape, dtype)) * two
+
+
+def t(key, df, shape=None, dtype=None):
+    """Student's t floats of `df` degrees of freedom: z sqrt((df/2) / G), z normal and G ~ Gamma(df/2) on
+    split(key)'s halves, as jax.random.t; differentiable in `df`."""
+    dtype = _float_dtype(dtype, "t")
+    _safe_cast("t", dtype, df)
+    shape = _param_shape(shape, "t", df)
+    key_n, key_g = _halves(_keys(key, "t"))
+    z = normal(key_n, shape, dtype)
+    half_df = fnp.astype(df, dtype) / _np.array(2.0, dtype)
+    return z * fnp.sqrt(half_df / gamma(key_g, half_df, shape, dtype))
+
+
+def generalized_normal(key, p, shape=(), dtype=None):
+    """Generalised normal floats, density proportional to exp(-|x|^p): a random sign times G^(1/p), G ~ Gamma(1/p),
+    as jax.random.generalized_normal (p a scalar; differentiable)."""
+    dtype = _float_dtype(dtype, "generalized_normal")
+    shape = _sample_shape(shape, "generalized_normal")
+    if _shape(p) != ():
+        raise ShapeError(f"frame.random.generalized_normal: p must be a scalar, got shape {_shape(p)}")
+    k_gamma, k_sign = _halves(_keys(key, "generalized_normal"))
+    inv_p = 1 / fnp.astype(p, _inexact(p))
+    g = gamma(k_gamma, inv_p, shape, dtype)
+    return rademacher(k_sign, shape, dtype) * g ** fnp.astype(inv_p, dtype)
+
+
+def ball(key, d, p=2, shape=(), dtype=None):
+    """Uniform points in the unit l_p ball of dimension `d`, shape `shape` + (d,): generalised normal g over
+    (sum |g|^p + e)^(1/p), e exponential (Barthe, Guedon, Mendelson and Naor), as jax.random.ball."""
+    dtype = _float_dtype(dtype, "ball")
+    d = _static_int(d, "ball", "d")
+    if d < 0:
+        raise ShapeError(f"frame.random.ball: d must be >= 0, got {d}")
+    shape = _sample_shape(shape, "ball")
+    k_g, k_e = _halves(_keys(key, "ball"))
+    g = generalized_normal(k_g, p, shape + (d,), dtype)
+    e = exponential(k_e, shape, dtype)
+    return g / ((fnp.sum(fnp.abs(g) ** p, axis=-1) + e) ** (1 / p))[..., None]
+
+
+# --- poisson and binomial ---------------------------------------------------------------------------------------
+# JAX draws these with whole-array rejection loops on one key (every element redraws until all have stopped), two
+# algorithms each run on the same key and selected between. A batch of keys is a vmap of that, as in JAX (each
+# key's loop stops on its own: extra rounds would change the rejection loops' results).
+
+_NO_CAP = _np.array(_np.iinfo(_np.int64).max, _np.int64)   # JAX bounds the rounds by the dtype's maximum: never
+
+
+def _per_key(key, fn: str, draw, out_shape: tuple, dtype: str):
+    """draw(one key) for a key (2,), or vmapped over a batch of keys (..., 2)."""
+    k = _keys(key, fn)
+    batch = _shape(k)[:-1]
+    if batch and math.prod(batch) == 0:
+        return fnp.zeros(batch + out_shape, dtype)
+    # the rejected proposals may divide by zero or take logs of negatives (as in JAX, where unused): quiet when
+    # the loops run eagerly
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        if not batch:
+            return draw(k)
+        return fnp.reshape(vmap(draw)(fnp.reshape(k, (-1, 2))), batch + out_shape)
+
+
+def _poisson_knuth(key, lam, shape, dtype):
+    """Knuth's: multiply uniforms (add their logs) until the product falls below exp(-lam); the count before."""
+    def step(c):
+        i, k, key, log_prod = c
+        key, sub = _halves(key)
+        k = fnp.where(log_prod > -lam, k + 1, k)
+        return i + 1, k, key, log_prod + fnp.log(uniform(sub, shape, "float32"))
+
+    start = (_np.array(0, _np.int64), fnp.zeros(shape, dtype), key, fnp.zeros(shape, "float32"))
+    k = while_loop(lambda c: fnp.logical_and(fnp.any(c[3] > -lam), c[0] < _NO_CAP), step, start)[1]
+    return fnp.astype(k - 1, dtype)
+
+
+def _poisson_rejection(key, lam, shape, dtype):
+    """Hormann's transformed rejection (PTRS), with JAX's float32 constants and expressions."""
+    from .scipy.special import gammaln
+
+    log_lam = fnp.log(lam)
+    b = 0.931 + 2.53 * fnp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def step(c):
+        i, k_out, accepted, key = c
+        ks = split(key, 3)
+        u = uniform(ks[1], shape, "float32") - 0.5
+        v = uniform(ks[2], shape, "float32")
+        u_shifted = 0.5 - fnp.abs(u)
+        k = fnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+        s = fnp.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t_ = -lam + k * log_lam - gammaln(k + 1)
+        accept1 = fnp.logical_and(u_shifted >= 0.07, v <= v_r)
+        reject = fnp.logical_or(k < 0, fnp.logical_and(u_shifted < 0.013, v > u_shifted))
+        accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), s <= t_))
+        return i + 1, fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
+
+    start = (_np.array(0, _np.int64), fnp.full(shape, -1.0, "float32"), fnp.zeros(shape, "bool"), key)
+    k = while_loop(lambda c: fnp.logical_and(fnp.any(fnp.logical_not(c[2])), c[0] < _NO_CAP), step, start)[1]
+    return fnp.astype(k, dtype)
+
+
+def poisson(key, lam, shape=None, dtype=int):
+    """Poisson(lam) integers (int64 by default), as jax.random.poisson: lam in float32 (JAX's), Knuth's product of
+    uniforms below lam = 10 and Hormann's transformed rejection above, both loops on the key, 0 where lam = 0."""
+    dtype = _int_dtype(dtype, "poisson")
+    shape = _param_shape(shape, "poisson", lam)
+    lam = fnp.astype(fnp.broadcast_to(lam, shape), "float32")
+
+    def draw(k):
+        use_knuth = fnp.logical_or(fnp.isnan(lam), lam < 10)
+        knuth = _poisson_knuth(k, fnp.where(use_knuth, lam, 0.0), shape, dtype)
+        rejection = _poisson_rejection(k, fnp.where(use_knuth, 1e5, lam), shape, dtype)
+        return fnp.astype(fnp.where(lam == 0, 0, fnp.where(use_knuth, knuth, rejection)), dtype)
+
+    return _per_key(key, "poisson", draw, shape, dtype)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)   # log k! - Stirling's log k! for k = 0..9
+
+
+def _stirling_tail(k):
+    """log k! minus Stirling's approximation: the table up to k = 9, else its series 1/12 - ... in 1/(k+1) -- at
+    k clipped to 9, as JAX evaluates it (so JAX's numbers)."""
+    table = _np.array(_STIRLING_TAIL, _dtype(k))
+    clipped = fnp.clip(k, 0.0, 9.0)
+    kp1sq = (clipped + 1) * (clipped + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (clipped + 1)
+    return fnp.where(k <= 9, fnp.take(table, fnp.astype(fnp.floor(clipped), "int32")), approx)
+
+
+def _binomial_inversion(key, count, prob, shape, dtype):
+    """Successes as the number of geometric waiting times that fit in `count` trials."""
+    log1m_prob = fnp.log1p(-prob)
+
+    def step(c):
+        i, num_geom, geom_sum, key = c
+        sub, key = _halves(key)                      # JAX's order here: the first half draws
+        num_geom = fnp.where(geom_sum <= count, num_geom + 1, num_geom)
+        geom = fnp.ceil(fnp.log(uniform(sub, shape, _dtype(prob))) / log1m_prob)
+        return i + 1, num_geom, geom_sum + geom, key
+
+    zeros = fnp.zeros(shape, _dtype(prob))
+    start = (_np.array(0, _np.int64), zeros, zeros, key)
+    k = while_loop(lambda c: fnp.logical_and(fnp.any(c[2] <= count), c[0] < _NO_CAP), step, start)[1]
+    return fnp.astype(k - 1, dtype)
+
+
+def _btrs(key, count, prob, shape, dtype):
+    """Hormann's transformed rejection with squeeze (BTRS), with JAX's constants and expressions."""
+    stddev = fnp.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = fnp.floor((count + 1) * prob)
+
+    def step(carry):
+        i, k_out, accepted, key = carry
+        ks = split(key, 3)
+        u = uniform(ks[1], shape, _dtype(prob))
+        v = uniform(ks[2], shape, _dtype(prob))
+        u = u - 0.5
+        us = 0.5 - fnp.abs(u)
+        accept1 = fnp.logical_and(us >= 0.07, v <= v_r)
+        k = fnp.floor((2 * a / us + b) * u + c)
+        reject = fnp.logical_or(k < 0, k > count)
+        v = fnp.log(v * alpha / (a / (us * us) + b))
+        ub = ((m + 0.5) * fnp.log((m + 1) / (r * (count - m + 1)))
+              + (count + 1) * fnp.log((count - m + 1) / (count - k + 1))
+              + (k + 0.5) * fnp.log(r * (count - k + 1) / (k + 1))
+              + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), v <= ub))
+        return i + 1, fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
+
+    start = (_np.array(0, _np.int64), fnp.full(shape, -1.0, _dtype(prob)), fnp.zeros(shape, "bool"), key)
+    k = while_loop(lambda c: fnp.logical_and(fnp.any(fnp.logical_not(c[2])), c[0] < _NO_CAP), step, start)[1]
+    return fnp.astype(k, dtype)
+
+
+def binomial(key, n, p, shape=None, dtype=None):
+    """Binomial(n, p) counts as floats (float64 by default), as jax.random.binomial: on min(p, 1 - p), inversion
+    by geometric waiting times where n min(p, 1-p) <= 10 and BTRS rejection above, both loops on the key; nan for
+    n < 0 or bad p, inf for n = inf."""
+    dtype = _float_dtype(dtype, "binomial")
+    shape = _param_shape(shape, "binomial", n, p)
+    pdt = _inexact(p)
+    prob = fnp.broadcast_to(fnp.astype(p, pdt), shape)
+    count = fnp.broadcast_to(fnp.astype(n, pdt), shape)
+
+    def draw(k):
+        p_lt_half = prob < 0.5
+        q = fnp.where(p_lt_half, prob, 1.0 - prob)
+        count_nan_or_neg = fnp.logical_or(fnp.isnan(count), count < 0.0)
+        count_inf = fnp.isinf(count)
+        q_is_nan, q_neg = fnp.isnan(q), q < 0.0
+        q = fnp.where(fnp.logical_or(q_is_nan, q_neg), fnp.full_like(q, 0.01), q)
+        use_inversion = fnp.logical_or(count_nan_or_neg, count * q <= 10.0)
+        whole = fnp.floor(count)
+        inversion = _binomial_inversion(k, fnp.where(use_inversion, whole, 0.0), q, shape, dtype)
+        rejection = _btrs(k, fnp.where(use_inversion, 1e4, whole), fnp.where(use_inversion, 0.5, q), shape, dtype)
+        samples = fnp.where(use_inversion, inversion, rejection)
+        invalid = fnp.logical_or(fnp.logical_or(q_neg, q_is_nan), count_nan_or_neg)
+        samples = fnp.where(invalid, _np.array(_np.nan, dtype), samples)
+        samples = fnp.where(fnp.logical_and(count_inf, fnp.logical_not(invalid)), _np.array(_np.inf, dtype), samples)
+        keep = fnp.logical_or(fnp.logical_or(p_lt_half, count_nan_or_neg), fnp.logical_or(q_is_nan, count_inf))
+        return fnp.where(keep, samples, fnp.astype(whole, dtype) - samples)
+
+    return _per_key(key, "binomial", draw, shape, dtype)

@@ -388,3 +388,143 @@ def test_new_samplers_refuse_bad_input_by_name():
             (lambda: fr.cauchy(key, (2,), "int64"), ShapeError, "cauchy: dtype must be float32 or float64")]:
         with pytest.raises(error, match=match):
             call()
+
+
+# --- gamma and what is drawn through it; poisson and binomial --------------------------------------------------
+# frame runs JAX's rejection loops on the same keys, so the accept/reject decisions are JAX's and the draws agree
+# to the float kernels' last bits (TRANSFORM_TOL: in float32 XLA's erf_inv, feeding the gamma loop's normal, is off
+# by up to 1.5e-6 relative). Exponentials of log-space draws (chisquare, dirichlet, beta) carry the log's absolute
+# rounding, |log x| ulp, as relative error, so their parameters keep |log x| below ~40, where rtol 1e-13 holds.
+# JAX's side is one quick compile per test, vmapped over the keys (JAX's batched loops are its per-key loops).
+GAMMA_ALPHAS = np.array([0.05, 0.3, 0.9, 1.0, 2.5, 7.0, 100.0, 1000.0])
+
+
+def test_gamma_family_equals_jax_eager_traced_and_vmapped(jax_x64):
+    a, a32 = GAMMA_ALPHAS, GAMMA_ALPHAS.astype("float32")
+    # ball draws through generalized_normal, beta through loggamma: each of JAX's gamma loops costs its compile
+    cases = [("gamma", (a[:, None], (8, 3))), ("loggamma", (a32, (2, 8), "float32")), ("beta", (a[1:], a[:0:-1])),
+             ("dirichlet", (np.stack([a[2:5], a[4:7]]),)), ("chisquare", (a[1:] * 2,)), ("t", (a, (3, 8))),
+             ("ball", (3, 1.5, (4,))), ("gamma", (a32, None, "float32"))]
+    keys, jkeys = fr.split(fr.PRNGKey(2 ** 40 + 5), 2), jax.random.split(jax.random.PRNGKey(2 ** 40 + 5), 2)
+    want = jax_quick(jax.vmap(lambda k: [getattr(jax.random, n)(k, *args) for n, args in cases]), jkeys)
+    draw = lambda k: draws(fr, k, cases)                                              # noqa: E731
+    eager = [draw(k) for k in keys]
+    traced = frame.function(draw)(keys[1])
+    for i, ((name, args), vmapped, batched, theirs) in enumerate(zip(cases, frame.vmap(draw)(keys), draw(keys),
+                                                                       want)):
+        dtype = "float32" if any(isinstance(v, str) and v == "float32" for v in args) else "float64"
+        for k in range(2):
+            assert_close_to_jax(eager[k][i], theirs[k], dtype)
+        np.testing.assert_array_equal(traced[i], eager[1][i])
+        assert_close_to_jax(vmapped, theirs, dtype)
+        if name in ("gamma", "loggamma"):                                           # keys (..., 2) as a batch
+            assert_close_to_jax(batched, theirs, dtype)
+    # loggamma draws are the logs of gamma's; where a << 1 gamma's underflow (float32) and loggamma's do not
+    g, lg = fr.gamma(keys[0], a32, None, "float32"), fr.loggamma(keys[0], a32, None, "float32")
+    np.testing.assert_allclose(np.exp(lg), g, rtol=2e-6)
+
+
+def test_gamma_family_differentiates_in_its_parameters(jax_x64):
+    key, jkey = fr.PRNGKey(9), jax.random.PRNGKey(9)
+    a = np.array([0.05, 0.7, 1.0, 2.5, 40.0, 1000.0])
+    w = np.arange(1.0, 7.0)
+    # gamma's rule and loggamma's (through beta); ball's p enters generalized_normal's gamma and its exponents.
+    # (t, chisquare and dirichlet differentiate by the same rules and the chain rule; each case costs JAX a compile)
+    cases = [("gamma", lambda m, k, a: m.gamma(k, a)), ("beta", lambda m, k, a: m.beta(k, a[1:5], a[4:0:-1])),
+             ("ball", lambda m, k, a: m.ball(k, 3, a[3], (2,)))]
+
+    def loss(module, np_, k, a, draw):
+        x = draw(module, k, a)
+        return np_.sum(np_.sin(x) * w[:x.shape[-1]])
+
+    jgrads = jax_quick(lambda a: [jax.grad(lambda a: loss(jax.random, jnp, jkey, a, draw))(a) for _, draw in cases], a)
+    # JAX's own sampler gradient (TF's igamma derivative) is off by ~2e-14 relative at a = 1000 against mpmath
+    # (frame's by ~4e-15): within the 1e-12 here
+    for (name, draw), jg in zip(cases, jgrads):
+        np.testing.assert_allclose(frame.grad(lambda a: loss(fr, fnp, key, a, draw))(a), jg, rtol=1e-12, err_msg=name)
+    # forward mode, per-key gradients under vmap and traced gradients use the same rule
+    x, tangent = fr.gamma(key, a), np.linspace(0.5, 1.5, 6)
+    _, jv = frame.jvp(lambda a: fr.gamma(key, a), (a,), (tangent,))
+    np.testing.assert_allclose(jv, tangent * jgrads[0] / (np.cos(x) * w), rtol=1e-12)
+    keys = fr.split(key, 2)
+    per_key = frame.grad(lambda k, a: fnp.sum(fr.gamma(k, a)), argnums=1)
+    np.testing.assert_array_equal(frame.vmap(per_key, in_axes=(0, None))(keys, a), [per_key(k, a) for k in keys])
+    np.testing.assert_array_equal(frame.function(per_key)(keys[0], a), per_key(keys[0], a))
+
+
+def test_gamma_gradient_is_the_implicit_reparameterisation():
+    # against -(dP/da) / (dP/dx) at (a, x) in 40-digit arithmetic (P the regularised incomplete gamma function):
+    # the series (x <= max(1, a)) and the continued fraction (beyond) both to a few ulp
+    mp = pytest.importorskip("mpmath")
+    from frame.random import _gamma_log_grad
+    a = np.array([0.3, 0.3, 2.5, 2.5, 7.0, 100.0, 100.0, 1.0])
+    x = np.array([0.5, 3.0, 1.2, 9.0, 15.0, 90.0, 112.0, 30.0])
+    ours = np.asarray(_gamma_log_grad(a, np.log(x))) * x
+    with mp.workdps(40):
+        for ai, xi, o in zip(a, x, ours):
+            ai, xi = mp.mpf(ai), mp.mpf(xi)
+            d_da = mp.diff(lambda s: mp.gammainc(s, 0, xi, regularized=True), ai)
+            want = -d_da / (mp.exp(-xi) * xi ** (ai - 1) / mp.gamma(ai))
+            assert abs(o / float(want) - 1) < 1e-14, (ai, xi, o, want)
+
+
+def test_poisson_and_binomial_equal_jax_bit_for_bit(jax_x64):
+    # lam up to 400: above, XLA's float32 lgamma in the rejection test (off by ~2e-2 near lam = 1e4, numpy's by
+    # ~4e-3) flips some decisions (module docstring)
+    lam = np.array([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 400.0])
+    n, p = np.array([0.0, 5.0, 20.0, 100.0, 1000.0, 7.5, 50.0]), np.array([0.3, 0.9, 0.5, 0.05, 0.4, 0.2, 0.999])
+    cases = [("poisson", (lam, (3, 7), "int32")), ("binomial", (n, p, (2, 7))),
+             ("binomial", (n, p.astype("float32"), None, "float32"))]
+    keys, jkeys = fr.split(fr.PRNGKey(42), 3), jax.random.split(jax.random.PRNGKey(42), 3)
+    want = jax_quick(jax.vmap(lambda k: [getattr(jax.random, n)(k, *args) for n, args in cases]), jkeys)
+    draw = lambda k: draws(fr, k, cases)                                              # noqa: E731
+    traced = frame.function(draw)(keys[2])
+    for i, (vmapped, batched, theirs) in enumerate(zip(frame.vmap(draw)(keys), draw(keys), want)):
+        for k in range(3):
+            assert_same_bits(draw(keys[k])[i], theirs[k])
+        assert_same_bits(traced[i], theirs[2])
+        assert_same_bits(vmapped, theirs)
+        assert_same_bits(batched, theirs)
+
+
+def test_rejection_samplers_statistics():
+    key = fr.PRNGKey(0)
+    m = 20_000
+    for a in (0.3, 4.0):
+        g = fr.gamma(key, a, (m,))
+        assert abs(g.mean() - a) < 5 * np.sqrt(a / m) and abs(g.var() / a - 1) < 0.1
+    assert abs(fr.beta(key, 2.0, 3.0, (m,)).mean() - 0.4) < 0.005
+    np.testing.assert_allclose(fr.dirichlet(key, np.array([1.0, 2.0, 5.0]), (m,)).mean(0), [0.125, 0.25, 0.625],
+                               atol=0.006)
+    assert abs(fr.chisquare(key, 3.0, (m,)).mean() - 3) < 0.1 and abs(fr.t(key, 5.0, (m,)).var() - 5 / 3) < 0.15
+    assert abs(fr.poisson(key, 30.0, (m,)).mean() - 30) < 0.2 and abs(fr.binomial(key, 40, 0.3, (m,)).mean() - 12) < 0.1
+    assert np.all(np.sum(np.abs(fr.ball(key, 3, 1.5, (1000,))) ** 1.5, -1) <= 1)
+
+
+def test_rejection_samplers_refuse_bad_input_by_name():
+    from frame.errors import TraceError
+    key = fr.PRNGKey(0)
+    for call, error, match in [
+            (lambda: fr.gamma(key, np.ones(3), (2,)), ShapeError,
+             r"gamma: the parameters' shapes \[\(3,\)\] do not broadcast to shape \(2,\)"),
+            (lambda: fr.loggamma(key, 1.0, (2,), "int32"), ShapeError, "loggamma: dtype must be float32 or float64"),
+            (lambda: fr.beta(key, np.ones(2), np.ones(3)), ShapeError, "beta: the parameters' shapes"),
+            (lambda: fr.beta(key, np.ones(2), 1.0, None, "float32"), ShapeError,
+             "beta: cannot safely cast a parameter of dtype float64 to float32"),
+            (lambda: fr.dirichlet(key, 1.0), ShapeError, r"dirichlet: alpha must be at least 1-d"),
+            (lambda: fr.dirichlet(key, np.ones((2, 3)), (4,)), ShapeError,
+             r"dirichlet: alpha's batch shape \(2,\) does not broadcast to shape \(4,\)"),
+            (lambda: fr.chisquare(key, np.ones(2), None, "float32"), ShapeError, "chisquare: cannot safely cast"),
+            (lambda: fr.t(key, np.ones(3), (5,)), ShapeError, "t: the parameters' shapes"),
+            (lambda: fr.generalized_normal(key, np.ones(2)), ShapeError, "generalized_normal: p must be a scalar"),
+            (lambda: fr.ball(key, -1), ShapeError, "ball: d must be >= 0"),
+            (lambda: frame.function(lambda k, d: fr.ball(k, d))(key, np.int64(3)), TraceError,
+             "ball: d must be a concrete integer"),
+            (lambda: fr.poisson(key, 1.0, (2,), "float64"), ShapeError, "poisson: dtype must be int32 or int64"),
+            (lambda: fr.binomial(key, np.ones(2), np.ones(3) / 2), ShapeError, "binomial: the parameters' shapes"),
+            (lambda: fr.gamma(np.zeros(3, np.int64), 1.0), ShapeError, r"gamma: keys must be integers of shape")]:
+        with pytest.raises(error, match=match):
+            call()
+    # empty draws keep their shapes
+    assert fr.gamma(key, np.ones((2, 0))).shape == (2, 0) and fr.poisson(fr.split(key, 0), 1.0, (3,)).shape == (0, 3)
+    assert fr.binomial(fr.split(key, 0), 3, 0.5, (2,), "float32").dtype == np.float32
