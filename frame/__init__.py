@@ -28,9 +28,14 @@ from .runtime.memory import memory_report
 from . import train  # noqa: E402  (scipy and tqdm load only when used)
 from . import interop  # noqa: E402  (JAX loads lazily, on first use of an interop name)
 from .frontend.numpy import debug_print
+from .frontend.jax_api import (ShapeDtypeStruct, block_until_ready, default_backend, device_count, device_get,
+                               device_put, devices, eval_shape, jacobian, linear_transpose, local_device_count,
+                               local_devices, named_scope)
 
 __version__ = "0.1.0"
-__all__ = ["trace", "function", "jit", "grad", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
+__all__ = ["trace", "function", "jit", "grad", "eval_shape", "jacobian", "linear_transpose", "block_until_ready", "device_get",
+           "device_put", "devices", "local_devices", "device_count", "local_device_count", "default_backend",
+           "named_scope", "ShapeDtypeStruct", "value_and_grad", "vjp", "jvp", "vmap", "linearize", "jacfwd", "jacrev", "hessian", "custom_vjp", "custom_jvp", "jet", "directional_derivatives", "laplacian", "stop_gradient", "ShapeDtype",
            "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan", "segment_sum", "segment_prod", "segment_max", "segment_min",
            "checkpoint", "checkpoint_name", "checkpoint_policies", "remat", "memory_report",
            "debug_print", "FrameError", "VerifyError", "ShapeError", "GradientError", "TraceError", "InputError",

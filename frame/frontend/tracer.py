@@ -23,6 +23,16 @@ class ShapeDtype:
     def __init__(self, shape, dtype="float32"):
         self.shape, self.dtype = tuple(shape), canonical_dtype(dtype)
 
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtype) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
     def __repr__(self):
         return f"ShapeDtype({self.shape}, {self.dtype!r})"
 
