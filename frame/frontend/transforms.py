@@ -513,7 +513,7 @@ def _describe_call(args: TreeDef, kw: TreeDef) -> str:
 
 
 def function(fn: Callable | None = None, *, cache_size: int | None = None, static_argnums=(), static_argnames=(),
-             dynamic_axes=None):
+             dynamic_axes=None, donate_argnums=(), donate_argnames=()):
     """Decorator: trace once per input signature (shapes, dtypes, pytree structure), compile, cache, run.
 
     Like `jax.jit`, keyword arguments are traced too: their array (and Python number) leaves are
@@ -534,7 +534,16 @@ def function(fn: Callable | None = None, *, cache_size: int | None = None, stati
     given by number alone gets the symbol `n<axis>` (`n0` for axis 0), so the leading axes of all
     dynamic arguments share one size unless named apart. Every array leaf of such an argument has
     those axes symbolic; a call whose inputs disagree on a symbol's size raises `InputError`.
+
+    `donate_argnums`/`donate_argnames` are accepted as `jax.jit` takes them and change nothing: frame's
+    executables never write into their arguments, so a donated array simply stays valid.
     """
+    for what, donated, kind in (("donate_argnums", donate_argnums, int), ("donate_argnames", donate_argnames, str)):
+        items = (donated,) if isinstance(donated, kind) else donated
+        if not isinstance(items, (tuple, list)) or not all(isinstance(i, kind) and not isinstance(i, bool)
+                                                           for i in items):
+            raise TraceError(f"frame.function: {what} must be a{'n int' if kind is int else ' str'} or a tuple of "
+                             f"them, got {donated!r}")
     if fn is None:
         return functools.partial(function, cache_size=cache_size, static_argnums=static_argnums,
                                  static_argnames=static_argnames, dynamic_axes=dynamic_axes)

@@ -64,3 +64,13 @@ def test_jacobian_is_jacrev_and_the_host_helpers_are_identities_on_the_one_cpu()
     with pytest.raises(InputError, match="must be a str"):
         with frame.named_scope(3):
             pass
+
+
+def test_jit_accepts_jaxs_donation_arguments_and_leaves_the_arrays_valid():
+    x = np.arange(3.0)
+    step = frame.jit(lambda p, g: p - 0.1 * g, donate_argnums=(0,))
+    np.testing.assert_allclose(step(x, x), 0.9 * x)
+    np.testing.assert_array_equal(x, np.arange(3.0))   # still valid: frame writes into no argument
+    assert frame.jit(donate_argnames="p")(lambda p: p + 1)(x)[0] == 1.0
+    with pytest.raises(frame.TraceError, match="donate_argnums must be an int"):
+        frame.jit(lambda p: p, donate_argnums=[0.5])
