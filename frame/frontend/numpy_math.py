@@ -319,10 +319,12 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
 
 def polyval(p, x):
     """numpy's `polyval`: the polynomial with coefficients `p` (highest power first) at `x`, by Horner's
-    scheme as numpy evaluates it; differentiable in both."""
+    scheme as numpy evaluates it; differentiable in both. A p of shape (deg + 1, ...) holds one polynomial per
+    trailing index, broadcast against x, as numpy's loop over p's rows does."""
     p, x = as_operand(p), as_operand(x)
-    if _ndim(p) != 1:
-        raise ShapeError(f"frame.numpy.polyval: p must be 1-d, got shape {_shape(p)}")
+    if _ndim(p) < 1:
+        raise ShapeError(f"frame.numpy.polyval: p must have at least one axis (the coefficients), got shape "
+                         f"{_shape(p)}")
     y = bind("mul", x, 0) if _dtype(x) != "bool" else astype(x, "int64") * 0
     for i in range(_shape(p)[0]):
         y = y * x + getitem(p, i)

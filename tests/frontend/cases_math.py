@@ -162,7 +162,9 @@ CASES += [
         (lambda rng: (uniform(rng, (4,)), uniform(rng, (2, 3))), "array", True),
         (lambda rng: (uniform(rng, (3,)), 0.7), "scalar-x", False),
         (lambda rng: (np.array([3, 1, 2]), uniform(rng, (5,), "int64")), "int", False),
-        (lambda rng: (uniform(rng, (1,)), uniform(rng, (3,))), "constant", True)]],
+        (lambda rng: (uniform(rng, (1,)), uniform(rng, (3,))), "constant", True),
+        # a (deg + 1, k) p: k polynomials broadcast against x, as numpy's loop over p's rows gives
+        (lambda rng: (uniform(rng, (5, 3)), uniform(rng, (2, 3))), "batched-p", True)]],
 ]
 CASES += [
     *[NumpyCase(name, lambda rng, n=n, m=m, d=d: (uniform(rng, (n,), d), uniform(rng, (m,), d)), {"mode": mode},
