@@ -3,12 +3,13 @@
 Functions that are one op applied to its operands (`add`, `exp`, `matmul`, `mse_loss`, `fft.rfft`,
 ...) are generated from the registry's `frontend` facts, with the op's doc as docstring; those
 that normalise their arguments (axes, shapes, indices, exponents) are written by family in
-`numpy_<family>.py` (shape, reduce, sort, sets, math, logic, linalg, fft, creation) and gathered here. When this
+`numpy_<family>.py` (shape, reduce, sort, sets, math, logic, linalg, fft, creation, names) and gathered here. When this
 module loads it registers its functions with the tracing core, which routes `Tracer` operators,
 numpy ufuncs and numpy functions on tracers to them.
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import math
 
@@ -17,8 +18,8 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..ops import all_ops
 from ..tracing import Tracer, attach_frontend, bind
-from . import (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_sets, numpy_shape,
-               numpy_sort)
+from . import (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_names, numpy_reduce, numpy_sets,
+               numpy_shape, numpy_sort)
 from .args import _axes, _axis, _ndim
 from .numpy_creation import *  # noqa: F401,F403
 from .numpy_fft import *  # noqa: F401,F403
@@ -28,6 +29,7 @@ from .numpy_linalg import linalg
 from .numpy_logic import *  # noqa: F401,F403
 from .numpy_math import *  # noqa: F401,F403
 from .numpy_math import _rpow
+from .numpy_names import *  # noqa: F401,F403
 from .numpy_reduce import *  # noqa: F401,F403
 from .numpy_sets import *  # noqa: F401,F403
 from .numpy_shape import *  # noqa: F401,F403
@@ -38,7 +40,6 @@ pi = math.pi
 e = math.e
 float16, float32, float64, int32, int64 = _np.float16, _np.float32, _np.float64, _np.int32, _np.int64
 complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
-ndarray = _np.ndarray
 finfo, iinfo = _np.finfo, _np.iinfo   # machine limits of a dtype: numpy's own
 # numpy's own dtype functions: their arguments are dtypes (and type codes), never arrays
 promote_types, issubdtype, isdtype, typename = _np.promote_types, _np.issubdtype, _np.isdtype, _np.typename
@@ -84,8 +85,8 @@ def mintypecode(typechars, typeset="GDFgdf", default="d"):
 __all__ = ["pi", "e", "float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_",
            "finfo", "iinfo", "result_type", "promote_types", "can_cast", "issubdtype", "isdtype", "min_scalar_type",
            "common_type", "mintypecode", "typename", "debug_print", "softmax", "log_softmax", "layer_norm"]
-for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_reduce, numpy_sets,
-                numpy_shape, numpy_sort):
+for _family in (numpy_creation, numpy_fft, numpy_linalg, numpy_logic, numpy_math, numpy_names, numpy_reduce,
+                numpy_sets, numpy_shape, numpy_sort):
     __all__ += _family.__all__
 # Namespaces for dotted frontend names ("fft.rfft", "linalg.norm").
 NAMESPACES = {"fft": fft, "linalg": linalg}
@@ -134,7 +135,7 @@ def _is_default(value, default) -> bool:
     if value is default:
         return True
     # Only plain Python values are compared: `==` on an array or tracer is no yes/no answer.
-    return type(value) in (bool, int, float, str) and type(value) is type(default) and value == default
+    return type(value) in (builtins.bool, int, float, str) and type(value) is type(default) and value == default
 
 
 def apply_numpy_function(func, args, kwargs):
