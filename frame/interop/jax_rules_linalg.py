@@ -12,8 +12,17 @@ merged into jax_import's tables.
 - `svd`, `qr` (reduced or complete, unpivoted) and `triangular_solve` (either side) import as frame's ops.
 - `eig` imports as frame's `eig` (right eigenvectors asked) or `eigvals` (not): jnp.linalg.eig/eigvals;
   left eigenvectors and `enable_eigvec_derivs` are refused.
-- `lu` is refused by name: frame has no LU op, so jnp.linalg.solve/inv/det (which go through lu, and
-  custom_linear_solve or a custom derivative) do not import; call frame.numpy.linalg's instead.
+- `lu` imports as frame's `lu` op (one node, its three outputs); `lu_pivots_to_permutation` reuses the perm
+  output of the `lu` whose pivots it reads (when permutation_size is its row count), else builds the
+  permutation from the pivots with a static loop of swaps (where/equal/max), one per pivot.
+- `custom_linear_solve` (jnp.linalg.solve, and inv through it) imports its `solve` jaxpr applied to the
+  right-hand side. JAX differentiates it through `matvec` and treats the solve's constants as having no
+  derivative: jnp.linalg.solve factors `lu(stop_gradient(a))` and its matvec is `a @ x`. The rule imports
+  that pattern only, with the solve's constants taken from `lu(a)` instead (the same values), so frame's
+  derivatives of the LU solve (lu's and triangular_solve's rules) are those of a^-1 b, as JAX's are, to
+  any order; any other custom_linear_solve is refused by name. jnp.linalg.det/slogdet of 4x4 and larger
+  go through a custom_jvp over lu and are refused as custom rules are (with inline_custom_derivatives=True
+  their body's integer `rem`, the sign's parity, is still refused by jax_rules_math).
 """
 from __future__ import annotations
 
@@ -108,13 +117,91 @@ def _eig(imp, eqn, x):
 
 
 def _lu(imp, eqn, x):
-    raise FrameError("frame has no LU factorisation op (jnp.linalg.solve, inv and det compute with lu, pivots and "
-                     "custom_linear_solve); use frame.numpy.linalg.solve/inv/det, or jnp.linalg.cholesky with "
-                     "jax.scipy.linalg.solve_triangular for symmetric positive-definite systems")
+    return list(_outputs(imp, "lu", [x]))
+
+
+def _lu_pivots_to_permutation(imp, eqn, pivots):
+    size = int(eqn.params["permutation_size"])
+    node = pivots.node
+    if node is not None and node.op == "lu" and pivots is node.outputs[1] and node.outputs[2].type.shape[-1] == size:
+        return node.outputs[2]   # the lu op computed this very permutation
+    # perm starts as 0..size-1; pivot i swaps perm[i] with perm[pivots[i]], in order (LAPACK's row swaps).
+    # Each swap is where/equal over the last axis, so batched pivots need no per-matrix indexing.
+    k = pivots.type.shape[-1]
+    if k > size:
+        raise FrameError(f"{k} pivots for a permutation of size {size}")
+    ramp = imp.constant(np.arange(size, dtype=pivots.type.dtype))
+    perm = imp.node("broadcast_to", [ramp], shape=(*pivots.type.shape[:-1], size))
+    zero = imp.constant(np.zeros((), pivots.type.dtype))
+    for i in range(k):
+        p = imp.node("slice", [pivots], starts=(0,) * (pivots.type.rank - 1) + (i,),
+                     stops=pivots.type.shape[:-1] + (i + 1,), steps=(1,) * pivots.type.rank)
+        at_p = imp.node("equal", [ramp, p])
+        perm_p = imp.node("max", [imp.node("where", [at_p, perm, zero])], axes=(pivots.type.rank - 1,), keepdims=True)
+        perm_i = imp.node("slice", [perm], starts=(0,) * (perm.type.rank - 1) + (i,),
+                          stops=perm.type.shape[:-1] + (i + 1,), steps=(1,) * perm.type.rank)
+        at_i = imp.constant(np.arange(size) == i)
+        perm = imp.node("where", [at_i, perm_p, imp.node("where", [at_p, perm_i, perm])])
+    return perm
+
+
+def _is_matrix_product(closed, matrix_shape) -> bool:
+    """Whether a matvec jaxpr (one constant, the matrix, then x) is `matrix @ x`: one dot_general contracting the
+    matrix's last axis with x's, batched over its leading axes, then layout only (transpose/reshape)."""
+    jaxpr = getattr(closed, "jaxpr", closed)
+    if len(jaxpr.invars) != 2:
+        return False
+    a, x = jaxpr.invars
+    dots = [e for e in jaxpr.eqns if e.primitive.name == "dot_general"]
+    if len(dots) != 1 or any(e.primitive.name not in ("dot_general", "transpose", "reshape", "squeeze", "copy")
+                             for e in jaxpr.eqns):
+        return False
+    dot = dots[0]
+    (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+    rank = len(matrix_shape)
+    batch = tuple(range(rank - 2))
+    # a's rows contract with x's last axis (x holds the right-hand sides as rows), batched over a's leading axes
+    return (list(dot.invars) == [a, x] and tuple(int(d) for d in lc) == (rank - 1,)
+            and tuple(int(d) for d in rc) == (len(x.aval.shape) - 1,)
+            and tuple(int(d) for d in lb) == batch and tuple(int(d) for d in rb) == batch)
+
+
+def _custom_linear_solve(imp, eqn, *operands):
+    lengths, jaxprs = eqn.params["const_lengths"], eqn.params["jaxprs"]
+    counts = [int(lengths.matvec), int(lengths.vecmat), int(lengths.solve), int(lengths.transpose_solve)]
+    starts = np.cumsum([0] + counts)
+    matvec_consts = operands[starts[0]:starts[1]]
+    solve_consts = operands[starts[2]:starts[3]]
+    rhs = operands[starts[4]:]
+    refuse = ("only jnp.linalg.solve's form imports (solve constants from lu(stop_gradient(a)), matvec a @ x): JAX "
+              "differentiates custom_linear_solve through its matvec, not its solve, so frame differentiating the "
+              "imported solve agrees with JAX only when the solve's constants can be taken from lu(a)")
+    if len(matvec_consts) != 1 or not _is_matrix_product(jaxprs.matvec, matvec_consts[0].type.shape):
+        raise FrameError(f"its matvec is not a @ x; {refuse}")
+    (a,) = matvec_consts
+    factored = None
+    consts = []
+    for c in solve_consts:
+        lu = c.node
+        if lu is None or lu.op != "lu":
+            raise FrameError(f"a solve constant is not an lu output; {refuse}")
+        stopped = lu.inputs[0].node
+        if stopped is None or stopped.op != "stop_gradient" or stopped.inputs[0] is not a:
+            raise FrameError(f"a solve constant is not lu(stop_gradient(a)) of the matvec's a; {refuse}")
+        # lu(a): the same values as lu(stop_gradient(a)), and derivatives (JAX's rule differentiates a @ x)
+        factored = factored or imp.graph.add_node("lu", [a], {})
+        consts.append(factored.outputs[lu.outputs.index(c)])
+    solve = jaxprs.solve
+    jaxpr, closed_consts = (solve.jaxpr, solve.consts) if hasattr(solve, "consts") else (solve, ())
+    if len(consts) + len(rhs) != len(jaxpr.invars):
+        raise FrameError(f"{len(consts) + len(rhs)} operands for a solve jaxpr of {len(jaxpr.invars)} inputs")
+    return imp.run(jaxpr, closed_consts, [*consts, *rhs], " inside custom_linear_solve's solve")
 
 
 TRANSLATIONS: dict[str, Callable] = {"cholesky": _cholesky, "eigh": _eigh, "eig": _eig, "svd": _svd, "qr": _qr,
-                                     "triangular_solve": _triangular_solve, "lu": _lu}
+                                     "triangular_solve": _triangular_solve, "lu": _lu,
+                                     "lu_pivots_to_permutation": _lu_pivots_to_permutation,
+                                     "custom_linear_solve": _custom_linear_solve}
 
 _REAL = "frame computes real matrices only; a complex operand is refused by the op"
 _DEFAULT_ALGORITHM = checked("a specific LAPACK/XLA algorithm; frame runs numpy's (LAPACK's default driver)",
@@ -138,6 +225,14 @@ PARAMETERS: dict[str, dict] = {
                          "conjugate_a": irrelevant(f"conjugation of a real matrix is the identity ({_REAL})"),
                          "unit_diagonal": implemented("frame's unit_diagonal: the diagonal is taken as ones")},
     "lu": {},
+    "lu_pivots_to_permutation": {"permutation_size": implemented("the permutation's length (the lu's row count "
+                                                                 "reuses its perm output)")},
+    "custom_linear_solve": {
+        "const_lengths": implemented("how the operands split into matvec, vecmat, solve and transpose_solve "
+                                     "constants; the right-hand side follows"),
+        "jaxprs": implemented("solve is imported on the right-hand side; matvec must be a @ x with the solve's "
+                              "constants lu(stop_gradient(a)) (checked by the rule); vecmat and transpose_solve "
+                              "serve JAX's transposition, which frame derives from the imported solve")},
     "eig": {"compute_left_eigenvectors": checked("left eigenvectors; frame's eig gives the right ones only",
                                                  lambda value, eqn: not value),
             "compute_right_eigenvectors": implemented("frame's eig (values and vectors), else its eigvals"),
