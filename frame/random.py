@@ -46,6 +46,24 @@ from .frontend.control import while_loop
 from .frontend.custom import custom_jvp
 from .tracing import Tracer, bind
 
+# The special functions the samplers need, as their ops (frame.scipy.special sits beside frame.random, and its
+# gaussian_kde draws through frame.random).
+
+
+def _erfinv(x):
+    return bind("erfinv", x)
+
+
+def _digamma(x):
+    return bind("digamma", x)
+
+
+def _gammaln(x):
+    return bind("gammaln", x)
+
+
+_erf, _softmax = fnp.erf, fnp.softmax
+
 __all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "exponential",
            "gumbel", "categorical", "truncated_normal", "randint", "permutation", "choice", "cauchy", "laplace",
            "logistic", "rademacher", "lognormal", "pareto", "weibull_min", "rayleigh", "maxwell",
@@ -209,26 +227,24 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 
 def normal(key, shape=(), dtype=None):
     """Standard normal floats: sqrt(2) erfinv(u), u uniform in (-1, 1), as jax.random.normal."""
-    from .scipy.special import erfinv
 
     dtype = _float_dtype(dtype, "normal")
     lo = _np.nextafter(_np.array(-1.0, dtype), _np.array(0.0, dtype))
-    return _np.array(math.sqrt(2), dtype) * erfinv(uniform(key, shape, dtype, lo, 1.0))
+    return _np.array(math.sqrt(2), dtype) * _erfinv(uniform(key, shape, dtype, lo, 1.0))
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal floats truncated to (lower, upper): jax.random.truncated_normal's inverse-CDF formula, clipped to the
     open interval."""
-    from .scipy.special import erf, erfinv
 
     dtype = _float_dtype(dtype, "truncated_normal")
     if shape is None:
         shape = _np.broadcast_shapes(_np.shape(lower), _np.shape(upper))
     sqrt2 = _np.array(math.sqrt(2), dtype)
     lower, upper = fnp.astype(lower, dtype), fnp.astype(upper, dtype)
-    u = uniform(key, shape, dtype, erf(lower / sqrt2), erf(upper / sqrt2))
+    u = uniform(key, shape, dtype, _erf(lower / sqrt2), _erf(upper / sqrt2))
     inf = _np.array(_np.inf, dtype)
-    return fnp.clip(sqrt2 * erfinv(u), fnp.nextafter(fnp.stop_gradient(lower), inf),
+    return fnp.clip(sqrt2 * _erfinv(u), fnp.nextafter(fnp.stop_gradient(lower), inf),
                     fnp.nextafter(fnp.stop_gradient(upper), -inf))
 
 
@@ -585,7 +601,6 @@ def _gamma_log_grad(a, log_x):
     - otherwise, from Q = 1 - P = x^a e^-x / Gamma(a) F, F = 1/(x+1-a - 1(1-a)/(x+3-a - 2(2-a)/(x+5-a - ...))):
       d log x / da = F (log x - psi(a)) + dF/da; dP/da = -dQ/da there has no cancellation, the series would.
     Both are summed in one vectorised loop each, until every element has converged to float64 rounding."""
-    from .scipy.special import digamma
 
     x = fnp.exp(log_x)
     eps = _np.finfo(_np.float64).eps
@@ -608,7 +623,7 @@ def _gamma_log_grad(a, log_x):
     ones, zeros = fnp.ones_like(a), fnp.zeros_like(a)
     start = (_np.array(0, _np.int64), ones, zeros, ones, zeros, _np.array(True))
     _, _, _, s, ds, _ = while_loop(lambda st: fnp.logical_and(st[5], st[0] < cap), series_step, start)
-    g_series = -(s * (log_x - digamma(a + 1.0)) + ds) / a
+    g_series = -(s * (log_x - _digamma(a + 1.0)) + ds) / a
 
     def fraction_step(state):
         # modified Lentz for G = b1 + a2/(b2 + a3/(b3 + ...)), F = 1/G, b_j = x + 2j - 1 - a (derivative -1),
@@ -630,7 +645,7 @@ def _gamma_log_grad(a, log_x):
     b1 = xc + 1.0 - ac
     start = (_np.array(1, _np.int64), b1, zeros, fnp.log(b1), -1.0 / b1, -1.0 / b1, zeros, _np.array(True))
     state = while_loop(lambda st: fnp.logical_and(st[-1], st[0] < cap), fraction_step, start)
-    g_fraction = fnp.exp(-state[3]) * (log_x - digamma(ac) - state[4])
+    g_fraction = fnp.exp(-state[3]) * (log_x - _digamma(ac) - state[4])
     return fnp.where(use_series, g_series, g_fraction)
 
 
@@ -701,7 +716,6 @@ def beta(key, a, b, shape=None, dtype=None):
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) vectors along alpha's last axis: softmax of loggamma draws, as jax.random.dirichlet;
     `shape` is the batch shape (alpha.shape[:-1] when None), to which alpha's batch shape must broadcast."""
-    from .scipy.special import softmax
 
     dtype = _float_dtype(dtype, "dirichlet")
     ash = _shape(alpha)
@@ -710,7 +724,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     shape = ash[:-1] if shape is None else _sample_shape(shape, "dirichlet")
     if not _broadcasts_to(ash[:-1], shape):
         raise ShapeError(f"frame.random.dirichlet: alpha's batch shape {ash[:-1]} does not broadcast to shape {shape}")
-    return softmax(loggamma(key, fnp.astype(alpha, dtype), shape + ash[-1:], dtype), axis=-1)
+    return _softmax(loggamma(key, fnp.astype(alpha, dtype), shape + ash[-1:], dtype), axis=-1)
 
 
 def chisquare(key, df, shape=None, dtype=None):
@@ -799,7 +813,6 @@ def _poisson_knuth(key, lam, shape, dtype):
 
 def _poisson_rejection(key, lam, shape, dtype):
     """Hormann's transformed rejection (PTRS), with JAX's float32 constants and expressions."""
-    from .scipy.special import gammaln
 
     log_lam = fnp.log(lam)
     b = 0.931 + 2.53 * fnp.sqrt(lam)
@@ -815,7 +828,7 @@ def _poisson_rejection(key, lam, shape, dtype):
         u_shifted = 0.5 - fnp.abs(u)
         k = fnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = fnp.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        t_ = -lam + k * log_lam - gammaln(k + 1)
+        t_ = -lam + k * log_lam - _gammaln(k + 1)
         accept1 = fnp.logical_and(u_shifted >= 0.07, v <= v_r)
         reject = fnp.logical_or(k < 0, fnp.logical_and(u_shifted < 0.013, v > u_shifted))
         accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), s <= t_))

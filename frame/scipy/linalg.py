@@ -9,6 +9,14 @@ rebuilt from the pivots, and applied as a 0/1 matrix product so that it traces a
 `block_diag`, `toeplitz`, `circulant` and `hankel` build their matrices by concatenation and gathers with
 static indices, so they differentiate in their (traced) vectors. `expm` is Pade scaling and squaring;
 `expm_frechet` is expm of the block matrix [[A, E], [0, A]].
+Special matrices: those of a static size (`hilbert`, `invhilbert`, `pascal`, `invpascal`, `hadamard`, `dft`,
+`helmert`) are built in numpy from their closed forms (exact integers where scipy's are); those of a vector
+(`companion`, `leslie`, `fiedler`, `fiedler_companion`, `convolution_matrix`) by gathers, concatenations and
+products with constant matrices, so they trace and differentiate in it. `polar` is the thin SVD's;
+`solve_sylvester` solves the Kronecker (vec) form with frame's solve, for small matrices. Not provided:
+`sqrtm`, `funm`, `schur`, `rsf2csf`, `hessenberg`, `qr_multiply`, `eigh_tridiagonal` (they need Schur or
+Hessenberg factorisations, which frame has no op for; an eigh-based sqrtm would be silently wrong for
+non-symmetric input).
 
 As scipy does, operands are taken as arrays of one float dtype (bool and integers as float64, float16 as
 float32; the structured matrices keep numpy's result dtype). Complex matrices are refused by the ops, by
@@ -30,7 +38,9 @@ from ..ops.linalg import triangular_solve as _triangular_solve
 from ..tracing import Tracer, bind
 
 __all__ = ["solve_triangular", "cho_factor", "cho_solve", "cholesky", "solve", "inv", "det", "eigh", "svd", "qr",
-           "lu", "lu_factor", "lu_solve", "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet"]
+           "lu", "lu_factor", "lu_solve", "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet",
+           "hilbert", "invhilbert", "pascal", "invpascal", "hadamard", "companion", "leslie", "dft", "helmert",
+           "fiedler", "fiedler_companion", "convolution_matrix", "polar", "solve_sylvester"]
 
 
 # -- operands ------------------------------------------------------------------------------------
@@ -552,3 +562,230 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     x = expm(block)
     expm_a, frechet = x[..., :n, :n], x[..., :n, n:]
     return (expm_a, frechet) if compute_expm else frechet
+
+
+# -- special matrices ----------------------------------------------------------------------------------
+# Matrices of a static size are built in numpy (exact integers, or the closed forms in float64): constants
+# in a traced graph. Those of a (traced) vector are gathers, products with constant 0/1 matrices and
+# concatenations, so they differentiate in the vector.
+def _size(n, op: str, what: str = "n") -> int:
+    n = _int(n, op, what)
+    if n < 0:
+        raise ShapeError(f"op '{op}': {what} must be >= 0, got {n}")
+    return n
+
+
+def hilbert(n):
+    """The n x n Hilbert matrix, 1 / (i + j + 1) (float64)."""
+    n = _size(n, "hilbert")
+    i = _np.arange(n, dtype=_np.float64)
+    return 1.0 / (i[:, None] + i[None, :] + 1.0)
+
+
+def invhilbert(n, exact=False):
+    """The inverse of the n x n Hilbert matrix from its closed form (-1)^(i+j) (i+j+1) C(n+i, n-j-1)
+    C(n+j, n-i-1) C(i+j, i)^2, in exact integers: float64 (each entry rounded once), or with `exact`
+    int64 (an object array of Python ints for n > 14, where int64 overflows), as scipy."""
+    n = _size(n, "invhilbert")
+    c = math.comb
+    rows = [[(-1) ** (i + j) * (i + j + 1) * c(n + i, n - j - 1) * c(n + j, n - i - 1) * c(i + j, i) ** 2
+             for j in range(n)] for i in range(n)]
+    if not exact:
+        return _np.array(rows, dtype=_np.float64).reshape(n, n)
+    return _np.array(rows, dtype=_np.int64 if n <= 14 else object).reshape(n, n)
+
+
+def _pascal_lower(n: int):
+    return [[math.comb(i, j) for j in range(n)] for i in range(n)]
+
+
+def _kind(kind, op: str) -> str:
+    if kind not in ("symmetric", "lower", "upper"):
+        raise ShapeError(f"op '{op}': kind must be 'symmetric', 'lower' or 'upper', got {kind!r}")
+    return kind
+
+
+def pascal(n, kind="symmetric", exact=True):
+    """The n x n Pascal matrix: symmetric C(i + j, i), lower C(i, j), upper its transpose; with `exact`
+    uint64 (object for n > 34, as scipy), else float64 (exact integers while they fit 2^53)."""
+    n, kind = _size(n, "pascal"), _kind(kind, "pascal")
+    if kind == "symmetric":
+        rows = [[math.comb(i + j, i) for j in range(n)] for i in range(n)]
+    else:
+        rows = _pascal_lower(n)
+    m = _np.array(rows, dtype=(_np.uint64 if n <= 34 else object) if exact else _np.float64).reshape(n, n)
+    return m.T.copy() if kind == "upper" else m
+
+
+def invpascal(n, kind="symmetric", exact=True):
+    """The inverse of pascal(n, kind): the lower one's is (-1)^(i+j) C(i, j), and the symmetric one is
+    L L^T, so its inverse is L^-T L^-1 (computed in Python integers); int64 with `exact` (object for
+    n > 34), else float64."""
+    n, kind = _size(n, "invpascal"), _kind(kind, "invpascal")
+    inv_lower = [[(-1) ** (i + j) * v for j, v in enumerate(row)] for i, row in enumerate(_pascal_lower(n))]
+    if kind == "symmetric":
+        rows = [[sum(inv_lower[k][i] * inv_lower[k][j] for k in range(n)) for j in range(n)] for i in range(n)]
+    else:
+        rows = inv_lower
+    m = _np.array(rows, dtype=(_np.int64 if n <= 34 else object) if exact else _np.float64).reshape(n, n)
+    return m.T.copy() if kind == "upper" else m
+
+
+def hadamard(n, dtype=int):
+    """The n x n Hadamard matrix of Sylvester's construction, H_2n = [[H, H], [H, -H]] (n a power of 2)."""
+    n = _int(n, "hadamard", "n")
+    if n < 1 or n & (n - 1):
+        raise ShapeError(f"op 'hadamard': n must be a positive power of 2, got {n}")
+    h = _np.ones((1, 1), dtype=dtype)
+    while h.shape[0] < n:
+        h = _np.block([[h, h], [h, -h]])
+    return h
+
+
+def dft(n, scale=None):
+    """The n x n discrete Fourier transform matrix, exp(-2 pi i j k / n) (complex128), divided by n for
+    scale 'n' and by sqrt(n) for 'sqrtn'. j k is reduced mod n first, so each entry is exp of an angle in
+    [0, 2 pi): correctly rounded cos and sin (scipy takes powers, within a few ulp)."""
+    n = _size(n, "dft")
+    if scale not in (None, "n", "sqrtn"):
+        raise ShapeError(f"op 'dft': scale must be None, 'n' or 'sqrtn', got {scale!r}")
+    k = _np.arange(n)
+    m = _np.exp(-2j * _np.pi * ((k[:, None] * k[None, :]) % max(n, 1)) / max(n, 1))
+    return m / {None: 1, "n": n, "sqrtn": math.sqrt(n)}[scale]
+
+
+def helmert(n, full=False):
+    """The n x n Helmert matrix (orthogonal): row 0 is 1/sqrt(n), row i > 0 is (1, ..., 1, -i, 0, ...) /
+    sqrt(i (i + 1)) with i ones; without `full`, rows 1 to n - 1 only."""
+    n = _size(n, "helmert")
+    m = _np.tril(_np.ones((n, n)), -1) - _np.diag(_np.arange(n, dtype=_np.float64))
+    norms = _np.sqrt(_np.arange(n) * _np.arange(1, n + 1, dtype=_np.float64))
+    if n:
+        m[0], norms[0] = 1.0, math.sqrt(n)
+    m = m / norms[:, None]
+    return m if full else m[1:]
+
+
+def _traced_vector(a, op: str, least: int, name: str = "a"):
+    """`a` as (a stack of) vectors of at least `least` entries, or a ShapeError naming op."""
+    a = fnp.asarray(a)
+    if _ndim(a) < 1 or _shape(a)[-1] < least:
+        raise ShapeError(f"op '{op}': {name} must have at least {least} entries on its last axis, got shape "
+                         f"{_shape(a)}")
+    return a
+
+
+def companion(a):
+    """The companion matrix of the polynomial with coefficients `a` (highest first, at least two; stacks of
+    them on the leading axes): first row -a[1:] / a[0], ones on the subdiagonal; float (a[0] = 0 gives
+    inf/nan where scipy raises)."""
+    a = _traced_vector(a, "companion", 2)
+    (a,) = _floats(a)
+    n, batch = _shape(a)[-1] - 1, _shape(a)[:-1]
+    first = -a[..., 1:] / a[..., :1]
+    below = fnp.broadcast_to(_np.eye(n - 1, n, dtype=_dtype(a)), batch + (n - 1, n))
+    return fnp.concatenate([fnp.expand_dims(first, -2), below], axis=-2)
+
+
+def leslie(f, s):
+    """The Leslie matrix of fecundities f (n,) and survival rates s (n - 1,), n >= 2: first row f, s on the
+    subdiagonal; numpy's result dtype. Stacks broadcast on the leading axes."""
+    f, s = fnp.asarray(f), fnp.asarray(s)
+    if _ndim(f) < 1 or _ndim(s) < 1 or _shape(f)[-1] < 2 or _shape(s)[-1] != _shape(f)[-1] - 1:
+        raise ShapeError(f"op 'leslie': f must have n >= 2 entries and s n - 1 on their last axes, got shapes "
+                         f"{_shape(f)} and {_shape(s)}")
+    batch = tuple(_np.broadcast_shapes(_shape(f)[:-1], _shape(s)[:-1]))
+    f, s = _common((f, s), floats=False)
+    n = _shape(f)[-1]
+    below = fnp.broadcast_to(fnp.expand_dims(s, -1) * _np.eye(n - 1, n, dtype=_dtype(s)), batch + (n - 1, n))
+    return fnp.concatenate([fnp.broadcast_to(fnp.expand_dims(f, -2), batch + (1, n)), below], axis=-2)
+
+
+def fiedler(a):
+    """The Fiedler matrix of the vector a: |a_i - a_j| (stacks of vectors on the leading axes)."""
+    a = _traced_vector(a, "fiedler", 0)
+    return fnp.abs(fnp.expand_dims(a, -1) - fnp.expand_dims(a, -2))
+
+
+def _fiedler_pattern(n: int):
+    """(C0, Cs): Fiedler's companion matrix of the monic x^n + c_1 x^(n-1) + ... + c_n is C0 + sum_k c_k
+    Cs[k], affine in c. Fiedler (2003): C = (M_1 M_3 ...)(M_2 M_4 ...) with M_k = I except the block
+    [[-c_k, 1], [1, 0]] at rows k-1, k (M_n: the entry -c_n). Each entry holds one c_k at most, so
+    evaluating the product at c = 0 and at unit vectors gives the constant and the coefficient matrices."""
+    def matrix(c):
+        odd, even = _np.eye(n), _np.eye(n)
+        for k in range(1, n + 1):
+            m = odd if k % 2 else even
+            m[k - 1, k - 1] = -c[k - 1]
+            if k < n:
+                m[k - 1, k], m[k, k - 1], m[k, k] = 1.0, 1.0, 0.0
+        return odd @ even
+    c0 = matrix(_np.zeros(n))
+    return c0, _np.stack([matrix(e) - c0 for e in _np.eye(n)]) if n else _np.zeros((0, 0, 0))
+
+
+def fiedler_companion(a):
+    """Fiedler's pentadiagonal companion matrix of the polynomial with coefficients `a` (highest first):
+    its eigenvalues are the roots. Built as a constant plus a static combination of a[1:] / a[0], so it
+    differentiates in a; a of one entry gives a (0, 0) matrix (scipy: shape (0,))."""
+    a = _traced_vector(a, "fiedler_companion", 1)
+    (a,) = _floats(a)
+    n = _shape(a)[-1] - 1
+    c0, cs = _fiedler_pattern(n)
+    if n == 0:
+        return fnp.zeros(_shape(a)[:-1] + (0, 0), _dtype(a))
+    c = a[..., 1:] / a[..., :1]
+    return fnp.tensordot(c, cs.astype(_dtype(a)), axes=1) + c0.astype(_dtype(a))
+
+
+def convolution_matrix(a, n, mode="full"):
+    """The Toeplitz matrix A with A @ v == numpy.convolve(a, v, mode) for v of length n: column j is a
+    shifted down by j (full: m + n - 1 rows; same: max(m, n) rows centred as numpy's; valid: max(m, n) -
+    min(m, n) + 1 rows). Stacks of vectors a give stacks of matrices."""
+    a = _traced_vector(a, "convolution_matrix", 1)
+    n = _int(n, "convolution_matrix", "n")
+    if n < 1:
+        raise ShapeError(f"op 'convolution_matrix': n must be a positive integer, got {n}")
+    if mode not in ("full", "same", "valid"):
+        raise ShapeError(f"op 'convolution_matrix': mode must be 'full', 'same' or 'valid', got {mode!r}")
+    m = _shape(a)[-1]
+    start, rows = {"full": (0, m + n - 1), "same": ((min(m, n) - 1) // 2, max(m, n)),
+                   "valid": (min(m, n) - 1, max(m, n) - min(m, n) + 1)}[mode]
+    k = start + _np.arange(rows)[:, None] - _np.arange(n)[None, :]       # a's index at (i, j)
+    padded = fnp.concatenate([a, fnp.zeros(_shape(a)[:-1] + (1,), _dtype(a))], axis=-1)
+    return _gathered(padded, _np.where((k >= 0) & (k < m), k, m))
+
+
+# -- matrix functions ----------------------------------------------------------------------------------
+def polar(a, side="right", *, method=None, eps=None, max_iterations=None):
+    """The polar decomposition (u, p) of the (m, n) matrix a: a = u p (side 'right', p (n, n)) or a = p u
+    ('left', p (m, m)), u with orthonormal columns (rows) and p positive semidefinite, from the thin SVD
+    a = W S V^T: u = W V^T, p = V S V^T (right) or W S W^T (left). Derivatives are the SVD's (they need
+    distinct nonzero singular values). `method`, `eps` and `max_iterations` (JAX's QDWH controls) are
+    accepted and unused."""
+    if side not in ("right", "left"):
+        raise ShapeError(f"op 'polar': side must be 'right' or 'left', got {side!r}")
+    (a,) = _floats(a)
+    if _ndim(a) != 2:
+        raise ShapeError(f"op 'polar': a must be a matrix, got shape {_shape(a)}")
+    w, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    u = fnp.matmul(w, vh)
+    if side == "right":
+        p = fnp.matmul(_mT(vh) * s, vh)
+    else:
+        p = fnp.matmul(w * s, _mT(w))
+    return u, p
+
+
+def solve_sylvester(a, b, q):
+    """X with a X + X b = q (a (n, n), b (m, m), q (n, m)). Row-major vec(a X + X b) = (a kron I_m +
+    I_n kron b^T) vec(X), an (nm, nm) system solved by frame's solve: O(n^3 m^3) work, for the small sizes
+    it is used at (scipy uses Bartels-Stewart's Schur method, O(n^3 + m^3)). Singular when a and -b share
+    an eigenvalue."""
+    a, b, q = _floats(a, b, q)
+    n, m = _square(a, "solve_sylvester"), _square(b, "solve_sylvester")
+    if _ndim(a) != 2 or _ndim(b) != 2 or _shape(q) != (n, m):
+        raise ShapeError(f"op 'solve_sylvester': a (n, n), b (m, m) and q (n, m) expected, got shapes "
+                         f"{_shape(a)}, {_shape(b)} and {_shape(q)}")
+    system = fnp.kron(a, _np.eye(m, dtype=_dtype(a))) + fnp.kron(_np.eye(n, dtype=_dtype(a)), _mT(b))
+    return fnp.reshape(fnp.linalg.solve(system, fnp.reshape(q, (n * m,))), (n, m))

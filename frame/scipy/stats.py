@@ -20,18 +20,25 @@ The cdfs of gamma, chi2, beta and gennorm are frame.scipy.special's gammainc / g
 differentiate in x only: their derivatives in the shape parameters (a, df, b, beta) raise GradientError naming
 the op (JAX has igamma_grad_a for gamma's a; frame has no counterpart). poisson.cdf is gammaincc(k + 1, mu),
 differentiable in mu. Not provided: the inverse cdfs needing gammaincinv / betaincinv / ndtri_exp (gamma.ppf,
-truncnorm.ppf, ...), cdfs JAX has not either (t, vonmises, binom, ...); jax's multinomial and poisson.entropy;
-the sample statistics (gaussian_kde, mode, rankdata, sem).
+truncnorm.ppf, ...), cdfs JAX has not either (t, vonmises, binom, ...); jax's poisson.entropy.
 
 Multivariate: `multivariate_normal` (scipy's mean=None / cov=1 defaults, cov a scalar, a diagonal vector or
 (..., n, n) matrices, Cholesky and a triangular solve; allow_singular=True is refused; a matrix that is not
 positive definite raises LinAlgError as cholesky does; stacks of means and matrices broadcast, as in JAX) and
 `dirichlet` (components on axis 0 as scipy's; where scipy raises for a point off the simplex, the density is
 -inf there, as JAX's, and nan for alpha <= 0, so traced and concrete arguments agree). Results have the batch
-shape (jax's), not scipy's squeezed one.
+shape (jax's), not scipy's squeezed one. `multinomial` (logpmf, pmf: log n! + sum(x log p - log x!), with
+scipy 1.17's reading of p's last entry as 1 - the sum of the others where p does not sum to 1).
+
+Sample statistics: `mode` (scipy's ModeResult) and `rankdata` compare every pair of values along the axis
+(n^2 work and memory per slice), which keeps their shapes static, so they trace; `sem` is std / sqrt(n).
+`gaussian_kde` is a class as jax's and scipy's (evaluate/pdf/logpdf, integrate_gaussian, integrate_box_1d,
+integrate_kde, resample with a frame.random key), its kernel covariance and densities compositions of
+frame.numpy, so they differentiate in the data, weights and points. Only nan_policy='propagate'.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import math
@@ -42,13 +49,15 @@ import numpy as _np
 
 from ..errors import ShapeError
 from ..frontend import numpy as fnp
-from ..frontend.args import _dtype, _ndim, _shape
+from ..frontend.args import _dtype, _int, _ndim, _shape
+from ..tracing import Tracer
 from . import linalg as _linalg
 from . import special as _special
 
 __all__ = ["norm", "multivariate_normal", "uniform", "expon", "laplace", "logistic", "cauchy", "t", "gamma", "beta",
            "chi2", "dirichlet", "vonmises", "truncnorm", "gumbel_l", "gumbel_r", "pareto", "gennorm", "wrapcauchy",
-           "poisson", "bernoulli", "binom", "geom", "nbinom", "betabinom"]
+           "poisson", "bernoulli", "binom", "geom", "nbinom", "betabinom", "multinomial", "mode", "ModeResult",
+           "rankdata", "sem", "gaussian_kde"]
 
 _inf, _nan = _np.inf, _np.nan
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -656,3 +665,294 @@ def _pdf_dirichlet(x, alpha):
 
 dirichlet = _namespace("dirichlet", "The Dirichlet distribution.",
                        **_named("dirichlet", logpdf=_logpdf_dirichlet, pdf=_pdf_dirichlet))
+
+
+def _pmf_multinomial_args(op, x, n, p):
+    x, n, p = (_cast(_real(op, name, v)) for name, v in (("x", x), ("n", n), ("p", p)))
+    if _ndim(x) == 0 or _ndim(p) == 0 or _shape(x)[-1] != _shape(p)[-1]:
+        raise ShapeError(f"op '{op}': x and p must have the k categories on their last axis, got shapes "
+                         f"{_shape(x)} and {_shape(p)}")
+    try:
+        fnp.broadcast_shapes(_shape(x)[:-1], _shape(n), _shape(p)[:-1])
+    except (ShapeError, ValueError):
+        raise ShapeError(f"op '{op}': the batch shapes of x {_shape(x)}, n {_shape(n)} and p {_shape(p)} (categories "
+                         "last) do not broadcast") from None
+    return x, n, p
+
+
+def _multinomial_logpmf(op, x, n, p):
+    x, n, p = _pmf_multinomial_args(op, x, n, p)
+    # scipy 1.17's reading of p: where it does not sum to 1 within 10 eps its last entry is taken as 1 - the
+    # sum of the others (scipy warns); n is truncated to an integer; nan for p outside [0, 1] or n < 0
+    rest = p[..., :-1]
+    off = fnp.abs(1.0 - fnp.sum(p, axis=-1, keepdims=True)) > 10 * _np.finfo(_np.float64).eps
+    p = fnp.concatenate([rest, fnp.where(off, 1.0 - fnp.sum(rest, axis=-1, keepdims=True), p[..., -1:])], axis=-1)
+    n = fnp.trunc(n)
+    ok = ~(fnp.any((p < 0) | (p > 1), axis=-1) | (n < 0))
+    p, n = fnp.where(fnp.expand_dims(ok, -1), p, 0.5), fnp.where(ok, n, 0.0)
+    # the mass is 0 (log -inf) off the lattice: a count negative or not an integer, or counts not summing to n
+    counts = fnp.all((x >= 0) & (fnp.floor(x) == x), axis=-1) & (fnp.sum(x, axis=-1) == n)
+    xs = fnp.where(fnp.expand_dims(counts, -1), x, 0.0)
+    value = _special.gammaln(n + 1.0) + fnp.sum(_special.xlogy(xs, p) - _special.gammaln(xs + 1.0), axis=-1)
+    return fnp.where(ok, fnp.where(counts, value, -_inf), _nan)
+
+
+def _logpmf_multinomial(x, n, p):
+    """The log mass of the multinomial distribution of n trials over categories of probabilities p at the
+    counts x (categories on the last axis; x, n and p broadcast), as scipy.stats.multinomial.logpmf:
+    log n! + sum(x log p - log x!); -inf off the lattice (x negative or fractional, or sum(x) != n), nan for
+    n < 0 or p outside [0, 1]. As scipy 1.17, n is truncated to an integer, and where p does not sum to 1
+    (within 10 eps) its last entry is taken as 1 - the sum of the others (scipy 1.18 will give nan)."""
+    return _multinomial_logpmf("multinomial.logpmf", x, n, p)
+
+
+def _pmf_multinomial(x, n, p):
+    """The mass of the multinomial distribution, exp(multinomial.logpmf)."""
+    return fnp.exp(_multinomial_logpmf("multinomial.pmf", x, n, p))
+
+
+multinomial = _namespace("multinomial", "The multinomial distribution.",
+                         **_named("multinomial", logpmf=_logpmf_multinomial, pmf=_pmf_multinomial))
+
+
+# -- sample statistics -----------------------------------------------------------------------------------------
+ModeResult = collections.namedtuple("ModeResult", ["mode", "count"])
+
+
+def _propagate(op, nan_policy):
+    if nan_policy != "propagate":
+        raise ShapeError(f"op '{op}': only nan_policy='propagate' is supported, got {nan_policy!r}")
+
+
+def _on_last(op, a, axis):
+    """(a with `axis` moved last (flattened for None), the axis as a non-negative int or None)."""
+    if axis is None:
+        return fnp.reshape(a, (-1,)), None
+    axis = _int(axis, op, "axis")
+    if not -_ndim(a) <= axis < max(_ndim(a), 1) or _ndim(a) == 0 and axis not in (0, -1):
+        raise ShapeError(f"op '{op}': axis {axis} is out of range for shape {_shape(a)}")
+    if _ndim(a) == 0:
+        return fnp.reshape(a, (1,)), 0
+    axis %= _ndim(a)
+    return fnp.moveaxis(a, axis, -1), axis
+
+
+def _equal(x):
+    """(..., n, n): entry (i, j) is x_i == x_j, nan equal to nan (scipy's mode and ranks count nans alike)."""
+    xi, xj = fnp.expand_dims(x, -1), fnp.expand_dims(x, -2)
+    same = xi == xj
+    if _np.dtype(_dtype(x)).kind == "f":
+        same = same | (fnp.isnan(xi) & fnp.isnan(xj))
+    return same
+
+
+def mode(a, axis=0, nan_policy="propagate", keepdims=False):
+    """The most frequent value along `axis` (the smallest of equally frequent ones; axis None: of the
+    flattened array) and its count, as scipy.stats.mode's ModeResult(mode, count); nans count as one value.
+    Counting compares each value with every other (n^2 comparisons per slice), so the shapes are static
+    and it traces; the mode differentiates as the entry it picks. An empty axis is refused (scipy: nan)."""
+    _propagate("mode", nan_policy)
+    a = _real("mode", "a", a)
+    shape = _shape(a)
+    x, ax = _on_last("mode", a, axis)
+    if _shape(x)[-1] == 0:
+        raise ShapeError(f"op 'mode': the axis must not be empty, got shape {shape} and axis {axis}")
+    s = fnp.sort(x, axis=-1)
+    counts = fnp.sum(fnp.astype(_equal(s), "int64"), axis=-1)
+    first = fnp.argmax(counts, axis=-1, keepdims=True)   # the first of the most frequent in sorted order
+    value = fnp.take_along_axis(s, first, axis=-1)[..., 0]
+    count = fnp.take_along_axis(counts, first, axis=-1)[..., 0]
+    if keepdims:
+        kept = (1,) * len(shape) if ax is None else shape[:ax] + (1,) + shape[ax + 1:]
+        value, count = fnp.reshape(value, kept), fnp.reshape(count, kept)
+    return ModeResult(value, count)
+
+
+def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
+    """The ranks (1 to n) of a's values along `axis` (None: of the flattened array), ties resolved by `method`:
+    'average' (float64), 'min', 'max', 'dense' (consecutive over distinct values), 'ordinal' (ties in the
+    order of appearance), as scipy.stats.rankdata. A slice holding a nan ranks as nan throughout
+    (nan_policy 'propagate'). Ranks count pairwise comparisons (n^2 per slice), so the shapes are static;
+    they are piecewise constant (derivative 0). Dtypes: scipy's int64 for the other methods, float64 when
+    a concrete float array holds a nan; traced float arrays always give float64, as JAX's."""
+    if method not in ("average", "min", "max", "dense", "ordinal"):
+        raise ShapeError(f"op 'rankdata': method must be 'average', 'min', 'max', 'dense' or 'ordinal', got "
+                         f"{method!r}")
+    _propagate("rankdata", nan_policy)
+    a = _real("rankdata", "a", a)
+    x, ax = _on_last("rankdata", a, axis)
+    xi, xj = fnp.expand_dims(x, -1), fnp.expand_dims(x, -2)
+    same = _equal(x)
+    below = fnp.sum(fnp.astype(xj < xi, "int64"), axis=-1)
+    ties = fnp.sum(fnp.astype(same, "int64"), axis=-1)
+    n = _shape(x)[-1]
+    if method == "average":
+        ranks = fnp.astype(below, "float64") + (fnp.astype(ties, "float64") + 1.0) / 2.0
+    elif method == "min":
+        ranks = below + 1
+    elif method == "max":
+        ranks = below + ties
+    elif method == "ordinal":   # ties broken by position: equal values before i
+        ranks = below + fnp.sum(fnp.astype(same & _np.tri(n, n, -1, dtype=bool), "int64"), axis=-1) + 1
+    else:   # dense: distinct values below x_i, each counted at its first appearance
+        first = ~fnp.any(same & _np.tri(n, n, -1, dtype=bool).T, axis=-2)
+        ranks = fnp.sum(fnp.astype((xj < xi) & fnp.expand_dims(first, -2), "int64"), axis=-1) + 1
+    if _np.dtype(_dtype(x)).kind == "f":
+        nan = fnp.any(fnp.isnan(x), axis=-1, keepdims=True)
+        if isinstance(x, Tracer) or method == "average" or bool(_np.any(nan)):
+            ranks = fnp.where(nan, _nan, fnp.astype(ranks, "float64"))
+    return ranks if ax is None else fnp.moveaxis(ranks, -1, ax)
+
+
+def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
+    """The standard error of the mean along `axis` (None: of all values), std(a, ddof) / sqrt(n), as
+    scipy.stats.sem (float64; nan propagates)."""
+    _propagate("sem", nan_policy)
+    a = _cast(_real("sem", "a", a))
+    x, ax = _on_last("sem", a, axis)
+    n = _shape(x)[-1]
+    value = fnp.std(x, axis=-1, ddof=ddof) / math.sqrt(n)
+    if keepdims:
+        shape = _shape(a)
+        value = fnp.reshape(value, (1,) * len(shape) if ax is None else shape[:ax] + (1,) + shape[ax + 1:])
+    return value
+
+
+class gaussian_kde:
+    """A Gaussian kernel density estimate of the points `dataset` (d, n) (a 1-d array: n points of one
+    dimension), with `weights` (n,) (normalised; default equal) and the bandwidth factor `bw_method`: 'scott'
+    (default) neff^(-1/(d+4)), 'silverman' (neff (d+2)/4)^(-1/(d+4)), a number, or a function of the kde;
+    neff = 1 / sum(w^2). The kernel covariance is the weighted sample covariance (unbiased for the weights,
+    as numpy.cov's aweights) times factor^2. Everything is a composition of frame.numpy (the covariance's
+    Cholesky factor and triangular solves), so it traces and differentiates in the data, the weights and the
+    points; as jax.scipy.stats.gaussian_kde and scipy.stats.gaussian_kde."""
+
+    def __init__(self, dataset, bw_method=None, weights=None):
+        data = _cast(_real("gaussian_kde", "dataset", dataset))
+        if _ndim(data) == 1:
+            data = fnp.reshape(data, (1, -1))
+        if _ndim(data) != 2:
+            raise ShapeError(f"op 'gaussian_kde': dataset must be (d, n) points, got shape {_shape(data)}")
+        self.dataset = data
+        self.d, self.n = _shape(data)
+        if self.n < 2 or self.d > self.n:
+            raise ShapeError(f"op 'gaussian_kde': dataset needs more points than dimensions (and 2 at least), got "
+                             f"shape {_shape(data)}")
+        if weights is None:
+            w = fnp.full((self.n,), 1.0 / self.n)
+        else:
+            w = _cast(_real("gaussian_kde", "weights", weights))
+            if _shape(w) != (self.n,):
+                raise ShapeError(f"op 'gaussian_kde': weights must be ({self.n},) for dataset {_shape(data)}, got "
+                                 f"shape {_shape(w)}")
+            w = w / fnp.sum(w)
+        self.weights = w
+        self.neff = 1.0 / fnp.sum(w * w)
+        self.set_bandwidth(bw_method)
+
+    def scotts_factor(self):
+        return self.neff ** (-1.0 / (self.d + 4))
+
+    def silverman_factor(self):
+        return (self.neff * (self.d + 2.0) / 4.0) ** (-1.0 / (self.d + 4))
+
+    covariance_factor = scotts_factor
+
+    def set_bandwidth(self, bw_method=None):
+        """The bandwidth factor as __init__'s `bw_method`, and the kernel covariance from it."""
+        if bw_method is None or bw_method == "scott":
+            self.covariance_factor = self.scotts_factor
+        elif bw_method == "silverman":
+            self.covariance_factor = self.silverman_factor
+        elif callable(bw_method):
+            self.covariance_factor = lambda: bw_method(self)
+        elif isinstance(bw_method, str):
+            raise ShapeError(f"op 'gaussian_kde': bw_method must be 'scott', 'silverman', a number or a callable, "
+                             f"got {bw_method!r}")
+        else:
+            factor = bw_method
+            self.covariance_factor = lambda: factor
+        self.factor = self.covariance_factor()
+        mean = fnp.matmul(self.dataset, self.weights)
+        dev = self.dataset - fnp.expand_dims(mean, -1)
+        data_cov = fnp.matmul(dev * self.weights, fnp.swapaxes(dev, 0, 1)) / (1.0 - fnp.sum(self.weights ** 2))
+        self.covariance = data_cov * self.factor ** 2
+        self.inv_cov = _linalg.inv(self.covariance)
+
+    def _points(self, points, op):
+        x = _cast(_real(op, "points", points))
+        x = fnp.reshape(x, (1, -1)) if _ndim(x) <= 1 else x
+        if _ndim(x) != 2:
+            raise ShapeError(f"op '{op}': points must be (d, m) for d = {self.d}, got shape {_shape(x)}")
+        if _shape(x)[0] != self.d:
+            if _shape(x)[0] == 1 and _shape(x)[1] == self.d:   # scipy's reading: one point given as a row
+                return fnp.reshape(x, (self.d, 1))
+            raise ShapeError(f"op '{op}': points must be (d, m) for d = {self.d}, got shape {_shape(x)}")
+        return x
+
+    def _log_kernels(self, points, cov, op):
+        """log N(points_j; dataset_i, cov): (n, m), by the Cholesky factor of cov."""
+        L = _linalg.cholesky(cov, lower=True)
+        diff = fnp.expand_dims(self.dataset, -1) - fnp.expand_dims(points, -2)   # (d, n, m)
+        z = _linalg.solve_triangular(L, fnp.reshape(diff, (self.d, -1)), lower=True)
+        maha = fnp.reshape(fnp.sum(z * z, axis=0), _shape(diff)[1:])
+        log_norm = -self.d * _LOG_SQRT_2PI - fnp.sum(fnp.log(fnp.diagonal(L)))
+        return log_norm - 0.5 * maha
+
+    def evaluate(self, points):
+        """The density at `points` (d, m) (or one point as (d,) or (1, d)): (m,)."""
+        x = self._points(points, "gaussian_kde.evaluate")
+        return fnp.matmul(self.weights, fnp.exp(self._log_kernels(x, self.covariance, "gaussian_kde.evaluate")))
+
+    __call__ = evaluate
+
+    def pdf(self, x):
+        """The density at `x`: evaluate(x)."""
+        return self.evaluate(x)
+
+    def logpdf(self, x):
+        """The log density at `x`, by logsumexp over the kernels (finite far in the tails)."""
+        x = self._points(x, "gaussian_kde.logpdf")
+        logs = self._log_kernels(x, self.covariance, "gaussian_kde.logpdf")
+        return _special.logsumexp(logs + fnp.expand_dims(fnp.log(self.weights), -1), axis=0)
+
+    def integrate_gaussian(self, mean, cov):
+        """The integral of the density times the normal density N(mean, cov): sum_i w_i N(mean; x_i, cov +
+        the kernel covariance)."""
+        mean = _cast(_real("gaussian_kde.integrate_gaussian", "mean", mean))
+        cov = _cast(_real("gaussian_kde.integrate_gaussian", "cov", cov))
+        if _shape(mean) not in ((self.d,), (1, self.d)) and not (self.d == 1 and _ndim(mean) == 0) or \
+                _shape(cov) != (self.d, self.d):
+            raise ShapeError(f"op 'gaussian_kde.integrate_gaussian': mean ({self.d},) and cov ({self.d}, {self.d}) "
+                             f"expected, got shapes {_shape(mean)} and {_shape(cov)}")
+        point = fnp.reshape(mean, (self.d, 1))
+        logs = self._log_kernels(point, cov + self.covariance, "gaussian_kde.integrate_gaussian")[:, 0]
+        return fnp.sum(self.weights * fnp.exp(logs))
+
+    def integrate_box_1d(self, low, high):
+        """The probability of [low, high] for a one-dimensional kde: sum_i w_i (Phi((high - x_i) / s) -
+        Phi((low - x_i) / s)), s the kernel's standard deviation."""
+        if self.d != 1:
+            raise ShapeError(f"op 'gaussian_kde.integrate_box_1d': the kde must be one-dimensional, got d = {self.d}")
+        low, high = _floats("gaussian_kde.integrate_box_1d", ("low", "high"), (low, high))
+        s = fnp.sqrt(self.covariance[0, 0])
+        x = self.dataset[0]
+        return fnp.sum(self.weights * (_special.ndtr((high - x) / s) - _special.ndtr((low - x) / s)))
+
+    def integrate_kde(self, other):
+        """The integral of the product of this density and `other`'s (a gaussian_kde of the same d)."""
+        if other.d != self.d:
+            raise ShapeError(f"op 'gaussian_kde.integrate_kde': the kdes must have the same d, got {self.d} and "
+                             f"{other.d}")
+        logs = self._log_kernels(other.dataset, self.covariance + other.covariance, "gaussian_kde.integrate_kde")
+        return fnp.sum(fnp.exp(logs) * fnp.expand_dims(self.weights, -1) * other.weights)
+
+    def resample(self, key, shape=()):
+        """Draws from the density with frame.random's `key`: data points picked by their weights, plus
+        N(0, covariance) noise; shape (d,) + shape (jax.scipy's signature and layout)."""
+        from .. import random as _random
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        pick, noise = _random.split(key)
+        index = _random.choice(pick, self.n, shape=shape, p=self.weights)
+        eps = _random.multivariate_normal(noise, fnp.zeros(self.d), self.covariance, shape=shape)   # shape + (d,)
+        return fnp.take(self.dataset, index, axis=1) + fnp.moveaxis(eps, -1, 0)
