@@ -20,7 +20,7 @@ LAYERS = [
     ("frame.backends",),
     ("frame.runtime",),
     ("frame.frontend", "frame.numpy", "frame.nn", "frame.scipy", "frame.random", "frame.lax", "frame.tree",
-     "frame.tree_util", "frame.nn_initializers", "frame.optax"),
+     "frame.tree_util", "frame.nn_initializers", "frame.optax", "frame.experimental"),
     ("frame.distributed",),                 # data-parallel evaluation on Dask; frame.train uses it when given a client
     ("frame.train", "frame.interop"),
     ("frame", "frame.demo"),                # `frame` itself: the package's __init__ only
