@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import frame
 import frame.numpy as fnp
+from frame.frontend import numpy_names
 
 from .checks import OUTCOMES, check_against_reference, property_settings
 from .strategies import arrays, axis_args, describe, operands
@@ -290,6 +291,7 @@ COVERED = set(UNARY) | set(BINARY) | set(SHAPE_FUNCTIONS) | {n.split(".")[0] for
     "finfo", "iinfo", "result_type",   # dtype information: tests/frontend/test_numpy_sort_and_statistics.py
     "promote_types", "min_scalar_type", "common_type", "mintypecode", "typename",   # tests/frontend/test_numpy_math.py
     "vectorize", "apply_along_axis"}   # take functions: tests/frontend/test_vectorize.py
+COVERED |= set(numpy_names.__all__)   # constants, dtype classes, index helpers: tests/frontend/test_numpy_names.py
 
 
 @pytest.mark.parametrize("name", ["float16", "float32", "float64", "int32", "int64", "complex64", "complex128", "bool_"])
