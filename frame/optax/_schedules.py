@@ -118,3 +118,72 @@ def warmup_exponential_decay_schedule(init_value, peak_value, warmup_steps: int,
                            exponential_decay(peak_value, transition_steps, decay_rate, transition_begin, staircase,
                                              end_value)],
                           [warmup_steps])
+
+
+def piecewise_interpolate_schedule(interpolate_type: str, init_value, boundaries_and_scales: dict | None = None
+                                   ) -> Callable:
+    """Interpolates ('linear' or 'cosine') between init_value and its running products with the scales at the
+    boundaries ({boundary: scale}, scales >= 0); the last value from the last boundary on."""
+    if interpolate_type not in ("linear", "cosine"):
+        raise InputError(f"frame.optax.piecewise_interpolate_schedule: interpolate_type must be 'linear' or "
+                         f"'cosine', got {interpolate_type!r}")
+    pairs = sorted((boundaries_and_scales or {}).items())
+    if any(s < 0 for _, s in pairs):
+        raise InputError(f"frame.optax.piecewise_interpolate_schedule: scales must be non-negative, got "
+                         f"{boundaries_and_scales}")
+    bounds = [0] + [b for b, _ in pairs]
+    values = [init_value]
+    for _, s in pairs:
+        values.append(values[-1] * s)
+
+    def interpolate(start, end, pct):
+        if interpolate_type == "linear":
+            return start + pct * (end - start)
+        return end + (start - end) * 0.5 * (1 + fnp.cos(_np.pi * pct))
+
+    def schedule(count):
+        value = fnp.where(bounds[-1] <= count, values[-1], 0.0)
+        for lo, hi, start, end in zip(bounds[:-1], bounds[1:], values[:-1], values[1:]):
+            # an empty interval (hi <= lo) never holds count; its width is taken as 1, as optax does
+            pct = (count - lo) / max(hi - lo, 1)
+            value = value + fnp.where((lo <= count) & (count < hi), interpolate(start, end, pct), 0.0)
+        return value
+    return schedule
+
+
+def linear_onecycle_schedule(transition_steps: int, peak_value, pct_start=0.3, pct_final=0.85, div_factor=25.0,
+                             final_div_factor=1e4) -> Callable:
+    """One cycle, linear: peak_value / div_factor up to peak_value at pct_start, back down by pct_final, then to
+    peak_value / (div_factor final_div_factor) at transition_steps."""
+    if transition_steps <= 0:
+        raise InputError(f"frame.optax.linear_onecycle_schedule: transition_steps must be positive, got "
+                         f"{transition_steps}")
+    return piecewise_interpolate_schedule("linear", peak_value / div_factor,
+                                          {int(pct_start * transition_steps): div_factor,
+                                           int(pct_final * transition_steps): 1.0 / div_factor,
+                                           transition_steps: 1.0 / final_div_factor})
+
+
+def cosine_onecycle_schedule(transition_steps: int, peak_value, pct_start=0.3, div_factor=25.0,
+                             final_div_factor=1e4) -> Callable:
+    """One cycle, cosine: peak_value / div_factor up to peak_value at pct_start, then down to
+    peak_value / (div_factor final_div_factor) at transition_steps."""
+    if transition_steps <= 0:
+        raise InputError(f"frame.optax.cosine_onecycle_schedule: transition_steps must be positive, got "
+                         f"{transition_steps}")
+    return piecewise_interpolate_schedule("cosine", peak_value / div_factor,
+                                          {int(pct_start * transition_steps): div_factor,
+                                           int(transition_steps): 1.0 / (div_factor * final_div_factor)})
+
+
+def sgdr_schedule(cosine_kwargs) -> Callable:
+    """Warm restarts: the `warmup_cosine_decay_schedule(**kwargs)` of each dict in turn, each for its
+    decay_steps."""
+    schedules, boundaries, step = [], [], 0
+    for kwargs in cosine_kwargs:
+        schedules.append(warmup_cosine_decay_schedule(**kwargs))
+        step += kwargs["decay_steps"]
+        boundaries.append(step)
+    if not schedules:
+        raise InputError("frame.optax.sgdr_schedule: needs at least one set of cosine_kwargs")
+    return join_schedules(schedules, boundaries[:-1])

@@ -8,7 +8,7 @@ import pytest
 import frame
 import frame.numpy as fnp
 import frame.optax as foptax
-from frame.errors import InputError
+from frame.errors import InputError, ShapeError
 
 RTOL, ATOL = 1e-12, 1e-14
 STEPS = 6
@@ -519,3 +519,317 @@ def test_errors_name_the_function():
     # optax allows a negative learning rate (gradient ascent), and so does frame
     out, _ = foptax.sgd(-1.0).update(params, foptax.sgd(-1.0).init(params))
     assert_trees_close(out, params)
+
+
+# -- the rarer optimisers, wrappers and schedules (frame/optax/_extra.py)
+
+SCHEDULE_NAMES.update({"linear_onecycle_schedule", "cosine_onecycle_schedule", "sgdr_schedule",
+                       "piecewise_interpolate_schedule"})
+
+EXTRA_CASES = [
+    ("adadelta", (0.5,), {}),
+    ("adadelta", (0.5,), {"weight_decay": 0.1}),
+    ("adan", (0.05,), {"weight_decay": 0.1}),
+    ("yogi", (0.05,), {}),
+    ("radam", (0.05,), {}),
+    ("radam", (0.05,), {"threshold": 4.5, "nesterov": True}),   # rectified from step 5 (6 with the default)
+    ("rprop", (0.05,), {}),
+    ("novograd", (0.05,), {"weight_decay": 0.1}),
+    ("sm3", (0.05,), {}),
+    ("fromage", (0.05,), {}),
+    ("fromage", (("linear_schedule", (0.1, 0.01, 4), {}),), {}),
+    ("lars", (0.1,), {"weight_decay": 0.01, "trust_coefficient": 0.5}),
+    ("adafactor", (0.05,), {}),
+    ("adafactor", (0.05,), {"min_dim_size_to_factor": 3, "momentum": 0.9, "dtype_momentum": "float64",
+                            "weight_decay_rate": 0.01}),
+    ("chain", (("centralize", (), {}), ("clip_by_block_rms", (0.8,), {}), ("adaptive_grad_clip", (0.1,), {}),
+               ("scale_by_param_block_norm", (), {}), ("ema", (0.7,), {}), ("scale", (-0.1,), {})), {}),
+    ("chain", (("zero_nans", (), {}), ("scale_by_param_block_rms", (), {}), ("ema", (0.5,), {"debias": False}),
+               ("keep_params_nonnegative", (), {})), {}),
+    ("chain", (("scale_by_sm3", (0.5, 0.9), {}), ("scale_by_yogi", (), {"eps_root": 1e-8}), ("scale", (-0.01,), {})),
+     {}),
+    ("apply_if_finite", (("adam", (0.05,), {}), 2), {}),
+    ("adam", (("sgdr_schedule", ([{"init_value": 0.0, "peak_value": 0.1, "warmup_steps": 1, "decay_steps": 3},
+                                  {"init_value": 0.05, "peak_value": 0.05, "warmup_steps": 0, "decay_steps": 3}],),
+               {}),), {}),
+]
+
+
+def _run_optax(opt, params, grads_at=None):
+    import jax
+    import optax
+    theirs = jax.tree.map(jax.numpy.asarray, params)
+    ostate = opt.init(theirs)
+    for t in range(STEPS):
+        grads = jax.tree.map(jax.numpy.asarray, (grads_at or _grads)(jax.tree.map(np.asarray, theirs), t))
+        updates, ostate = jax.jit(opt.update)(grads, ostate, theirs)
+        theirs = optax.apply_updates(theirs, updates)
+    return jax.tree.map(np.asarray, theirs), ostate
+
+
+@pytest.mark.parametrize("case", EXTRA_CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(EXTRA_CASES)])
+def test_extra_matches_optax(case, jax_x64):
+    optax = pytest.importorskip("optax")
+    params = _params()
+    ours, state = _run(_build(foptax, case), params)
+    theirs, ostate = _run_optax(_build(optax, case), params)
+    assert all(np.isfinite(x).all() for x in frame.tree_leaves(ours))
+    if case[0] == "adafactor":
+        # its decay rate 1 - t^-0.8 is float32 in both; XLA's float32 pow is an ulp off the correctly rounded value
+        # (frame's) at t = 4 (0.67012304 for 0.6701230223), a 6e-8 change of the rate that reaches the params at
+        # ~1e-8. test_adafactor_and_sm3_formulas checks frame's to 1e-12.
+        assert_trees_close(ours, theirs, rtol=1e-7)
+        return
+    assert_trees_close(ours, theirs)
+    assert_state_matches_optax(state, ostate)
+
+
+def test_multisteps_and_apply_if_finite_match_optax(jax_x64):
+    optax = pytest.importorskip("optax")
+
+    def grads_with_nans(p, t):   # non-finite gradients at steps 1, 2 and 3
+        g = _grads(p, t)
+        return {**g, "b": g["b"] * np.nan} if t in (1, 2, 3) else g
+
+    cases = [
+        (lambda lib: lib.MultiSteps(lib.adam(0.05), 3, accumulator_dtype="float64").gradient_transformation(), None),
+        (lambda lib: lib.MultiSteps(lib.sgd(0.1, 0.9), lambda s: 2, use_grad_mean=False,
+                                    accumulator_dtype="float64").gradient_transformation(), None),
+        (lambda lib: lib.MultiSteps(lib.adam(0.05), 2, should_skip_update_fn=lib.skip_not_finite,
+                                    accumulator_dtype="float64").gradient_transformation(), grads_with_nans),
+        (lambda lib: lib.apply_if_finite(lib.adam(0.05), 2), grads_with_nans),
+    ]
+    for make, grads_at in cases:
+        params = _params()
+        ours, state = _run_with(make(foptax), params, grads_at or _grads)
+        theirs, ostate = _run_optax(make(optax), params, grads_at)
+        assert_trees_close(ours, theirs)
+        for x, y in zip(frame.tree_leaves(state), frame.tree_leaves(ostate)):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=RTOL, atol=ATOL, equal_nan=True)
+
+
+def _run_with(opt, params, grads_at, steps=STEPS):
+    state = opt.init(params)
+    for t in range(steps):
+        updates, state = opt.update(grads_at(params, t), state, params)
+        params = foptax.apply_updates(params, updates)
+    return params, state
+
+
+def test_multisteps_formula():
+    params, g = {"x": np.array([1.0, -2.0])}, [np.array([0.5, 1.0]), np.array([1.5, -1.0]), np.array([2.0, 0.0])]
+    ms = foptax.MultiSteps(foptax.sgd(0.1), every_k_schedule=3)
+    state = ms.init(params)
+    assert state.acc_grads["x"].dtype == np.float32 and state.mini_step.dtype == np.int32
+    for t in range(6):
+        out, state = ms.update({"x": g[t % 3]}, state, params)
+        expected = -0.1 * (g[0] + g[1] + g[2]) / 3 if t % 3 == 2 else np.zeros(2)
+        np.testing.assert_allclose(out["x"], expected, rtol=1e-7)   # the accumulator is float32, as optax's
+        assert bool(ms.has_updated(state)) == (t % 3 == 2) and state.gradient_step == (t + 1) // 3
+        assert state.mini_step.dtype == np.int32 and state.gradient_step.dtype == np.int32
+
+
+def _ref_extra(name, **kw):
+    """numpy transcriptions of one leaf's step (g, p, state, t) -> (update, state) for the new optimisers."""
+    def adadelta(g, p, s, t, rho=0.9, eps=1e-6, lr=0.5):
+        eg = rho * s.get("eg", 0.0) + (1 - rho) * g * g
+        u = np.sqrt(s.get("ex", 0.0) + eps) / np.sqrt(eg + eps) * g
+        return -lr * u, {"eg": eg, "ex": rho * s.get("ex", 0.0) + (1 - rho) * u * u}
+
+    def yogi(g, p, s, t, b1=0.9, b2=0.999, eps=1e-3, lr=0.05):
+        m = b1 * s.get("m", 1e-6) + (1 - b1) * g
+        v = s.get("v", 1e-6) - (1 - b2) * np.sign(s.get("v", 1e-6) - g * g) * g * g
+        return -lr * m / (1 - b1 ** t) / (np.sqrt(v / (1 - b2 ** t)) + eps), {"m": m, "v": v}
+
+    def radam(g, p, s, t, b1=0.9, b2=0.999, eps=1e-8, lr=0.05):
+        m, v = b1 * s.get("m", 0.0) + (1 - b1) * g, b2 * s.get("v", 0.0) + (1 - b2) * g * g
+        rinf = 2 / (1 - b2) - 1
+        rho = rinf - 2 * t * b2 ** t / (1 - b2 ** t)
+        mh = m / (1 - b1 ** t)
+        if rho >= 5:
+            r = np.sqrt((rho - 4) * (rho - 2) * rinf / ((rinf - 4) * (rinf - 2) * rho))
+            mh = r * mh / (np.sqrt(v / (1 - b2 ** t)) + eps)
+        return -lr * mh, {"m": m, "v": v}
+
+    def adan(g, p, s, t, b1=0.98, b2=0.92, b3=0.99, eps=1e-8, er=1e-8, wd=0.1, lr=0.05):
+        d = g - s["g"] if t > 1 else 0 * g
+        m = b1 * s.get("m", 0.0) + (1 - b1) * g
+        v = b2 * s.get("v", 0.0) + (1 - b2) * d
+        n = b3 * s.get("n", 0.0) + (1 - b3) * (g + (1 - b2) * d) ** 2
+        c = lambda b: 1 - b ** t
+        u = (m / c(b1) + (1 - b2) * v / c(b2)) / (np.sqrt(n / c(b3) + er) + eps) + wd * p
+        return -lr * u, {"m": m, "v": v, "n": n, "g": g}
+
+    def novograd(g, p, s, t, b1=0.9, b2=0.25, eps=1e-6, wd=0.1, lr=0.05):
+        nu = np.sum(g * g) if t == 1 else b2 * s["nu"] + (1 - b2) * np.sum(g * g)
+        m = (b1 * s["m"] if t > 1 else 0) + g / (np.sqrt(nu) + eps) + wd * p
+        return -lr * m, {"nu": nu, "m": m}
+
+    def rprop(g, p, s, t, lr=0.05):
+        size, prev = s.get("size", np.full_like(g, lr)), s.get("prev", np.zeros_like(g))
+        prod = g * prev
+        size = np.where(prod == 0, size, np.clip(size * np.where(prod > 0, 1.2, 0.5), 1e-6, 50.0))
+        # optax 0.2.8 returns the previous call's step (see scale_by_rprop's docstring)
+        return -np.where(prod < 0, 0, prev), {"size": size, "prev": np.where(prod < 0, 0, size * np.sign(g))}
+
+    def fromage(g, p, s, t, lr=0.05):
+        mult = 1 / np.sqrt(1 + lr * lr)
+        return -lr * mult * g * np.linalg.norm(p) / np.linalg.norm(g) + (mult - 1) * p, s
+
+    def adafactor_vector(g, p, s, t, lr=0.05):   # unfactored (vectors), clipped, relative to the params' RMS
+        rate = float(1 - np.float32(float(t) ** -0.8))   # float32, as optax's
+        v = rate * s.get("v", 0.0) + (1 - rate) * (g * g + 1e-30)
+        u = g / np.sqrt(v)
+        u = u / max(1.0, np.sqrt(np.mean(u * u)))
+        return -lr * u * max(np.sqrt(np.mean(p * p)), 1e-3), {"v": v}
+    fn = locals()[name]
+    return lambda g, p, s, t: fn(g, p, s, t, **kw)
+
+
+EXTRA_REFERENCES = [
+    (lambda: foptax.adadelta(0.5), _ref_extra("adadelta")),
+    (lambda: foptax.yogi(0.05), _ref_extra("yogi")),
+    (lambda: foptax.radam(0.05), _ref_extra("radam")),
+    (lambda: foptax.adan(0.05, weight_decay=0.1), _ref_extra("adan")),
+    (lambda: foptax.novograd(0.05, weight_decay=0.1), _ref_extra("novograd")),
+    (lambda: foptax.rprop(0.05), _ref_extra("rprop")),
+    (lambda: foptax.fromage(0.05), _ref_extra("fromage")),
+]
+
+
+@pytest.mark.parametrize("k", range(len(EXTRA_REFERENCES)))
+def test_extra_matches_numpy_formula(k):
+    make, step = EXTRA_REFERENCES[k]
+    params = _params()
+    ours, _ = _run(make(), params)
+    assert_trees_close(ours, _ref_run(step, params))
+
+
+def test_adafactor_and_sm3_formulas():
+    params = {"b": np.array([0.3, -1.2, 0.8])}
+    ours, _ = _run(foptax.adafactor(0.05), params)
+    assert_trees_close(ours, _ref_run(_ref_extra("adafactor_vector"), params))
+    # SM3 on a matrix: accumulators per row and column; nu_ij = min(row_i, col_j) + g_ij^2
+    g, rows, cols = np.array([[1.0, -2.0], [0.5, 3.0]]), np.zeros(2), np.zeros(2)
+    opt = foptax.scale_by_sm3(b1=0.0)
+    state = opt.init({"w": g})
+    for t in range(3):
+        gt = g * (t + 1) - t
+        out, state = opt.update({"w": gt}, state)
+        acc = np.minimum(rows[:, None], cols[None, :]) + gt * gt
+        np.testing.assert_allclose(out["w"], gt / np.sqrt(acc + 1e-8), rtol=RTOL)
+        rows, cols = acc.max(axis=1), acc.max(axis=0)
+
+
+def test_extra_transforms_formulas():
+    g = {"a": np.array([[1.0, 2.0, 6.0], [4.0, -1.0, np.nan]]), "b": np.array([3.0, -4.0])}
+    p = {"a": np.array([[1.0, 0.5, 0.0], [2.0, 0.0, 1.0]]), "b": np.array([0.5, 1.0])}
+    out, st = foptax.zero_nans().update(g, foptax.zero_nans().init(p))
+    assert not np.isnan(out["a"]).any() and bool(st.found_nan["a"]) and not bool(st.found_nan["b"])
+    a = out["a"]
+    out, _ = foptax.centralize().update(out, ())
+    assert_trees_close(out, {"a": a - a.mean(axis=1, keepdims=True), "b": g["b"]})
+    out, _ = foptax.clip_by_block_rms(1.0).update({"b": g["b"]}, ())
+    assert_trees_close(out, {"b": g["b"] / np.sqrt(12.5)})
+    out, _ = foptax.keep_params_nonnegative().update({"b": np.array([-1.0, 0.5])}, (), {"b": p["b"]})
+    assert_trees_close(out, {"b": np.array([-0.5, 0.5])})
+    out, _ = foptax.adaptive_grad_clip(0.5).update({"a": a}, (), {"a": p["a"]})
+    gn, pn = np.linalg.norm(a, axis=0), np.maximum(np.linalg.norm(p["a"], axis=0), 1e-3)
+    assert_trees_close(out, {"a": np.where(gn < 0.5 * pn, a, a * 0.5 * pn / gn)})
+    out, _ = foptax.scale_by_param_block_norm().update({"b": g["b"]}, (), {"b": p["b"]})
+    assert_trees_close(out, {"b": g["b"] * np.linalg.norm(p["b"])})
+    out, _ = foptax.scale_by_param_block_rms().update({"b": g["b"]}, (), {"b": np.zeros(2)})
+    assert_trees_close(out, {"b": g["b"] * 1e-3})
+    e = foptax.ema(0.9)
+    st = e.init({"b": p["b"]})
+    for t in range(1, 4):
+        out, st = e.update({"b": g["b"]}, st)
+        assert_trees_close(out, {"b": g["b"]})   # the debiased average of a constant is that constant
+    assert st.count == 3 and st.count.dtype == np.int32
+
+
+SCHEDULE_FORMULAS_EXTRA = [
+    (foptax.linear_onecycle_schedule(20, 1.0),
+     lambda t: np.interp(t, [0, 6, 17, 20], [0.04, 1.0, 0.04, 4e-6])),
+    (foptax.cosine_onecycle_schedule(20, 1.0),
+     lambda t: (0.04 + 0.96 * (1 - np.cos(np.pi * t / 6)) / 2 if t < 6 else
+                4e-6 + (1 - 4e-6) * (1 + np.cos(np.pi * (t - 6) / 14)) / 2 if t < 20 else 4e-6)),
+    (foptax.sgdr_schedule([dict(init_value=0.0, peak_value=1.0, warmup_steps=2, decay_steps=6)] * 2),
+     lambda t: (lambda s: s / 2 if s < 2 else 0.5 * (1 + np.cos(np.pi * min(s - 2, 4) / 4)))(t if t < 6 else t - 6)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SCHEDULE_FORMULAS_EXTRA)))
+def test_extra_schedules(k):
+    schedule, formula = SCHEDULE_FORMULAS_EXTRA[k]
+    counts = np.arange(25, dtype=np.int32)
+    got = frame.vmap(schedule)(counts)
+    traced = frame.function(lambda c: fnp.asarray(schedule(c)))
+    for t in counts:
+        np.testing.assert_allclose(schedule(t), formula(int(t)), rtol=RTOL, atol=ATOL, err_msg=f"t={t}")
+        np.testing.assert_allclose(got[t], formula(int(t)), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(traced(np.int32(7)), formula(7), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("k", range(len(SCHEDULE_FORMULAS_EXTRA)))
+def test_extra_schedules_match_optax(k, jax_x64):
+    schedule = SCHEDULE_FORMULAS_EXTRA[k][0]
+    got = frame.vmap(schedule)(np.arange(25, dtype=np.int32))
+    optax = pytest.importorskip("optax")
+    import jax
+    theirs = [optax.linear_onecycle_schedule(20, 1.0), optax.cosine_onecycle_schedule(20, 1.0),
+              optax.sgdr_schedule([dict(init_value=0.0, peak_value=1.0, warmup_steps=2, decay_steps=6)] * 2)][k]
+    # one vmapped call on all the counts (int64: see _int64_counts)
+    np.testing.assert_allclose(got, np.asarray(jax.vmap(theirs)(jax.numpy.arange(25, dtype="int64"))), rtol=RTOL,
+                               atol=ATOL)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: foptax.MultiSteps(foptax.chain(foptax.zero_nans(), foptax.adan(0.05)), 2).gradient_transformation(),
+    lambda: foptax.apply_if_finite(foptax.chain(foptax.centralize(), foptax.adafactor(0.05, min_dim_size_to_factor=2)),
+                                   1),
+    lambda: foptax.chain(foptax.adaptive_grad_clip(0.5), foptax.radam(0.05), foptax.keep_params_nonnegative()),
+    lambda: foptax.chain(foptax.novograd(0.05), foptax.sm3(0.05)),
+    lambda: foptax.chain(foptax.lars(0.05, weight_decay=0.01), foptax.rprop(0.01), foptax.adadelta(0.5),
+                         foptax.yogi(0.05), foptax.fromage(0.01)),
+], ids=["multisteps-adan", "finite-adafactor", "agc-radam", "novograd-sm3", "lars-rprop-adadelta-yogi-fromage"])
+def test_extra_compiled_train_step_equals_eager(make):
+    test_compiled_train_step_equals_eager(make)
+
+
+def test_extra_grad_through_steps_matches_jax(jax_x64):
+    """d(loss after 2 steps)/d(initial params) through radam (rectified from step 1) and through adafactor's
+    factored moments, block clipping and parameter scaling."""
+    optax = pytest.importorskip("optax")
+    import jax
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2]])
+
+    def unrolled(lib, total, params):
+        loss = 0.0
+        for opt in (lib.radam(0.05, threshold=0.5), lib.adafactor(0.5, min_dim_size_to_factor=2)):
+            p, state = params, opt.init(params)
+            for _ in range(2):
+                updates, state = opt.update({"x": a * p["x"] + 0.1}, state, p)
+                p = lib.apply_updates(p, updates)
+            loss = loss + total(p["x"] ** 3)
+        return loss
+
+    p0 = {"x": np.array([[0.4, -0.7, 0.2], [1.0, 0.3, -0.6]])}   # no zero gradient: d sqrt(v) is infinite at 0
+    ours = frame.grad(lambda p: unrolled(foptax, fnp.sum, p))(p0)
+    theirs = jax.jit(jax.grad(lambda p: unrolled(optax, jax.numpy.sum, p)))(jax.tree.map(jax.numpy.asarray, p0))
+    assert np.isfinite(ours["x"]).all()
+    np.testing.assert_allclose(ours["x"], np.asarray(theirs["x"]), rtol=RTOL)
+
+
+def test_extra_errors_name_the_function():
+    with pytest.raises(ShapeError, match="adaptive_grad_clip.*shape"):
+        foptax.adaptive_grad_clip(0.1).update({"x": np.ones((2,) * 6)}, (), {"x": np.ones((2,) * 6)})
+    with pytest.raises(InputError, match="linear_onecycle_schedule.*transition_steps"):
+        foptax.linear_onecycle_schedule(0, 1.0)
+    with pytest.raises(InputError, match="piecewise_interpolate_schedule.*interpolate_type"):
+        foptax.piecewise_interpolate_schedule("cubic", 1.0)
+    with pytest.raises(InputError, match="MultiSteps.*boolean"):
+        ms = foptax.MultiSteps(foptax.sgd(0.1), 2, should_skip_update_fn=lambda u, s, p: (np.int32(1), ()))
+        ms.update({"x": np.ones(2)}, ms.init({"x": np.ones(2)}))
+    with pytest.raises(InputError, match="scale_by_novograd.*params"):
+        foptax.novograd(0.1).update({"x": np.ones(2)}, foptax.novograd(0.1).init({"x": np.ones(2)}))
