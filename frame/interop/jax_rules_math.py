@@ -11,7 +11,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import FrameError
 from ._jax import require_jax
 from .jax_audit import _UNARY_FLOAT, implemented
 
@@ -31,10 +30,14 @@ def _round(imp, eqn, x):
 
 
 def _rem(imp, eqn, x, y):
-    if not x.type.is_float:
-        raise FrameError("integer lax.rem by zero gives the dividend in XLA and 0 in numpy's fmod, which frame "
-                         "computes; only float rem imports (C's fmod, exactly)")
-    return imp.node("fmod", [x, y])
+    """lax.rem is C's fmod; for integers XLA's x rem 0 is x, where numpy's fmod gives 0, so that case is
+    selected apart (with a divisor of 1 in the unused branch, so fmod never divides by zero)."""
+    if x.type.is_float:
+        return imp.node("fmod", [x, y])
+    zero, one = (imp.constant(np.asarray(v, y.type.dtype)) for v in (0, 1))
+    by_zero = imp.node("equal", [y, zero])
+    safe = imp.node("where", [by_zero, one, y])
+    return imp.node("where", [by_zero, x, imp.node("fmod", [x, safe])])
 
 
 def _pow(imp, eqn, x, p):

@@ -141,7 +141,6 @@ def test_dot_general_with_any_dimension_numbers(sa, sb, numbers):
 
 
 @pytest.mark.parametrize("fn, args, pattern", [
-    (lambda x: lax.rem(x, np.int32(3)), (I32,), r"'rem'"),   # integer remainder (int32 either way: another test may leave x64 on)
     (lambda i, x: lax.select_n(i, x, 2 * x, 3 * x), (np.zeros((3, 4), np.int32), X), r"'select_n'.*int32 predicate"),
     (lambda x: jnp.signbit(x), (X,),
      r"'bitcast_convert_type'"),   # signbit reads the bits; frame has no bitcast

@@ -3,7 +3,7 @@ symmetrised operands, svd, qr and triangular_solve import as frame's ops with JA
 derivatives of the imported graphs are jax.grad's (second order through check_derivatives). lu,
 lu_pivots_to_permutation and jnp.linalg.solve's custom_linear_solve import too (jnp.linalg.solve/inv,
 jax.scipy.linalg.lu_factor/lu_solve/lu, lax.linalg.lu: values to 1e-12, gradients to 1e-10); what frame
-cannot import exactly (det/slogdet of 4x4 and larger: a custom_jvp; other custom_linear_solves; an
+cannot import exactly (det/slogdet of 4x4 and larger: a custom_jvp, importing only when inlined; other custom_linear_solves; an
 unsymmetrised cholesky) is refused by name."""
 import jax
 import jax.numpy as jnp
@@ -102,9 +102,9 @@ LU_FUNCTIONS = {
 }
 
 
-def assert_lu_import_matches_jax(fn, xs):
+def assert_lu_import_matches_jax(fn, xs, **options):
     """Values of the imported graph to 1e-12 and frame's gradient of a weighted sum of its outputs to 1e-10."""
-    graph = from_jax(fn, *xs)
+    graph = from_jax(fn, *xs, **options)
     assert "lu" in [n.op for n in graph.nodes]
     with jax.enable_x64(True):
         want = [np.asarray(o) for o in jax.tree_util.tree_leaves(fn(*xs))]
@@ -114,7 +114,7 @@ def assert_lu_import_matches_jax(fn, xs):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    contracted = from_jax(_scalar(fn, ws), *xs)
+    contracted = from_jax(_scalar(fn, ws), *xs, **options)
     grads = frame.runtime.compile(build_backward_graph(contracted, 0, list(range(len(xs)))))(*xs)[1:]
     assert len(grads) == len(xs)
     for g, w in zip(grads, want_grads):
@@ -125,6 +125,13 @@ def assert_lu_import_matches_jax(fn, xs):
 @pytest.mark.parametrize("name", sorted(LU_FUNCTIONS))
 def test_lu_based_linear_algebra_imports_with_jax_values_and_gradients(name):
     assert_lu_import_matches_jax(*LU_FUNCTIONS[name])
+
+
+@pytest.mark.parametrize("fn", [jnp.linalg.det, lambda a: jnp.linalg.slogdet(a)[1]], ids=["det", "logabsdet"])
+def test_det_and_slogdet_import_when_their_custom_jvp_is_inlined(fn):
+    """JAX's 4x4-and-larger det/slogdet: lu, the pivots' parity by an integer rem, and a custom_jvp; with
+    inline_custom_derivatives the body imports and frame's own rules give the derivative."""
+    assert_lu_import_matches_jax(fn, (np.random.default_rng(3).normal(size=(2, 5, 5)),), inline_custom_derivatives=True)
 
 
 def test_lu_primitive_gives_its_three_outputs_from_one_node():

@@ -1,7 +1,6 @@
 """`from_jax` of elementwise math: the translated primitives (lax.round by both rounding methods,
-float lax.rem as fmod, lax.pow with a computed exponent) give JAX's values, bit for bit where frame
-computes exactly, and frame's derivatives of imported functions match jax.grad; what frame cannot
-import exactly (integer rem) is refused naming the primitive."""
+float lax.rem as fmod, integer lax.rem with XLA's x rem 0 = x, lax.pow with a computed exponent) give JAX's
+values, bit for bit where frame computes exactly, and frame's derivatives of imported functions match jax.grad."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -65,10 +64,13 @@ def test_float_rem_imports_as_fmod_with_jaxs_values_and_derivatives():
     _assert_grads_are_jaxs(loss, a, b)
 
 
-def test_integer_rem_is_refused_naming_the_zero_divisor_difference():
-    ints = np.array([5, -5, 7], np.int32)
-    with pytest.raises(frame.errors.TraceError, match=r"primitive 'rem'.*dividend in XLA and 0 in numpy"):
-        from_jax(lax.rem, ints, ints)
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_rem_imports_with_xlas_remainder_by_zero(dtype):
+    x = np.array([7, -7, 5, 0, -9, 2**30], dtype)
+    y = np.array([3, 3, 0, 0, -4, -7], dtype)     # C's sign rule, and x rem 0 = x (numpy's fmod gives 0)
+    graph, (got,), (want,) = _run(lax.rem, x, y)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
 
 
 def test_pow_with_a_computed_exponent_imports_as_power():
