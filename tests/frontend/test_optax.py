@@ -454,7 +454,15 @@ def _loss(p, x, y):
     lambda: foptax.chain(foptax.clip_by_global_norm(0.5), foptax.lamb(0.02)),
     lambda: foptax.inject_hyperparams(foptax.rmsprop)(0.01, centered=True, momentum=0.5),
     lambda: foptax.noisy_sgd(0.05, key=frame.random.PRNGKey(1)),
-], ids=["adamw-schedule-mask", "clip-lamb", "inject-rmsprop", "noisy_sgd"])
+    lambda: foptax.MultiSteps(foptax.chain(foptax.zero_nans(), foptax.adan(0.05)), 2).gradient_transformation(),
+    lambda: foptax.apply_if_finite(foptax.chain(foptax.centralize(), foptax.adafactor(0.05, min_dim_size_to_factor=2)),
+                                   1),
+    lambda: foptax.chain(foptax.adaptive_grad_clip(0.5), foptax.radam(0.05), foptax.keep_params_nonnegative()),
+    lambda: foptax.chain(foptax.novograd(0.05), foptax.sm3(0.05)),
+    lambda: foptax.chain(foptax.lars(0.05, weight_decay=0.01), foptax.rprop(0.01), foptax.adadelta(0.5),
+                         foptax.yogi(0.05), foptax.fromage(0.01)),
+], ids=["adamw-schedule-mask", "clip-lamb", "inject-rmsprop", "noisy_sgd", "multisteps-adan", "finite-adafactor",
+        "agc-radam", "novograd-sm3", "lars-rprop-adadelta-yogi-fromage"])
 def test_compiled_train_step_equals_eager(make):
     rng = np.random.default_rng(1)
     params = {"w1": rng.normal(size=(3, 5)), "b1": np.zeros(5), "w2": rng.normal(size=(5, 1))}
@@ -782,19 +790,6 @@ def test_extra_schedules_match_optax(k, jax_x64):
     # one vmapped call on all the counts (int64: see _int64_counts)
     np.testing.assert_allclose(got, np.asarray(jax.vmap(theirs)(jax.numpy.arange(25, dtype="int64"))), rtol=RTOL,
                                atol=ATOL)
-
-
-@pytest.mark.parametrize("make", [
-    lambda: foptax.MultiSteps(foptax.chain(foptax.zero_nans(), foptax.adan(0.05)), 2).gradient_transformation(),
-    lambda: foptax.apply_if_finite(foptax.chain(foptax.centralize(), foptax.adafactor(0.05, min_dim_size_to_factor=2)),
-                                   1),
-    lambda: foptax.chain(foptax.adaptive_grad_clip(0.5), foptax.radam(0.05), foptax.keep_params_nonnegative()),
-    lambda: foptax.chain(foptax.novograd(0.05), foptax.sm3(0.05)),
-    lambda: foptax.chain(foptax.lars(0.05, weight_decay=0.01), foptax.rprop(0.01), foptax.adadelta(0.5),
-                         foptax.yogi(0.05), foptax.fromage(0.01)),
-], ids=["multisteps-adan", "finite-adafactor", "agc-radam", "novograd-sm3", "lars-rprop-adadelta-yogi-fromage"])
-def test_extra_compiled_train_step_equals_eager(make):
-    test_compiled_train_step_equals_eager(make)
 
 
 def test_extra_grad_through_steps_matches_jax(jax_x64):
