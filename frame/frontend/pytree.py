@@ -62,7 +62,7 @@ def keystr(keys, *, simple: bool = False, separator: str = "/") -> str:
 # -- the registry of node types
 
 class _NodeType(NamedTuple):
-    flatten: Callable          # node -> (children, aux)
+    flatten: Callable | None   # node -> (children, aux); unused when flatten_with_keys is given
     unflatten: Callable        # (aux, children) -> node
     flatten_with_keys: Callable | None   # node -> (((key, child), ...), aux)
     field_names: tuple | None  # attribute names of the children, when fixed (dataclasses)
@@ -93,11 +93,8 @@ def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func:
 
 def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unflatten_func: Callable,
                               flatten_func: Callable | None = None) -> None:
-    """`register_pytree_node` with key paths: `flatten_with_keys(node) -> (((key, child), ...), aux)`."""
-    if flatten_func is None:
-        def flatten_func(node):
-            pairs, aux = flatten_with_keys(node)
-            return [child for _, child in pairs], aux
+    """`register_pytree_node` with key paths: `flatten_with_keys(node) -> (((key, child), ...), aux)`, which
+    flattening then uses (so `flatten_func`, accepted as JAX takes it, is not needed)."""
     register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
@@ -142,14 +139,12 @@ def register_dataclass(nodetype: type | None = None, data_fields=None, meta_fiel
     def flatten(node):
         return [getattr(node, f) for f in data_fields], tuple(getattr(node, f) for f in meta_fields)
 
-    def flatten_with_keys(node):
-        return [(GetAttrKey(f), getattr(node, f)) for f in data_fields], tuple(getattr(node, f) for f in meta_fields)
-
     def unflatten(aux, children):
         return nodetype(**dict(zip(meta_fields, aux)), **dict(zip(data_fields, children)))
 
     _check_registrable(nodetype, "register_dataclass")
-    _REGISTRY[nodetype] = _NodeType(flatten, unflatten, flatten_with_keys, data_fields)
+    # key paths come from the field names (`child_keys`), so flattening builds no key objects
+    _REGISTRY[nodetype] = _NodeType(flatten, unflatten, None, data_fields)
     return nodetype
 
 
