@@ -141,7 +141,7 @@ def _make_solver(func, rtol, atol, mxstep, hmax):
 
         def augmented(state, minus_t, *args):   # integrated in reversed time s = -t
             y, a = state[0], state[1]
-            y_dot, pullback = vjp(lambda y, t, *args: func(y, t, *args), y, -minus_t, *args)
+            y_dot, pullback = vjp(func, y, -minus_t, *args)
             y_bar, t_bar, *args_bar = pullback(a)
             return -y_dot, y_bar, t_bar, tuple(args_bar)
 
