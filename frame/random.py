@@ -781,8 +781,6 @@ def ball(key, d, p=2, shape=(), dtype=None):
 # algorithms each run on the same key and selected between. A batch of keys is a vmap of that, as in JAX (each
 # key's loop stops on its own: extra rounds would change the rejection loops' results).
 
-_NO_CAP = _np.array(_np.iinfo(_np.int64).max, _np.int64)   # JAX bounds the rounds by the dtype's maximum: never
-
 
 def _per_key(key, fn: str, draw, out_shape: tuple, dtype: str):
     """draw(one key) for a key (2,), or vmapped over a batch of keys (..., 2)."""
@@ -801,13 +799,13 @@ def _per_key(key, fn: str, draw, out_shape: tuple, dtype: str):
 def _poisson_knuth(key, lam, shape, dtype):
     """Knuth's: multiply uniforms (add their logs) until the product falls below exp(-lam); the count before."""
     def step(c):
-        i, k, key, log_prod = c
+        k, key, log_prod = c
         key, sub = _halves(key)
         k = fnp.where(log_prod > -lam, k + 1, k)
-        return i + 1, k, key, log_prod + fnp.log(uniform(sub, shape, "float32"))
+        return k, key, log_prod + fnp.log(uniform(sub, shape, "float32"))
 
-    start = (_np.array(0, _np.int64), fnp.zeros(shape, dtype), key, fnp.zeros(shape, "float32"))
-    k = while_loop(lambda c: fnp.logical_and(fnp.any(c[3] > -lam), c[0] < _NO_CAP), step, start)[1]
+    start = (fnp.zeros(shape, dtype), key, fnp.zeros(shape, "float32"))
+    k = while_loop(lambda c: fnp.any(c[2] > -lam), step, start)[0]
     return fnp.astype(k - 1, dtype)
 
 
@@ -821,7 +819,7 @@ def _poisson_rejection(key, lam, shape, dtype):
     v_r = 0.9277 - 3.6224 / (b - 2)
 
     def step(c):
-        i, k_out, accepted, key = c
+        k_out, accepted, key = c
         ks = split(key, 3)
         u = uniform(ks[1], shape, "float32") - 0.5
         v = uniform(ks[2], shape, "float32")
@@ -832,10 +830,10 @@ def _poisson_rejection(key, lam, shape, dtype):
         accept1 = fnp.logical_and(u_shifted >= 0.07, v <= v_r)
         reject = fnp.logical_or(k < 0, fnp.logical_and(u_shifted < 0.013, v > u_shifted))
         accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), s <= t_))
-        return i + 1, fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
+        return fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
 
-    start = (_np.array(0, _np.int64), fnp.full(shape, -1.0, "float32"), fnp.zeros(shape, "bool"), key)
-    k = while_loop(lambda c: fnp.logical_and(fnp.any(fnp.logical_not(c[2])), c[0] < _NO_CAP), step, start)[1]
+    start = (fnp.full(shape, -1.0, "float32"), fnp.zeros(shape, "bool"), key)
+    k = while_loop(lambda c: fnp.any(fnp.logical_not(c[1])), step, start)[0]
     return fnp.astype(k, dtype)
 
 
@@ -875,15 +873,14 @@ def _binomial_inversion(key, count, prob, shape, dtype):
     log1m_prob = fnp.log1p(-prob)
 
     def step(c):
-        i, num_geom, geom_sum, key = c
+        num_geom, geom_sum, key = c
         sub, key = _halves(key)                      # JAX's order here: the first half draws
         num_geom = fnp.where(geom_sum <= count, num_geom + 1, num_geom)
         geom = fnp.ceil(fnp.log(uniform(sub, shape, _dtype(prob))) / log1m_prob)
-        return i + 1, num_geom, geom_sum + geom, key
+        return num_geom, geom_sum + geom, key
 
     zeros = fnp.zeros(shape, _dtype(prob))
-    start = (_np.array(0, _np.int64), zeros, zeros, key)
-    k = while_loop(lambda c: fnp.logical_and(fnp.any(c[2] <= count), c[0] < _NO_CAP), step, start)[1]
+    k = while_loop(lambda c: fnp.any(c[1] <= count), step, (zeros, zeros, key))[0]
     return fnp.astype(k - 1, dtype)
 
 
@@ -899,7 +896,7 @@ def _btrs(key, count, prob, shape, dtype):
     m = fnp.floor((count + 1) * prob)
 
     def step(carry):
-        i, k_out, accepted, key = carry
+        k_out, accepted, key = carry
         ks = split(key, 3)
         u = uniform(ks[1], shape, _dtype(prob))
         v = uniform(ks[2], shape, _dtype(prob))
@@ -914,10 +911,10 @@ def _btrs(key, count, prob, shape, dtype):
               + (k + 0.5) * fnp.log(r * (count - k + 1) / (k + 1))
               + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
         accept = fnp.logical_or(accept1, fnp.logical_and(fnp.logical_not(reject), v <= ub))
-        return i + 1, fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
+        return fnp.where(accept, k, k_out), fnp.logical_or(accepted, accept), ks[0]
 
-    start = (_np.array(0, _np.int64), fnp.full(shape, -1.0, _dtype(prob)), fnp.zeros(shape, "bool"), key)
-    k = while_loop(lambda c: fnp.logical_and(fnp.any(fnp.logical_not(c[2])), c[0] < _NO_CAP), step, start)[1]
+    start = (fnp.full(shape, -1.0, _dtype(prob)), fnp.zeros(shape, "bool"), key)
+    k = while_loop(lambda c: fnp.any(fnp.logical_not(c[1])), step, start)[0]
     return fnp.astype(k, dtype)
 
 
