@@ -56,9 +56,8 @@ def _describe(td: TreeDef) -> str:
     return f"{len(td.children)} entries"
 
 
-def _leaf_specs(spec, tree, where: str, name: str, fn_name: str, td: TreeDef | None = None) -> list:
-    """One axis per leaf of `tree`: `spec` is a prefix of it, an axis standing for every leaf below it."""
-    td = tree_flatten(tree)[1] if td is None else td
+def _leaf_specs(spec, td: TreeDef, where: str, name: str, fn_name: str) -> list:
+    """One axis per leaf of the structure `td`: `spec` is a prefix of it, an axis standing for every leaf below it."""
     if _is_axis(spec):
         return [spec] * td.num_leaves
     specs = node_children(td, spec, loose=True)   # a list may stand for a tuple and the reverse
@@ -66,7 +65,7 @@ def _leaf_specs(spec, tree, where: str, name: str, fn_name: str, td: TreeDef | N
         raise TraceError(f"vmap of '{fn_name}': {name} {spec!r} does not match the structure of {where}, which has "
                          f"{_describe(td)}; give one int or None per entry (or one for all of it)")
     return [a for sp, sub, key in zip(specs, td.children, child_keys(td))
-            for a in _leaf_specs(sp, None, f"{where}{key}", name, fn_name, sub)]
+            for a in _leaf_specs(sp, sub, f"{where}{key}", name, fn_name)]
 
 
 def _leaf_axis(axis: int | None, rank: int, label: str, fn_name: str, extra: int = 0) -> int | None:
@@ -121,7 +120,7 @@ def _vmap_call(fn, in_axes, out_axes, args: tuple, kwargs: dict):
         parts.append(("keyword argument", kwargs, 0))
     for label, part, spec in parts:
         part_leaves, tree = tree_flatten(part)
-        part_axes = _leaf_specs(spec, part, label, "in_axes", name)
+        part_axes = _leaf_specs(spec, tree, label, "in_axes", name)
         for leaf, path, axis in zip(part_leaves, tree_paths(tree), part_axes):
             t = example_type(leaf)
             where = label + path if label != "keyword argument" else f"keyword argument {path[2:-2]}"
@@ -161,7 +160,6 @@ def _vmap_call(fn, in_axes, out_axes, args: tuple, kwargs: dict):
 def _output_axes(res, out_axes, name: str) -> list[int | None]:
     """One normalised out axis per output leaf (`out_axes` a prefix of the output's pytree)."""
     tree = res.out_tree
-    structure = tree_unflatten(tree, list(range(tree.num_leaves)))
-    per_leaf = _leaf_specs(out_axes, structure, "the output", "out_axes", name)
+    per_leaf = _leaf_specs(out_axes, tree, "the output", "out_axes", name)
     return [_leaf_axis(ax, v.type.rank, f"output{path} of per-example shape {v.type.shape}", name, extra=1)
             for ax, v, path in zip(per_leaf, res.graph.outputs, tree_paths(tree))]

@@ -11,7 +11,7 @@ import time naming the primitive and the parameter:
 
 - a primitive without an entry, or a parameter nobody audited (a newer JAX may add one);
 - a parameter value frame does not reproduce (an accuracy hint, a transposing reshape, ...);
-- `select_n` with an integer predicate, bitwise `and`/`or`/`xor`/`not` on integers;
+- `select_n` with an integer predicate;
 - a custom derivative rule (`custom_jvp_call`, `custom_vjp_call`): frame would differentiate the
   body instead, so derivatives could differ from JAX's. `inline_custom_derivatives=True` imports
   the body anyway. `jax.nn.relu` is the exception: its rule is frame's relu rule.

@@ -21,8 +21,8 @@ merged into jax_import's tables.
   that pattern only, with the solve's constants taken from `lu(a)` instead (the same values), so frame's
   derivatives of the LU solve (lu's and triangular_solve's rules) are those of a^-1 b, as JAX's are, to
   any order; any other custom_linear_solve is refused by name. jnp.linalg.det/slogdet of 4x4 and larger
-  go through a custom_jvp over lu and are refused as custom rules are (with inline_custom_derivatives=True
-  their body's integer `rem`, the sign's parity, is still refused by jax_rules_math).
+  go through a custom_jvp over lu and are refused as custom rules are; with inline_custom_derivatives=True
+  their body (lu, and an integer `rem` for the sign's parity) imports.
 """
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def encode_treedef(td: TreeDef) -> dict:
         node["fields"] = list(td.meta._fields)
     elif td.kind == "custom":   # a registered node: its class by name, its static data as plain values
         cls, aux = td.meta
-        node["type"] = cls if isinstance(cls, str) else type_name(cls)
+        node["type"] = type_name(cls)
         node["aux"] = _encode_static(aux, node["type"])
     return node
 
