@@ -49,15 +49,15 @@ _MID = np.array([6025192743 / 30085553152, 0, 51252292925 / 65400821598, -269186
 def _rk_step(func, y0, f0, t0, dt):
     """One Dormand-Prince step: (y1, f1, error estimate, the seven stage slopes k (7, n))."""
     dtype = _dtype(y0)
+    h = fnp.astype(dt, dtype)   # the step in y's dtype; stage times keep dt's
     zero = fnp.zeros_like(f0)
     slopes = [f0]
     for i in range(1, 7):   # stage i from the slopes so far (the later rows of k are zero, as A's entries)
         k = fnp.stack(slopes + [zero] * (7 - i))
-        yi = y0 + fnp.astype(dt, dtype) * fnp.dot(_A[i - 1].astype(dtype), k)
+        yi = y0 + h * fnp.dot(_A[i - 1].astype(dtype), k)
         slopes.append(func(yi, t0 + dt * _C[i - 1]))
     k = fnp.stack(slopes)
-    y1 = fnp.astype(dt, dtype) * fnp.dot(_B.astype(dtype), k) + y0
-    return y1, k[-1], fnp.astype(dt, dtype) * fnp.dot(_E.astype(dtype), k), k
+    return h * fnp.dot(_B.astype(dtype), k) + y0, k[-1], h * fnp.dot(_E.astype(dtype), k), k
 
 
 def _interp_fit(y0, y1, k, dt):
@@ -166,14 +166,12 @@ def _make_solver(func, rtol, atol, mxstep, hmax):
     return solve
 
 
-def _ravel(tree):
-    leaves = [fnp.asarray(leaf) for leaf in tree_leaves(tree)]
-    return fnp.concatenate([fnp.ravel(leaf) for leaf in leaves]) if len(leaves) > 1 else fnp.ravel(leaves[0])
+def _ravel(leaves):
+    return fnp.concatenate([fnp.ravel(fnp.asarray(leaf)) for leaf in leaves])
 
 
-def _unraveller(tree):
-    leaves, treedef = tree_flatten(tree)
-    shapes = [_shape(fnp.asarray(leaf)) for leaf in leaves]
+def _unraveller(treedef, shapes):
+    """The inverse of `_ravel` for leaves of these shapes in this structure (any leading axes kept)."""
     sizes = [math.prod(s) for s in shapes]
     offsets = np.cumsum([0] + sizes)
 
@@ -217,19 +215,19 @@ def odeint(func: Callable, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf
 
 
 def _odeint(func, y0, t, args, rtol, atol, mxstep, hmax, differentiable: bool = True):
-    y0 = tree_map(fnp.asarray, y0)
-    if not tree_leaves(y0):
+    leaves, structure = tree_flatten(y0)
+    leaves = [fnp.asarray(leaf) for leaf in leaves]
+    if not leaves:
         raise ShapeError("odeint: y0 holds no arrays")
-    unravel = _unraveller(y0)
-    flat_y0 = _ravel(y0)
+    unravel = _unraveller(structure, [_shape(leaf) for leaf in leaves])
+    flat_y0 = _ravel(leaves)
     if np.dtype(_dtype(flat_y0)).kind != "f":
         flat_y0 = fnp.astype(flat_y0, "float64")
-    structure = tree_flatten(y0)[1]
 
     def flat_func(y, t_, *a):
-        dy = func(unravel(y), t_, *a)
-        if tree_flatten(dy)[1] != structure:
-            raise ShapeError(f"odeint: func must return y's structure {structure}, got {tree_flatten(dy)[1]}")
+        dy, dy_structure = tree_flatten(func(unravel(y), t_, *a))
+        if dy_structure != structure:
+            raise ShapeError(f"odeint: func must return y's structure {structure}, got {dy_structure}")
         return fnp.astype(_ravel(dy), _dtype(y))
 
     if not differentiable:
