@@ -1,6 +1,8 @@
 """frame.scipy.special against scipy.special (values, eagerly and compiled, with scipy's dtypes) and its
 derivatives against JAX to order 2 (frame's rules against JAX's differentiation of the lowered graph, and
 against jax.scipy.special's own functions); JAX's lgamma/digamma/erf_inv/bessel_i0e/bessel_i1e import as frame's ops."""
+import time
+
 import numpy as np
 import pytest
 import scipy.special as S
@@ -174,6 +176,25 @@ def test_bessel_derivatives_at_zero_take_the_limits():
     np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(F.i0(x)))(x), 0.0, atol=1e-16)   # i0'(0) = 0
     first = frame.grad(lambda x: frame.numpy.sum(F.i1e(x)))
     np.testing.assert_allclose(frame.grad(lambda x: frame.numpy.sum(first(x)))(x), 0.0)   # JAX's: the limit's 0
+
+
+def test_polygamma_far_left_is_prompt_and_exact():
+    # scipy's Hurwitz zeta loops |x| times on a negative x (days near -1e15, a hypothesis draw once hung the suite
+    # there); frame reflects instead. Checked against 40-digit mpmath where mpmath itself is still quick.
+    mpmath = pytest.importorskip("mpmath")
+    x = np.array([-1e4 - 0.25, -12345.678, -2e4 - 0.499, -5e4 - 0.9])
+    with mpmath.workdps(40):
+        for n in (1, 2, 3, 4):
+            want = [float(mpmath.polygamma(n, mpmath.mpf(float(v)))) for v in x]
+            np.testing.assert_allclose(F.polygamma(n, x), want, rtol=1e-14)
+    far = np.array([-1e15 - 0.5, -3e14 - 0.25, -1e300, -4.0, 2.5])
+    start = time.perf_counter()
+    got = np.asarray(F.polygamma(2, far))
+    assert time.perf_counter() - start < 5.0   # a hang guard (scipy: days), not a performance target
+    # at a half-integer cot(pi x) = 0 and psi''(x) = psi''(1 - x) ~ -1/x^2; at (-1/4 mod 1) the pi^3 cot'' term
+    np.testing.assert_allclose(got[:2], [0.0, -2 * np.pi ** 3 * (-1.0) * (1 + 1.0)], atol=1e-13)
+    assert np.isinf(got[2]) and np.isinf(got[3])
+    np.testing.assert_allclose(got[4], S.polygamma(2, 2.5), rtol=1e-14)
 
 
 def test_polygamma_differentiates_to_any_order():
