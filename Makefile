@@ -26,7 +26,7 @@ test: $(VENV)/.test-installed
 	$(PY) -m pytest -q -n auto
 
 test-slow: $(VENV)/.test-installed
-	$(PY) -m pytest -q -n auto -m slow
+	$(PY) -m pytest -q -n auto -m slow --timeout=3600
 
 clean:
 	rm -rf $(VENV) build *.egg-info
