@@ -42,20 +42,35 @@ max = _binary("max", fnp.maximum)  # noqa: A001
 min = _binary("min", fnp.minimum)  # noqa: A001
 atan2 = _binary("atan2", fnp.arctan2, floats=True)
 nextafter = _binary("nextafter", fnp.nextafter, floats=True)
-rem = _binary("rem", fnp.fmod)   # C's remainder: the dividend's sign, as lax.rem
 eq, ne, lt, le, gt, ge = (_binary(n, f) for n, f in (("eq", fnp.equal), ("ne", fnp.not_equal), ("lt", fnp.less),
                                                      ("le", fnp.less_equal), ("gt", fnp.greater),
                                                      ("ge", fnp.greater_equal)))
 
 
+# Integer division by zero is defined in XLA, as numpy's is not: x / 0 = -1 and x rem 0 = x. The divisor is
+# swapped for 1 where it is 0 so that numpy never divides by zero, and the zero case is selected apart.
+def _by_zero(y):
+    by_zero = fnp.equal(y, 0)
+    return by_zero, fnp.where(by_zero, fnp.ones_like(y), y)
+
+
 def _div(x, y):
     if _np.dtype(_dtype(x)).kind in "iu":   # integer division rounds towards zero in lax (C's rule)
+        by_zero, y = _by_zero(y)
         q = fnp.floor_divide(fnp.abs(x), fnp.abs(y))
-        return fnp.where(fnp.equal(fnp.less(x, 0), fnp.less(y, 0)), q, -q)
+        return fnp.where(by_zero, -fnp.ones_like(q), fnp.where(fnp.equal(fnp.less(x, 0), fnp.less(y, 0)), q, -q))
     return fnp.divide(x, y)
 
 
+def _rem(x, y):   # C's remainder (fmod): the dividend's sign
+    if _np.dtype(_dtype(x)).kind in "iu":
+        by_zero, y = _by_zero(y)
+        return fnp.where(by_zero, x, fnp.fmod(x, y))
+    return fnp.fmod(x, y)
+
+
 div = _binary("div", _div)
+rem = _binary("rem", _rem)
 
 
 def pow(x, y):  # noqa: A001  (lax's name)

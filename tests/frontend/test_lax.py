@@ -276,3 +276,15 @@ def test_integer_bitwise_functions_and_shifts_are_laxs(dtype):
         for got in (getattr(flax_, name)(*args), frame.function(getattr(flax_, name))(*args)):
             np.testing.assert_array_equal(got, want, err_msg=name)
             assert np.asarray(got).dtype == want.dtype, name
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_div_and_rem_are_laxs_including_by_zero(dtype):
+    # XLA defines x / 0 = -1 and x rem 0 = x for integers (numpy gives 0 with a warning); MIN / -1 wraps.
+    low = np.iinfo(dtype).min
+    x = np.array([7, -7, 0, 5, -5, low, low, -9, 9], dtype=dtype)
+    y = np.array([0, 0, 0, -2, 2, -1, 0, 4, -4], dtype=dtype)
+    for name in ("div", "rem"):
+        want = np.asarray(getattr(jlax, name)(x, y))
+        for got in (getattr(flax_, name)(x, y), frame.function(getattr(flax_, name))(x, y)):
+            np.testing.assert_array_equal(got, want, err_msg=name)
