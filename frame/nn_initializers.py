@@ -26,7 +26,6 @@ import numpy as _np
 from . import random as _random
 from .errors import ShapeError
 from .frontend import numpy as fnp
-from .tracing import Tracer
 
 __all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal", "truncated_normal", "variance_scaling",
            "glorot_uniform", "glorot_normal", "xavier_uniform", "xavier_normal", "lecun_uniform", "lecun_normal",
@@ -50,15 +49,10 @@ def _shape(shape, name: str) -> tuple:
 
 
 def _float(dtype, name: str) -> str:
-    d = "float64" if dtype is None else _np.dtype(dtype).name
-    if d not in ("float32", "float64"):
-        raise ShapeError(f"frame.nn.initializers.{name}: dtype must be float32 or float64, got {d}")
-    return d
+    return _random._float_dtype(dtype, name, "frame.nn.initializers")
 
 
-def _cast(value, dtype: str):
-    """`value` rounded to `dtype` (JAX's `jnp.array(value, dtype)`), traced or not."""
-    return fnp.astype(value, dtype) if isinstance(value, Tracer) else _np.array(value, dtype)
+# Scale factors are fnp.asarray(value, dtype): rounded to dtype as JAX's jnp.array(value, dtype), traced or not.
 
 
 def zeros(key, shape, dtype=None):
@@ -82,7 +76,7 @@ def uniform(scale=1e-2, dtype=None):
     """An initializer drawing uniformly from [0, scale), as jax.nn.initializers.uniform."""
     def init(key, shape, dtype=dtype):
         dtype = _float(dtype, "uniform")
-        return _random.uniform(key, _shape(shape, "uniform"), dtype) * _cast(scale, dtype)
+        return _random.uniform(key, _shape(shape, "uniform"), dtype) * fnp.asarray(scale, dtype)
     return init
 
 
@@ -90,7 +84,7 @@ def normal(stddev=1e-2, dtype=None):
     """An initializer drawing normals of mean 0 and standard deviation `stddev`, as jax.nn.initializers.normal."""
     def init(key, shape, dtype=dtype):
         dtype = _float(dtype, "normal")
-        return _random.normal(key, _shape(shape, "normal"), dtype) * _cast(stddev, dtype)
+        return _random.normal(key, _shape(shape, "normal"), dtype) * fnp.asarray(stddev, dtype)
     return init
 
 
@@ -100,7 +94,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
     def init(key, shape, dtype=dtype):
         dtype = _float(dtype, "truncated_normal")
         z = _random.truncated_normal(key, lower, upper, _shape(shape, "truncated_normal"), dtype)
-        return z * _cast(stddev, dtype)
+        return z * fnp.asarray(stddev, dtype)
     return init
 
 
@@ -149,7 +143,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         denominator = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
                        "fan_geo_avg": (fan_in * fan_out) ** 0.5}[mode]
         # the variance is rounded to dtype first, and everything after is dtype arithmetic, as in JAX
-        variance = _cast(scale / denominator, dtype)
+        variance = fnp.asarray(scale / denominator, dtype)
         if distribution == "truncated_normal":
             stddev = fnp.sqrt(variance) / _np.array(_TRUNC_STD, dtype)
             return _random.truncated_normal(key, -2, 2, shape, dtype) * stddev
@@ -191,7 +185,7 @@ def _orthogonal(key, shape: tuple, dtype: str, scale, column_axis: int, name: st
     # the other axes flattened into rows: orthonormal columns (or rows, when there are fewer rows than columns)
     q = _random.orthogonal(key, math.prod(rest), (), dtype, n_cols)
     q = fnp.moveaxis(fnp.reshape(q, rest + (n_cols,)), -1, column_axis)
-    return _cast(scale, dtype) * q
+    return fnp.asarray(scale, dtype) * q
 
 
 def orthogonal(scale=1.0, column_axis=-1, dtype=None):

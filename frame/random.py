@@ -118,10 +118,11 @@ def _sample_shape(shape, fn: str, module: str = "frame.random") -> tuple:
     return shape
 
 
-def _float_dtype(dtype, fn: str) -> str:
+def _float_dtype(dtype, fn: str, module: str = "frame.random") -> str:
+    """`dtype` as float32 or float64 (float64 for None); a ShapeError naming `module.fn` if not."""
     name = _np.dtype(dtype).name if dtype is not None else "float64"
     if name not in _FLOATS:
-        raise ShapeError(f"frame.random.{fn}: dtype must be float32 or float64, got {name}")
+        raise ShapeError(f"{module}.{fn}: dtype must be float32 or float64, got {name}")
     return name
 
 

@@ -24,8 +24,7 @@ from ..frontend.args import _dtype, _shape
 from ..frontend.control import scan, while_loop
 from ..frontend.custom import custom_vjp
 from ..frontend.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from ..frontend.tracer import inline_into_current, trace_function
-from ..frontend.transforms import vjp
+from ..frontend.transforms import _closure_convert, vjp
 from ..tracing import Tracer
 
 __all__ = ["odeint"]
@@ -182,19 +181,6 @@ def _unraveller(treedef, shapes):
     return unravel
 
 
-def _closure_converted(func, y0, t0, args):
-    """`func` and the traced values it closes over: (g, consts) with g(y, t, *args, *consts) == func(y, t, *args),
-    so that the adjoint rule, which sees only arguments, reaches them too."""
-    res = trace_function(func, (y0, t0, *args))
-    if not res.captures:
-        return func, ()
-
-    def converted(y, t, *rest):
-        args_, consts = rest[:len(args)], rest[len(args):]
-        return tree_unflatten(res.out_tree, inline_into_current(res.graph, [*tree_leaves((y, t, *args_)), *consts]))
-    return converted, tuple(res.captures)
-
-
 def odeint(func: Callable, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.inf):
     """Integrate y' = func(y, t, *args) from y(t[0]) = y0, returning y at every time of `t` (a leading axis
     of len(t) on each leaf of y0's pytree), by adaptive Dormand-Prince steps as `jax.experimental.ode.odeint`.
@@ -232,6 +218,10 @@ def _odeint(func, y0, t, args, rtol, atol, mxstep, hmax, differentiable: bool = 
 
     if not differentiable:
         return unravel(_solve(flat_func, rtol, atol, mxstep, hmax, flat_y0, t, *args))
-    converted, consts = _closure_converted(flat_func, flat_y0, t[0], args)
+    # flat_func's traced closed-over values as arguments, so that the adjoint rule, which sees only
+    # arguments, reaches them too (nothing captured: flat_func itself)
+    converted, consts, _ = _closure_convert(flat_func, (flat_y0, t[0], *args))
+    if not consts:
+        converted = flat_func
     solve = _make_solver(converted, rtol, atol, mxstep, hmax)
     return unravel(solve(flat_y0, t, *args, *consts))

@@ -74,6 +74,20 @@ def evaluate(graph: Graph, operands: Sequence) -> list:
     return compile_graph(graph)(*operands)
 
 
+def _closure_convert(fn, args: tuple, name: str | None = None):
+    """`fn` traced once on the example `args` and closure-converted (as jax.closure_convert): (converted,
+    consts, res) with converted(*args, *consts) == fn(*args) for arguments like the examples, consts the traced
+    values fn closes over (as arguments, a rule that sees only its arguments reaches them too) and res the
+    TraceResult (output types and structure, for the caller's checks). Eager or traced, like `evaluate`."""
+    res = trace_function(fn, args, name)
+    n = len(args)
+
+    def converted(*operands):
+        leaves = tree_flatten(operands[:n])[0]
+        return tree_unflatten(res.out_tree, evaluate(res.graph, [*leaves, *operands[n:]]))
+    return converted, tuple(res.captures), res
+
+
 def _is_index(a) -> bool:
     return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
 

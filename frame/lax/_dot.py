@@ -1,13 +1,12 @@
 """frame.lax's products and convolutions: dot_general and conv_general_dilated (see frame.lax)."""
 from __future__ import annotations
 
-import math
-
 import numpy as _np
 
 from ..errors import ShapeError
 from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _ints, _shape
+from ..frontend.numpy_linalg import _contract
 from ..tracing import bind
 from ._common import _operands_same_dtype, _rank_axes
 from ._reduce import _pairs, padtype_to_pads
@@ -21,7 +20,8 @@ def _result_type(out, preferred_element_type):
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, **unused):
     """lax.dot_general: contraction of lhs and rhs over `dimension_numbers` = ((lhs_contract, rhs_contract),
-    (lhs_batch, rhs_batch)); the result's axes are batch, lhs free, rhs free. One batched matmul."""
+    (lhs_batch, rhs_batch)); the result's axes are batch, lhs free, rhs free. One batched matmul (numpy's
+    `_contract`)."""
     x, y = _operands_same_dtype("dot_general", (lhs, rhs))
     (lc, rc), (lb, rb) = dimension_numbers
     xs, ys = _shape(x), _shape(y)
@@ -31,13 +31,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
             or any(xs[a] != ys[b] for a, b in zip(lc + lb, rc + rb))):
         raise ShapeError(f"lax.dot_general: dimension_numbers {dimension_numbers} do not match shapes {xs} and {ys} "
                          f"(paired contracting and batch dimensions of equal sizes)")
-    lf = tuple(i for i in range(len(xs)) if i not in lc + lb)
-    rf = tuple(i for i in range(len(ys)) if i not in rc + rb)
-    batch, m = tuple(xs[i] for i in lb), tuple(xs[i] for i in lf)
-    n, k = tuple(ys[i] for i in rf), math.prod(xs[i] for i in lc)
-    a = fnp.reshape(fnp.transpose(x, lb + lf + lc), batch + (math.prod(m), k))
-    b = fnp.reshape(fnp.transpose(y, rb + rc + rf), batch + (k, math.prod(n)))
-    return _result_type(fnp.reshape(fnp.matmul(a, b), batch + m + n), preferred_element_type)
+    # _contract's result axes are batch, lhs free, rhs free: lax's order
+    return _result_type(_contract(x, y, lc, rc, (lb, rb)), preferred_element_type)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None, **unused):

@@ -278,23 +278,22 @@ def broadcasted_iota(dtype, shape, dimension):
     return broadcast_in_dim(iota(dtype, shape[d]), shape, (d,))
 
 
+def _scalar_fill(name: str, fill_value):
+    # numpy's full broadcasts an array fill value; lax's takes a scalar only
+    if _shape(fill_value) != ():
+        raise ShapeError(f"lax.{name}: fill_value must be a scalar, got shape {_shape(fill_value)}")
+
+
 def full(shape, fill_value, dtype=None):
-    """lax.full: an array of `shape` filled with the scalar `fill_value` (which may be traced)."""
-    shape = _ints(tuple(shape), "full", "shape")
-    if isinstance(fill_value, Tracer):
-        v = fill_value if dtype is None else fnp.astype(fill_value, _np.dtype(dtype).name)
-        if _shape(v) != ():
-            raise ShapeError(f"lax.full: fill_value must be a scalar, got shape {_shape(v)}")
-        return fnp.broadcast_to(v, shape)
-    v = _np.asarray(fill_value, dtype)
-    if v.shape != ():
-        raise ShapeError(f"lax.full: fill_value must be a scalar, got shape {v.shape}")
-    return _np.full(shape, v)
+    """lax.full: an array of `shape` filled with the scalar `fill_value` (which may be traced); fnp.full."""
+    _scalar_fill("full", fill_value)
+    return fnp.full(shape, fill_value, dtype)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """lax.full_like: `full` with x's shape and dtype unless given."""
-    return full(_shape(x) if shape is None else shape, fill_value, _dtype(x) if dtype is None else dtype)
+    """lax.full_like: `full` with x's shape and dtype unless given; fnp.full_like."""
+    _scalar_fill("full_like", fill_value)
+    return fnp.full_like(x, fill_value, dtype, shape)
 
 
 def zeros_like_array(x):

@@ -617,16 +617,24 @@ def _lu_kernel(a):
     k = min(m, n)
     lu = np.array(a, copy=True)
     pivots = np.broadcast_to(np.arange(k, dtype=np.int32), (*batch, k)).copy()
-    perm = np.broadcast_to(np.arange(m, dtype=np.int32), (*batch, m)).copy()
-    if k == 0:
-        return lu, pivots, perm
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # scipy warns on an exactly singular matrix; JAX does not, nor frame
-        for i in np.ndindex(tuple(batch)):   # one LAPACK getrf per matrix
-            lu[i], pivots[i] = lu_factor(a[i], check_finite=False)
-            for j, p in enumerate(pivots[i]):   # apply the row swaps in order to get the permutation
-                perm[i][[j, p]] = perm[i][[p, j]]
-    return lu, pivots, perm
+    if k:   # an empty matrix has no pivots
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # scipy warns on an exactly singular matrix; JAX does not, nor frame
+            for i in np.ndindex(tuple(batch)):   # one LAPACK getrf per matrix
+                lu[i], pivots[i] = lu_factor(a[i], check_finite=False)
+    return lu, pivots, pivots_to_permutation(pivots, m)
+
+
+def pivots_to_permutation(pivots, m: int) -> np.ndarray:
+    """The row order (..., m) int32 that LAPACK's 0-based pivots (..., k) make, k <= m: starting from
+    0..m-1, row j swapped with row pivots[..., j], for j = 0, 1, ... in order. Numpy, on concrete pivots
+    (scipy.linalg's lu_solve uses it too)."""
+    pivots = np.asarray(pivots)
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), pivots.shape[:-1] + (m,)).copy()
+    for i in np.ndindex(pivots.shape[:-1]):
+        for j, p in enumerate(pivots[i]):
+            perm[i][[j, p]] = perm[i][[p, j]]
+    return perm
 
 
 def _lu_factors(lu):

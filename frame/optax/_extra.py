@@ -15,7 +15,9 @@ from ..frontend import numpy as fnp
 from ..frontend.args import _dtype
 from ..frontend.pytree import tree_leaves, tree_map
 from ._base import (EmptyState, GradientTransformation, ScaleByAdamState, _check_number, _count0, _debias, _ema,
-                    _full_like, _need_params, _nesterov_mu, _rsqrt, _safe_norm, _zeros_like, safe_increment)
+                    _full_like, _init_empty, _need_params, _nesterov_mu, _rsqrt, _safe_norm, _zeros_like,
+                    safe_increment)
+from ._scaling import _check_rates
 
 NonNegativeParamsState = EmptyState
 
@@ -107,7 +109,7 @@ def keep_params_nonnegative() -> GradientTransformation:
     def update(updates, state, params=None):
         _need_params(params, "keep_params_nonnegative")
         return tree_map(lambda u, p: fnp.where(p + u < 0.0, -p, u), updates, params), state
-    return GradientTransformation(lambda params: NonNegativeParamsState(), update)
+    return GradientTransformation(_init_empty, update)
 
 
 def centralize() -> GradientTransformation:
@@ -115,7 +117,7 @@ def centralize() -> GradientTransformation:
     def one(g):
         nd = fnp.ndim(g)
         return g - fnp.mean(g, axis=tuple(range(1, nd)), keepdims=True) if nd > 1 else g
-    return GradientTransformation(lambda params: EmptyState(),
+    return GradientTransformation(_init_empty,
                                   lambda updates, state, params=None: (tree_map(one, updates), state))
 
 
@@ -125,7 +127,7 @@ def clip_by_block_rms(threshold) -> GradientTransformation:
 
     def one(u):
         return u / fnp.maximum(1.0, fnp.sqrt(fnp.mean(u * u)) / threshold)
-    return GradientTransformation(lambda params: EmptyState(),
+    return GradientTransformation(_init_empty,
                                   lambda updates, state, params=None: (tree_map(one, updates), state))
 
 
@@ -150,8 +152,7 @@ def _unitwise_norm(x, axis):
 def adaptive_grad_clip(clipping, eps=1e-3, axis=None) -> GradientTransformation:
     """Adaptive gradient clipping (NFNets): each unit's gradient is scaled down to at most
     clipping * max(|param unit|, eps)."""
-    _check_number(clipping, "adaptive_grad_clip", "clipping")
-    _check_number(eps, "adaptive_grad_clip", "eps")
+    _check_rates("adaptive_grad_clip", clipping=clipping, eps=eps)
 
     def one(g, p):
         g_norm, max_norm = _unitwise_norm(g, axis), clipping * fnp.maximum(_unitwise_norm(p, axis), eps)
@@ -160,7 +161,7 @@ def adaptive_grad_clip(clipping, eps=1e-3, axis=None) -> GradientTransformation:
     def update(updates, state, params=None):
         _need_params(params, "adaptive_grad_clip")
         return tree_map(one, updates, params), state
-    return GradientTransformation(lambda params: EmptyState(), update)
+    return GradientTransformation(_init_empty, update)
 
 
 def _safe_rms(x, min_rms):
@@ -178,7 +179,7 @@ def scale_by_param_block_norm(min_scale=1e-3) -> GradientTransformation:
     def update(updates, state, params=None):
         _need_params(params, "scale_by_param_block_norm")
         return tree_map(lambda u, p: u * _safe_norm(p, min_scale), updates, params), state
-    return GradientTransformation(lambda params: EmptyState(), update)
+    return GradientTransformation(_init_empty, update)
 
 
 def scale_by_param_block_rms(min_scale=1e-3) -> GradientTransformation:
@@ -188,7 +189,7 @@ def scale_by_param_block_rms(min_scale=1e-3) -> GradientTransformation:
     def update(updates, state, params=None):
         _need_params(params, "scale_by_param_block_rms")
         return tree_map(lambda u, p: u * _safe_rms(p, min_scale), updates, params), state
-    return GradientTransformation(lambda params: EmptyState(), update)
+    return GradientTransformation(_init_empty, update)
 
 
 # -- wrappers
@@ -318,8 +319,7 @@ class MultiSteps:
 
 def scale_by_adadelta(rho=0.9, eps=1e-6) -> GradientTransformation:
     """Adadelta: g sqrt(E[dx^2] + eps) / sqrt(E[g^2] + eps), both running averages with rate rho."""
-    _check_number(rho, "scale_by_adadelta", "rho")
-    _check_number(eps, "scale_by_adadelta", "eps")
+    _check_rates("scale_by_adadelta", rho=rho, eps=eps)
 
     def update(updates, state, params=None):
         e_g = _ema(updates, state.e_g, rho, square=True)
@@ -332,8 +332,7 @@ def scale_by_adadelta(rho=0.9, eps=1e-6) -> GradientTransformation:
 def scale_by_adan(b1=0.98, b2=0.92, b3=0.99, eps=1e-8, eps_root=0.0) -> GradientTransformation:
     """Adan: (m_hat + (1 - b2) v_hat) / (sqrt(n_hat + eps_root) + eps), m, v, n moving averages of g, of the
     gradient difference and of (g + (1 - b2) difference)^2 (the difference 0 at the first step)."""
-    for name, value in dict(b1=b1, b2=b2, b3=b3, eps=eps, eps_root=eps_root).items():
-        _check_number(value, "scale_by_adan", name)
+    _check_rates("scale_by_adan", b1=b1, b2=b2, b3=b3, eps=eps, eps_root=eps_root)
 
     def init(params):
         z = _zeros_like
@@ -353,9 +352,8 @@ def scale_by_adan(b1=0.98, b2=0.92, b3=0.99, eps=1e-8, eps_root=0.0) -> Gradient
 
 def scale_by_yogi(b1=0.9, b2=0.999, eps=1e-3, eps_root=0.0, initial_accumulator_value=1e-6) -> GradientTransformation:
     """Yogi: Adam whose second moment moves additively, v <- v - (1 - b2) sign(v - g^2) g^2."""
-    for name, value in dict(b1=b1, b2=b2, eps=eps, eps_root=eps_root,
-                            initial_accumulator_value=initial_accumulator_value).items():
-        _check_number(value, "scale_by_yogi", name)
+    _check_rates("scale_by_yogi", b1=b1, b2=b2, eps=eps, eps_root=eps_root,
+                 initial_accumulator_value=initial_accumulator_value)
 
     def init(params):
         return ScaleByAdamState(_count0(), _full_like(params, initial_accumulator_value),
@@ -375,8 +373,7 @@ def scale_by_radam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, threshold=5.0, *,
                    nesterov: bool = False) -> GradientTransformation:
     """Rectified Adam: Adam times the variance rectification r(rho_t) once rho_t >= threshold, plain
     (bias-corrected) momentum before."""
-    for name, value in dict(b1=b1, b2=b2, eps=eps, eps_root=eps_root, threshold=threshold).items():
-        _check_number(value, "scale_by_radam", name)
+    _check_rates("scale_by_radam", b1=b1, b2=b2, eps=eps, eps_root=eps_root, threshold=threshold)
     ro_inf = 2.0 / (1.0 - b2) - 1.0
 
     def init(params):
@@ -404,9 +401,8 @@ def scale_by_rprop(learning_rate, eta_minus=0.5, eta_plus=1.2, min_step_size=1e-
     """Rprop's per-element step sizes: grown by eta_plus while the gradient keeps its sign, shrunk by eta_minus
     when it flips (and that step skipped), clipped to [min_step_size, max_step_size]. As optax 0.2.8: the
     update returned is the previous call's step (step_size sign(g)), zero where the sign flipped."""
-    for name, value in dict(learning_rate=learning_rate, eta_minus=eta_minus, eta_plus=eta_plus,
-                            min_step_size=min_step_size, max_step_size=max_step_size).items():
-        _check_number(value, "scale_by_rprop", name)
+    _check_rates("scale_by_rprop", learning_rate=learning_rate, eta_minus=eta_minus, eta_plus=eta_plus,
+                 min_step_size=min_step_size, max_step_size=max_step_size)
 
     def update(updates, state, params=None):
         prod = tree_map(lambda g, prev: g * prev, updates, state.prev_updates)
@@ -423,8 +419,7 @@ def scale_by_rprop(learning_rate, eta_minus=0.5, eta_plus=1.2, min_step_size=1e-
 def scale_by_sm3(b1=0.9, b2=1.0, eps=1e-8) -> GradientTransformation:
     """SM3: g / sqrt(nu), nu the min over axes of per-axis accumulators of the maxima of the squared gradients
     (the full accumulator for vectors), then momentum b1 on the result."""
-    for name, value in dict(b1=b1, b2=b2, eps=eps).items():
-        _check_number(value, "scale_by_sm3", name)
+    _check_rates("scale_by_sm3", b1=b1, b2=b2, eps=eps)
     c0 = 1.0 if b2 == 1.0 else 1.0 - b2
 
     def init(params):
@@ -458,8 +453,7 @@ def scale_by_sm3(b1=0.9, b2=1.0, eps=1e-8) -> GradientTransformation:
 def scale_by_novograd(b1=0.9, b2=0.25, eps=1e-8, eps_root=0.0, weight_decay=0.0) -> GradientTransformation:
     """NovoGrad: per-leaf second moment nu (moving average of |g|^2, |g|^2 itself at the first step) and
     momentum m <- b1 m + g / (sqrt(nu + eps_root) + eps) + weight_decay p."""
-    for name, value in dict(b1=b1, b2=b2, eps=eps, eps_root=eps_root, weight_decay=weight_decay).items():
-        _check_number(value, "scale_by_novograd", name)
+    _check_rates("scale_by_novograd", b1=b1, b2=b2, eps=eps, eps_root=eps_root, weight_decay=weight_decay)
 
     def init(params):
         return ScaleByNovogradState(_count0(), _zeros_like(params),
@@ -492,8 +486,7 @@ def scale_by_factored_rms(factored: bool = True, decay_rate=0.8, step_offset: in
     """Adafactor's scaling: g / sqrt(v), v the moving average of g^2 + epsilon with rate 1 - (t + 1)^-decay_rate,
     kept for leaves with two axes >= min_dim_size_to_factor as row and column means (v ~ row col / mean(row)).
     The rate is computed in float32, as optax does."""
-    _check_number(decay_rate, "scale_by_factored_rms", "decay_rate")
-    _check_number(epsilon, "scale_by_factored_rms", "epsilon")
+    _check_rates("scale_by_factored_rms", decay_rate=decay_rate, epsilon=epsilon)
 
     def init(params):
         def one(p):

@@ -34,6 +34,7 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _int, _ndim, _shape
+from ..ops.linalg import pivots_to_permutation as _pivots_to_permutation
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..tracing import Tracer, bind
 
@@ -291,11 +292,7 @@ def _permutation(piv, m: int, name: str):
         piv = _np.asarray(piv)
         if piv.size and (piv.min() < 0 or piv.max() >= m):
             raise ShapeError(f"op '{name}': pivots must lie in [0, {m}), got values {piv.min()} to {piv.max()}")
-        perm = _np.broadcast_to(_np.arange(m, dtype=_np.int32), shape[:-1] + (m,)).copy()
-        for i in _np.ndindex(shape[:-1]):
-            for j, p in enumerate(piv[i]):
-                perm[i][[j, p]] = perm[i][[p, j]]
-        return perm
+        return _pivots_to_permutation(piv, m)
     rows = _np.arange(m, dtype=_np.int32)
     perm = fnp.broadcast_to(rows, shape[:-1] + (m,))
     piv = fnp.astype(piv, "int32")

@@ -22,8 +22,9 @@ from ...frontend import numpy as fnp
 from ...frontend.args import _dtype, _shape
 from ...frontend.control import fori_loop, while_loop
 from ...frontend.custom import custom_vjp
-from ...frontend.tracer import ShapeDtype, trace_function
-from ...frontend.transforms import evaluate, stop_gradient, vjp
+from ...frontend.pytree import tree_leaves
+from ...frontend.tracer import ShapeDtype
+from ...frontend.transforms import _closure_convert, stop_gradient, vjp
 
 __all__ = ["cg", "bicgstab", "gmres"]
 
@@ -45,13 +46,14 @@ def _closed(f, b, fn: str):
     """`f` as a graph and the values it captures from enclosing traces: `(build, captured)` with `build(values)`
     the operator on `values` in place of the captured ones. The operator is traced once; it must map b's shape
     and dtype to the same."""
-    res = trace_function(f, (ShapeDtype(_shape(b), _dtype(b)),), name="operator")
+    converted, captured, res = _closure_convert(f, (ShapeDtype(_shape(b), _dtype(b)),), name="operator")
     out = res.graph.outputs
     if len(out) != 1 or out[0].type.shape != tuple(_shape(b)) or out[0].type.dtype != _dtype(b):
         got = ", ".join(str(v.type) for v in out) or "nothing"
         raise ShapeError(f"frame.scipy.sparse.linalg.{fn}: the operator must map b's shape and dtype "
                          f"({_dtype(b)}{list(_shape(b))}) to the same, got {got}")
-    return (lambda values: lambda v: evaluate(res.graph, [v, *values])[0]), list(res.captures)
+    # the one output leaf (also when f returned it in a 1-tuple)
+    return (lambda values: lambda v: tree_leaves(converted(v, *values))[0]), list(captured)
 
 
 def _dot(x, y):
