@@ -1,5 +1,6 @@
-"""Full-batch quasi-Newton optimisation: L-BFGS through `scipy.optimize.minimize(method="L-BFGS-B")`, or
-torch's L-BFGS iteration with a strong-Wolfe line search (`strong_wolfe.py`, `method="strong-wolfe"`).
+"""Full-batch quasi-Newton optimisation: L-BFGS through `scipy.optimize.minimize(method="L-BFGS-B")`,
+torch's L-BFGS iteration with a strong-Wolfe line search (`strong_wolfe.py`, `method="strong-wolfe"`), or
+L-BFGS with Hager and Zhang's line search (`hager_zhang.py`, `method="hager-zhang"`).
 
 frame supplies the compiled value-and-gradient of `loss_fn(params, *data)` (the same training
 graph `frame.train.Trainer` runs); scipy sees one float64 vector made of all parameter leaves.
@@ -21,11 +22,12 @@ from ..frontend.pytree import tree_unflatten
 from ..ir.types import TensorType
 from .guards import check_finite_data, first_nonfinite
 from .loss_graph import LossGraph, as_param_leaves, leaf_paths, scalar
+from .hager_zhang import EPSILON, minimize_hager_zhang
 from .strong_wolfe import minimize_strong_wolfe
 
 __all__ = ["lbfgs", "LBFGSResult", "LBFGS_METHODS"]
 
-LBFGS_METHODS = ("L-BFGS-B", "strong-wolfe")
+LBFGS_METHODS = ("L-BFGS-B", "strong-wolfe", "hager-zhang")
 
 
 @dataclass
@@ -68,7 +70,12 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
       `torch.optim.LBFGS(line_search_fn="strong_wolfe")`, which DeepXDE's PyTorch backend runs
       (`frame.train.strong_wolfe`): history `maxcor`, at most `maxls` evaluations per line search
       and `maxfun` in all, its tolerances absolute (`ftol` / `gtol` in `options`, else `tol`: on
-      the loss change and the step, and on the largest gradient entry).
+      the loss change and the step, and on the largest gradient entry). Or "hager-zhang": the same
+      L-BFGS direction with Hager and Zhang's line search (`frame.train.hager_zhang`), whose approximate
+      Wolfe conditions accept a step on slopes when the loss's rounding hides its decrease, so a float32
+      loss goes on where the other two stop (pinn's BurgersRaissi); it stops on `gtol` in `options`
+      (default 0), on a line search that finds no step, or on the budgets; `options["epsilon"]` is how far
+      (relative) a step's loss may rise by rounding (default 1e-6, float32 1e-3).
     - `client`, `shard`: evaluate every loss and gradient data-parallel on a Dask cluster, the data
       arguments numbered in `shard` split along axis 0 (`frame.distributed.DataParallel`; the sums
       over shards are weighted by size, in shard order); scipy runs here, on the client.
@@ -171,20 +178,27 @@ def lbfgs(loss_fn: Callable, params, *data, maxiter: int = 500, tol: float = 1e-
         if method == "L-BFGS-B":
             result = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B", tol=tol, callback=after_iteration,
                               options=opts)
+        elif method == "hager-zhang":
+            result = minimize_hager_zhang(
+                value_and_grad, x0, maxiter=opts["maxiter"], maxfev=opts["maxfun"], history=opts["maxcor"],
+                max_line_search=opts["maxls"], tolerance_grad=opts.get("gtol", 0.0),
+                epsilon=opts.get("epsilon", max(EPSILON.get(np.dtype(t.dtype).name, EPSILON["float64"]) for t in types)),
+                callback=lambda x, loss: after_iteration(SimpleNamespace(x=x, fun=loss)))
         else:
             result = minimize_strong_wolfe(
                 value_and_grad, x0, maxiter=opts["maxiter"], maxfev=opts["maxfun"], history=opts["maxcor"],
                 max_line_search=opts["maxls"], tolerance_grad=opts.get("gtol", tol),
                 tolerance_change=opts.get("ftol", tol),
                 callback=lambda x, loss: after_iteration(SimpleNamespace(x=x, fun=loss)))
-    if int(result.nit) < int(maxiter) and len(history) > 1 and history[-1] == history[-2] \
-            and any(np.dtype(t.dtype) == np.float32 for t in types):
-        # scipy's relative-reduction test passes on a zero change, which a float32 loss reaches long
-        # before a float64 one (pinn's BurgersRaissi: 1.8e-3 in float32, 3.3e-4 in float64)
-        warnings.warn(f"lbfgs: stopped after {int(result.nit)} of {int(maxiter)} iterations because the float32 "
-                      f"loss stopped changing ({result.message}); if the fit is not done, dtype='float64' "
-                      f"evaluates the loss in float64 and goes on (pinn.train: lbfgs_dtype='float64')",
-                      RuntimeWarning, stacklevel=2)
+    # scipy's relative-reduction test passes on a zero change, which a float32 loss reaches long before a
+    # float64 one (pinn's BurgersRaissi: 1.8e-3 in float32, 3.3e-4 in float64); Hager-Zhang's search goes on
+    # past that and stops, unsuccessfully, only when the slopes' rounding hides the descent too
+    stalled = (not result.success) if method == "hager-zhang" else len(history) > 1 and history[-1] == history[-2]
+    if int(result.nit) < int(maxiter) and stalled and any(np.dtype(t.dtype) == np.float32 for t in types):
+        what = "its slopes no longer showed a descent" if method == "hager-zhang" else "the float32 loss stopped changing"
+        warnings.warn(f"lbfgs: stopped after {int(result.nit)} of {int(maxiter)} iterations because {what} "
+                      f"({result.message}); if the fit is not done, dtype='float64' evaluates the loss in float64 "
+                      f"and goes on (pinn.train: lbfgs_dtype='float64')", RuntimeWarning, stacklevel=2)
     x = result.x
     final_loss = float(result.fun)
     if not math.isfinite(final_loss) and best["x"] is not None:

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["minimize_strong_wolfe", "StrongWolfeResult"]
+__all__ = ["minimize_strong_wolfe", "StrongWolfeResult", "two_loop_direction"]
 
 C1, C2 = 1e-4, 0.9
 PAIR_CURVATURE = 1e-10      # torch keeps a pair (s, y) only when s'y exceeds this
@@ -117,6 +117,19 @@ def _line_search(fun, x, t, d, f, g, gtd, max_evals):
     return f_new, g_new, t, evals
 
 
+def two_loop_direction(g, steps, changes, inverse_curvatures, scale):
+    """-H g for the L-BFGS inverse Hessian H of the pairs (s, y, 1 / s'y), oldest first, and H0 = scale."""
+    q = -g
+    alphas = []
+    for s_i, y_i, rho in zip(reversed(steps), reversed(changes), reversed(inverse_curvatures)):
+        alphas.append(rho * float(s_i @ q))
+        q = q - alphas[-1] * y_i
+    d = q * scale
+    for s_i, y_i, rho, alpha in zip(steps, changes, inverse_curvatures, reversed(alphas)):
+        d = d + (alpha - rho * float(y_i @ d)) * s_i
+    return d
+
+
 def minimize_strong_wolfe(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray, *,
                           maxiter: int, maxfev: int, history: int = 100, max_line_search: int = 25,
                           tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9,
@@ -141,14 +154,7 @@ def minimize_strong_wolfe(fun: Callable[[np.ndarray], tuple[float, np.ndarray]],
                     steps.pop(0), changes.pop(0), inverse_curvatures.pop(0)
                 steps.append(s), changes.append(y), inverse_curvatures.append(1.0 / ys)
                 scale = ys / float(y @ y)
-            q = -g
-            alphas = []
-            for s_i, y_i, rho in zip(reversed(steps), reversed(changes), reversed(inverse_curvatures)):
-                alphas.append(rho * float(s_i @ q))
-                q = q - alphas[-1] * y_i
-            d = q * scale
-            for s_i, y_i, rho, alpha in zip(steps, changes, inverse_curvatures, reversed(alphas)):
-                d = d + (alpha - rho * float(y_i @ d)) * s_i
+            d = two_loop_direction(g, steps, changes, inverse_curvatures, scale)
         nit += 1
         g_prev, f_prev = g, f
         t = min(1.0, 1.0 / float(np.sum(np.abs(g)))) if nit == 1 else 1.0
