@@ -199,7 +199,8 @@ def worker(args) -> None:
 
         problem.relative_l2_error = logged
     result = pinn.train(problem, model, steps=args.adam, lr=args.lr, lbfgs_steps=args.lbfgs, seed=args.seed,
-                        progress=args.progress, eval_every=args.eval_every, callbacks=callbacks)
+                        progress=args.progress, eval_every=args.eval_every, callbacks=callbacks,
+                        lbfgs_method=args.lbfgs_method)
     wall = time.perf_counter() - start
     record = {"case": args.worker, "problem": args.worker, "seed": args.seed, "time": wall, "wall": wall,
               "rel_l2": result.relative_l2_error, "adam_steps": args.adam, "lbfgs_max": args.lbfgs,
@@ -209,7 +210,8 @@ def worker(args) -> None:
               "derivative_mode": result.derivative_mode.mode if result.derivative_mode else None,
               "variables": result.variables, "settings": kwargs, "dtype": problem.dtype,
               "errors": result.errors, "load_start": load0, "load_end": os.getloadavg()[0],
-              "callbacks": [type(c).__name__ for c in callbacks]}
+              "callbacks": [type(c).__name__ for c in callbacks],
+              "lbfgs_method": args.lbfgs_method or problem.lbfgs_method}
     if hasattr(problem, "coefficients"):
         l1, l2 = problem.coefficients(result.params)
         record["coefficients"] = {"l1": l1, "l2": l2,
@@ -228,7 +230,9 @@ def table(records: list[dict]) -> str:
     """Per (problem, budget, settings): seeds, rel. L2 mean ± std [min, max], mean wall time, published."""
     groups: dict = {}
     for r in records:
-        key = (r["problem"], r["adam_steps"], r["lbfgs_max"], json.dumps(r.get("settings", {}), sort_keys=True))
+        settings = {**r.get("settings", {}), **({"lbfgs": r["lbfgs_method"]} if r.get("lbfgs_method") not in
+                                                (None, "L-BFGS-B") else {})}
+        key = (r["problem"], r["adam_steps"], r["lbfgs_max"], json.dumps(settings, sort_keys=True))
         groups.setdefault(key, []).append(r)
     lines = [f"{'problem':<16} {'Adam + L-BFGS (max)':<20} {'settings':<22} {'seeds':>5}  "
              f"{'rel. L2 mean ± std':<20} {'[min, max]':<20} {'L-BFGS its':>10} {'wall s':>8} {'load':>5}"]
@@ -264,6 +268,8 @@ def main(argv=None) -> int:
     parser.add_argument("--lr", type=float, default=None, help="override the budget's learning rate")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a keyword argument of the problem's constructor (repeatable)")
+    parser.add_argument("--lbfgs-method", default=None, choices=["L-BFGS-B", "strong-wolfe", "hager-zhang"],
+                        help="frame.train.lbfgs's method (default: each problem's)")
     parser.add_argument("--eval-every", type=int, default=1000, help="error measured every N steps/iterations")
     parser.add_argument("--json", default="out/pinn_zoo/results.json", help="results file (appended to)")
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds per run")
@@ -308,7 +314,8 @@ def main(argv=None) -> int:
         for seed in args.seeds:
             argv = [sys.executable, os.path.abspath(__file__), "--worker", name, "--seed", str(seed),
                     "--adam", str(adam), "--lbfgs", str(lbfgs_steps), "--lr", repr(lr),
-                    "--eval-every", str(args.eval_every)] + [f"--set={s}" for s in args.set]
+                    "--eval-every", str(args.eval_every)] + [f"--set={s}" for s in args.set] \
+                + ([f"--lbfgs-method={args.lbfgs_method}"] if args.lbfgs_method else [])
             try:
                 (record,), _ = run_worker(Worker(f"{name}/{seed}", argv, cwd=os.path.dirname(HERE)), env,
                                           args.timeout)

@@ -422,8 +422,9 @@ def main(argv=None) -> None:
     p.add_argument("--threads", type=int, default=1, help="BLAS / torch threads of each worker (default 1)")
     # frame.train.LBFGS_METHODS and pinn.train's derivative modes, spelled out: DeepXDE's worker parses
     # these flags without frame installed
-    p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe"), default="L-BFGS-B",
-                   help="frame's L-BFGS: scipy's L-BFGS-B, or torch's iteration (DeepXDE's) in frame.train")
+    p.add_argument("--frame-lbfgs", choices=("L-BFGS-B", "strong-wolfe", "hager-zhang"), default="L-BFGS-B",
+                   help="frame's L-BFGS: scipy's L-BFGS-B, torch's iteration (DeepXDE's) in frame.train, or "
+                        "Hager-Zhang's line search (goes on past a float32 loss's rounding)")
     p.add_argument("--frame-derivatives", choices=("auto", "reverse", "taylor"), default="auto",
                    help="how frame computes the residual's derivatives (pinn.train's derivative_mode): the same "
                         "maths with other rounding")

@@ -23,6 +23,7 @@ import sys
 
 from frame.distributed.cli import client_from_args
 from frame.errors import FrameError
+from frame.train import LBFGS_METHODS
 from workbench.cli import base_parser, check_args, print_errors, result_metrics, write_outputs
 
 from .persistence import load
@@ -42,7 +43,7 @@ DEFAULT_BUDGETS = {"poisson1d": (1000, 500, 1e-3), "burgers1d": (2000, 3000, 1e-
 def build_parser():
     """The parser: the common flags (`workbench.cli.base_parser`: --problem, --out, --steps, --lbfgs, --lr,
     --seed, --dtype, --no-progress, --save, --load, --log, --workers/--scheduler) and pinn's own
-    (--collocation, --derivatives)."""
+    (--collocation, --derivatives, --lbfgs-method)."""
     # PROBLEMS holds poisson1d and burgers1d and, once pinn.zoo is imported, the zoo's problems
     parser = base_parser("python -m pinn", __doc__.split("\n\n")[0], {**PROBLEMS, **ZOO}, "poisson1d")
     own = parser.add_argument_group("pinn options")
@@ -50,6 +51,9 @@ def build_parser():
                      help="number of residual (collocation) points (default: the problem's)")
     own.add_argument("--derivatives", choices=["auto", "reverse", "taylor"], default="auto",
                      help="how residual derivatives are computed (auto: the faster one, measured)")
+    own.add_argument("--lbfgs-method", choices=LBFGS_METHODS, default=None,
+                     help="L-BFGS's line search: scipy's L-BFGS-B, torch's strong-wolfe, or hager-zhang (goes on "
+                          "past a float32 loss's rounding); default: the problem's (hager-zhang for burgers_raissi)")
     return parser
 
 
@@ -90,7 +94,7 @@ def main(argv=None) -> int:
         callbacks = problem.default_callbacks() if hasattr(problem, "default_callbacks") else []
         result = train(problem, model, steps=steps, lr=lr, lbfgs_steps=lbfgs_steps, seed=args.seed,
                        progress=not args.no_progress, derivative_mode=args.derivatives, callbacks=callbacks,
-                       client=client, resume=args.saved)
+                       client=client, resume=args.saved, lbfgs_method=args.lbfgs_method)
     except ProblemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -154,6 +154,7 @@ class Problem:
     dtype = "float64"
     input_bounds = None  # (lower, upper) per coordinate: the default model rescales inputs to [-1, 1]
     derivative_modes: tuple[str, ...] = ("reverse", "taylor")
+    lbfgs_method = "L-BFGS-B"   # `pinn.train`'s default `lbfgs_method` for this problem (frame.train.lbfgs's `method`)
     # The training-data arguments split along axis 0 for data-parallel training (`pinn.train(client=)`):
     # those whose rows the loss averages over; None: the problem cannot be sharded.
     sharded_arguments: tuple[int, ...] | None = None

@@ -153,7 +153,7 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
           divergence_factor: float | None = DEFAULT_DIVERGENCE_FACTOR, derivative_mode: str = "auto",
           loss_weights=None, callbacks=(), client=None, resume=None, step_callbacks=(),
           lbfgs_options: dict | None = None, lbfgs_dtype: str | None = None,
-          lbfgs_method: str = "L-BFGS-B") -> PINNResult:
+          lbfgs_method: str | None = None) -> PINNResult:
     """Train a PINN for `problem` and measure it against the reference solution.
 
     - `model`: a pinn network (`MLP`, `FourierFeatureMLP`, `ModifiedMLP`; default:
@@ -169,8 +169,10 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
       `lbfgs_options` go to scipy's L-BFGS-B as they are (e.g. Raissi et al.'s `ftol`, `gtol`,
       `maxfun`; they override `lbfgs_tol`); `lbfgs_dtype="float64"` evaluates the loss in float64
       during L-BFGS (a float32 loss stops changing before the fit does; the result keeps the
-      model's dtype); `lbfgs_method="strong-wolfe"` runs torch's L-BFGS iteration (DeepXDE's) in
-      place of scipy's (`frame.train.lbfgs`).
+      model's dtype); `lbfgs_method` (default: the problem's `lbfgs_method`, "L-BFGS-B" but for
+      BurgersRaissi in float32) is `frame.train.lbfgs`'s `method`: "L-BFGS-B" (scipy's), "strong-wolfe"
+      (torch's L-BFGS iteration, DeepXDE's) or "hager-zhang" (a slope-based line search that goes on
+      where a float32 loss stops changing).
     - `seed` draws the problem's collocation points (a grid problem ignores it).
     - `derivative_mode`: how the residual's derivatives are computed, "reverse" (nested
       `frame.grad`), "taylor" (Taylor mode) or "auto" (default: the cheapest mode that agrees
@@ -204,6 +206,8 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     """
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
     eval_every = max(1, _check_count("eval_every", eval_every))
+    if lbfgs_method is None and isinstance(problem, Problem):
+        lbfgs_method = problem.lbfgs_method
     if lbfgs_method not in LBFGS_METHODS:
         raise ProblemError(f"lbfgs_method must be one of {', '.join(map(repr, LBFGS_METHODS))}, got {lbfgs_method!r}")
     if not isinstance(problem, Problem):

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import pinn.training
 from pinn.__main__ import main
 
 
@@ -105,3 +106,18 @@ def test_no_plot_writes_the_metrics_only(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert (metrics["adam_steps"], metrics["lbfgs_iterations"], metrics["package"]) == (3, 2, "pinn")
+
+
+def test_the_lbfgs_method_flag_chooses_the_line_search(tmp_path, capsys, monkeypatch):
+    methods, real = [], pinn.training.lbfgs
+
+    def spy(*args, **kwargs):
+        methods.append(kwargs["method"])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(pinn.training, "lbfgs", spy)
+    for flags in ([], ["--lbfgs-method", "hager-zhang"]):
+        assert main(["--steps", "3", "--lbfgs", "2", "--out", str(tmp_path), "--no-progress", "--no-plot", *flags]) == 0
+    assert methods == ["L-BFGS-B", "hager-zhang"]   # poisson1d's own default, then the flag's
+    with pytest.raises(SystemExit) as stop:
+        main(["--lbfgs-method", "newton", "--out", str(tmp_path)])
+    assert stop.value.code == 2 and "invalid choice: 'newton'" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pinn
+import pinn.training
 from pinn import PROBLEMS, ZOO, AllenCahn, BurgersInverse, BurgersRaissi, Heat, Helmholtz2D, KdV, Poisson2D, Wave, train
 from pinn.__main__ import DEFAULT_BUDGETS, main
 from pinn.reference import allen_cahn_spectral, kdv_spectral
@@ -208,3 +209,21 @@ def test_zoo_benchmark_runs_each_seed_in_its_own_process(tmp_path, capsys):
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("heat ")][-1]
     assert f"{statistics.fmean(errors):.2e} ± {statistics.stdev(errors):.2e}" in row
     assert set(bench.ORDER) == set(ZOO) and set(bench.SHORT_BUDGETS) == set(ZOO)
+
+
+def test_burgers_raissi_trains_with_hager_zhang_in_float32(monkeypatch):
+    # float32: L-BFGS-B stops once the loss's rounding hides its decrease; Hager-Zhang's search goes on
+    assert BurgersRaissi(n_collocation=100).lbfgs_method == "hager-zhang"
+    assert BurgersRaissi(n_collocation=100, dtype="float64").lbfgs_method == "L-BFGS-B"
+    assert Heat().lbfgs_method == "L-BFGS-B"
+    methods, real = [], pinn.training.lbfgs
+
+    def spy(*args, **kwargs):
+        methods.append(kwargs["method"])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(pinn.training, "lbfgs", spy)
+    problem = BurgersRaissi(n_collocation=100)
+    first = train(problem, steps=0, lbfgs_steps=5, progress=False)
+    train(problem, steps=0, lbfgs_steps=5, progress=False, lbfgs_method="L-BFGS-B")   # the caller's choice wins
+    assert methods == ["hager-zhang", "L-BFGS-B"]
+    assert first.lbfgs_iterations == 5 and first.history[-1] < first.history[0]
