@@ -34,6 +34,18 @@ EPSILON = {"float64": 1e-6, "float32": 1e-3}
 THETA, GAMMA, EXPAND = 0.5, 0.66, 5.0
 
 
+class _Found(Exception):
+    """A trial point met the (approximate) Wolfe conditions: the search ends there."""
+
+    def __init__(self, point):
+        super().__init__()
+        self.point = point
+
+
+class _Exhausted(Exception):
+    """The evaluation budget ran out (or the bracket closed) before a point met the conditions."""
+
+
 def hager_zhang_search(fun, x, t, d, f, g, gtd, max_evals, epsilon=EPSILON["float64"]):
     """Search along `d` from `x` (loss f, gradient g, slope gtd < 0), first trial step t.
     Returns (f_new, g_new, t, evaluations, accepted); when no step is accepted within `max_evals`
@@ -60,19 +72,15 @@ def hager_zhang_search(fun, x, t, d, f, g, gtd, max_evals, epsilon=EPSILON["floa
         approximate = (2 * DELTA - 1) * gtd >= s_t >= SIGMA * gtd and f_t <= bound
         return wolfe or approximate
 
-    class Found(Exception):
-        def __init__(self, point):
-            self.point = point
-
     def evaluate(step):
         p = phi(step)
         while not math.isfinite(p[1]) and evals < max_evals:
             step /= 10.0
             p = phi(step)
         if accepted(p):
-            raise Found(p)
+            raise _Found(p)
         if evals >= max_evals:
-            raise StopIteration
+            raise _Exhausted
         return p
 
     def bisect(a, b):   # U3: phi'(b) < 0 but phi(b) too high: a local maximum lies in [a, b]
@@ -127,11 +135,11 @@ def hager_zhang_search(fun, x, t, d, f, g, gtd, max_evals, epsilon=EPSILON["floa
             if b[0] - a[0] > GAMMA * width:
                 a, b = update(a, b, evaluate((a[0] + b[0]) / 2))
             if b[0] - a[0] <= 0 or (b[0] - a[0]) * float(np.max(np.abs(d))) < 1e-300:
-                raise StopIteration
-    except Found as found:
+                raise _Exhausted
+    except _Found as found:
         step, f_t, g_t, _ = found.point
         return f_t, g_t, step, evals, True
-    except StopIteration:
+    except _Exhausted:
         step, f_t, g_t, _ = best
         return f_t, g_t, step, evals, False
 
