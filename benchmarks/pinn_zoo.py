@@ -53,10 +53,10 @@ within a row), full budgets unless marked short; seeds 0, 1, 2:
     allen_cahn       5000 + 5000         3  2.30e-03 ± 8.30e-04    [1.60e-03, 3.22e-03]    1541   1.6
       (2026-12-02, the default AllenCahn: periodic embedding, Fourier features, exact initial
       condition; one row thread a run, two runs side by side on the 2 cores)
-    burgers_raissi   0 + 50000           3  1.37e-04 ± 3.95e-05    [9.61e-05, 1.75e-04]    2476   3.4
-      (seeds 0-2, 2026-12-05, three runs side by side on 2 cores; float32 with the Hager-Zhang line
-      search, burgers_raissi's default since that day: every seed below Raissi et al.'s 6.7e-4 from
-      16 000 iterations on, still descending at 50 000)
+    burgers_raissi   0 + 50000           5  1.47e-04 ± 3.23e-05    [9.61e-05, 1.75e-04]    2504   3.7
+      (seeds 0-4, 2026-12-05, two or three runs side by side on 2 cores; float32 with the Hager-Zhang
+      line search, burgers_raissi's default since that day: every seed below Raissi et al.'s 6.7e-4
+      from 23 000 iterations on, still descending at 50 000)
     burgers_raissi   0 + <= 50000        9  1.46e-03 ± 7.32e-04    [7.23e-04, 3.09e-03]     267   3.9
       (--lbfgs-method L-BFGS-B: seeds 0-8, 2026-12-02, two runs side by side; all 456 initial/boundary nodes among the
       collocation points, as Raissi's code has them; L-BFGS stopped itself after 3966-7179
