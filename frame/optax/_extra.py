@@ -172,24 +172,24 @@ def _safe_rms(x, min_rms):
     return fnp.where(small, min_rms, fnp.sqrt(fnp.mean(safe * safe)))
 
 
-def scale_by_param_block_norm(min_scale=1e-3) -> GradientTransformation:
-    """Multiplies each leaf's update by max(|param leaf|, min_scale)."""
-    _check_number(min_scale, "scale_by_param_block_norm", "min_scale")
+def _scale_by_param_block(name: str, size, min_scale) -> GradientTransformation:
+    """Multiplies each leaf's update by size(param leaf, min_scale)."""
+    _check_number(min_scale, name, "min_scale")
 
     def update(updates, state, params=None):
-        _need_params(params, "scale_by_param_block_norm")
-        return tree_map(lambda u, p: u * _safe_norm(p, min_scale), updates, params), state
+        _need_params(params, name)
+        return tree_map(lambda u, p: u * size(p, min_scale), updates, params), state
     return GradientTransformation(_init_empty, update)
+
+
+def scale_by_param_block_norm(min_scale=1e-3) -> GradientTransformation:
+    """Multiplies each leaf's update by max(|param leaf|, min_scale)."""
+    return _scale_by_param_block("scale_by_param_block_norm", _safe_norm, min_scale)
 
 
 def scale_by_param_block_rms(min_scale=1e-3) -> GradientTransformation:
     """Multiplies each leaf's update by max(rms(param leaf), min_scale)."""
-    _check_number(min_scale, "scale_by_param_block_rms", "min_scale")
-
-    def update(updates, state, params=None):
-        _need_params(params, "scale_by_param_block_rms")
-        return tree_map(lambda u, p: u * _safe_rms(p, min_scale), updates, params), state
-    return GradientTransformation(_init_empty, update)
+    return _scale_by_param_block("scale_by_param_block_rms", _safe_rms, min_scale)
 
 
 # -- wrappers
