@@ -206,12 +206,11 @@ def train(problem: Problem, model: Network | None = None, steps: int = 2000, opt
     """
     steps, lbfgs_steps = _check_count("steps", steps), _check_count("lbfgs_steps", lbfgs_steps)
     eval_every = max(1, _check_count("eval_every", eval_every))
-    if lbfgs_method is None and isinstance(problem, Problem):
-        lbfgs_method = problem.lbfgs_method
-    if lbfgs_method not in LBFGS_METHODS:
-        raise ProblemError(f"lbfgs_method must be one of {', '.join(map(repr, LBFGS_METHODS))}, got {lbfgs_method!r}")
     if not isinstance(problem, Problem):
         raise ProblemError(f"train needs a pinn problem (Poisson1D, Burgers1D, ...), got {type(problem).__name__}")
+    lbfgs_method = problem.lbfgs_method if lbfgs_method is None else lbfgs_method
+    if lbfgs_method not in LBFGS_METHODS:
+        raise ProblemError(f"lbfgs_method must be one of {', '.join(map(repr, LBFGS_METHODS))}, got {lbfgs_method!r}")
     saved = _load_resume(resume, problem, model)
     if saved is not None:
         model = saved.model
