@@ -17,11 +17,14 @@ under `frame.function` and differentiates to any order. Signatures and semantics
 - `reduce_window` covers add/max/min reducers (`add`/`max`/`min` here, frame.numpy's or `operator.add`)
   with string or explicit padding and base dilation, on frame's pooling ops.
 
-Not covered (they would need new ops): `gather`/`scatter` with general dimension numbers, `batch_group_count`,
-`reduce_window`'s `window_dilation` and arbitrary reducers.
+- `gather`, the scatters and `index_take` take lax's general dimension numbers (batching dimensions
+  included) and `GatherScatterMode`s, spelled out as integer index arrays on frame's gather/scatter ops.
 
-Layout: `_elementwise`, `_shape`, `_reduce` (reductions, sorts, reduce_window) and `_dot` (dot_general,
-convolutions) hold the functions, `_common` lax's operand rules, `linalg` jax.lax.linalg's functions.
+Not covered (they would need new ops): `batch_group_count`, `reduce_window`'s `window_dilation` and
+arbitrary reducers; `GatherScatterMode.ONE_HOT`.
+
+Layout: `_elementwise`, `_shape`, `_reduce` (reductions, sorts, reduce_window), `_dot` (dot_general,
+convolutions) and `_gather` (gather, scatters) hold the functions, `_common` lax's operand rules, `linalg` jax.lax.linalg's functions.
 """
 from __future__ import annotations
 
@@ -43,6 +46,9 @@ from ._shape import (  # noqa: A004  (lax's names shadow builtins)
 from ._reduce import (  # noqa: A004  (lax's names shadow builtins)
     reduce_sum, reduce_max, reduce_min, reduce_prod, reduce_and, reduce_or, argmax, argmin, cumsum, cumprod,
     cummax, cummin, cumlogsumexp, sort, sort_key_val, top_k, reduce_window, padtype_to_pads)
+from ._gather import (
+    GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter, scatter_add, scatter_sub,
+    scatter_mul, scatter_min, scatter_max, scatter_apply, index_take)
 from ._dot import (  # noqa: A004  (lax's names shadow builtins)
     dot, dot_general, batch_matmul, conv_general_dilated, conv, conv_with_general_padding,
     conv_dimension_numbers)
@@ -66,6 +72,9 @@ __all__ = [
     # reductions and scans
     "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "argmax", "argmin",
     "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "sort_key_val", "top_k", "reduce_window",
+    # gather and scatter
+    "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather", "scatter", "scatter_add",
+    "scatter_sub", "scatter_mul", "scatter_min", "scatter_max", "scatter_apply", "index_take",
     # linear algebra
     "dot", "dot_general", "batch_matmul", "conv_general_dilated", "conv", "conv_with_general_padding",
     "conv_dimension_numbers", "padtype_to_pads", "linalg",
