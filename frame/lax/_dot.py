@@ -8,7 +8,7 @@ from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _ints, _shape
 from ..frontend.numpy_linalg import _contract
 from ..tracing import bind
-from ._common import _operands_same_dtype, _rank_axes
+from ._common import _builtin_max, _operands_same_dtype, _rank_axes
 from ._reduce import _pairs, padtype_to_pads
 
 
@@ -117,4 +117,80 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
                               preferred_element_type=None):
     """lax.conv_with_general_padding: conv_general_dilated in the default layouts."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def _transpose_pads(k: int, s: int, padding):
+    """(lo, hi) padding of the s-dilated input for the transposed convolution of an effective kernel size k, from
+    the forward convolution's padding: 'SAME' gives in * s outputs, 'VALID' in * s + max(k - s, 0) (Keras's
+    Conv2DTranspose sizes), a forward pair (p_lo, p_hi) the k - 1 - p on each side that make it the gradient."""
+    if padding == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+        return lo, total - lo
+    if padding == "VALID":
+        return k - 1, s - 1 + _builtin_max(k - s, 0)
+    return k - 1 - padding[0], k - 1 - padding[1]
+
+
+def _default_layout(rank: int):
+    # lax's conv_transpose defaults to TensorFlow's channels-last layouts
+    spatial = "HWD"[:rank - 2]
+    if rank < 2 or rank > 5:
+        raise ShapeError(f"lax.conv_transpose: no default dimension_numbers for rank {rank}; give them")
+    return "N" + spatial + "C", spatial + "IO", "N" + spatial + "C"
+
+
+def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None, transpose_kernel=False,
+                   precision=None, preferred_element_type=None, use_consistent_padding=False):
+    """lax.conv_transpose: the fractionally strided convolution, conv_general_dilated of lhs dilated by `strides`
+    with unit window strides. 'SAME'/'VALID' padding names the forward convolution's (outputs in * s, or
+    in * s + max(k - s, 0)); (lo, hi) pairs are the transposed convolution's own padding unless
+    `use_consistent_padding`, when they are the forward's. `transpose_kernel` flips the kernel's spatial axes and
+    swaps its channel axes (the gradient of conv_general_dilated). Layouts default to NHWC, HWIO, NHWC."""
+    x, w = _operands_same_dtype("conv_transpose", (lhs, rhs))
+    if len(_shape(x)) != len(_shape(w)):
+        raise ShapeError(f"lax.conv_transpose: lhs {_shape(x)} and rhs {_shape(w)} must have one rank")
+    rank = len(_shape(x))
+    dn = conv_dimension_numbers(_shape(x), _shape(w), dimension_numbers or _default_layout(rank))
+    strides = _ints(tuple(strides), "conv_transpose", "strides")
+    rd = (1,) * (rank - 2) if rhs_dilation is None else _ints(tuple(rhs_dilation), "conv_transpose", "rhs_dilation")
+    if len(strides) != rank - 2 or len(rd) != rank - 2:
+        raise ShapeError(f"lax.conv_transpose: strides {strides} and rhs_dilation {rd} need {rank - 2} entries (the "
+                         f"spatial axes) for lhs {_shape(x)}")
+    kernel = tuple(_shape(w)[a] for a in dn[1][2:])
+    named = isinstance(padding, str)
+    if named and padding not in ("SAME", "VALID"):
+        raise ShapeError(f"lax.conv_transpose: padding must be 'SAME', 'VALID' or (lo, hi) pairs, got {padding!r}")
+    if named or use_consistent_padding:
+        forward = [padding] * (rank - 2) if named else _pairs("conv_transpose", padding, rank - 2)
+        pads = [_transpose_pads((k - 1) * d + 1, s, p) for k, d, s, p in zip(kernel, rd, strides, forward)]
+    else:
+        pads = _pairs("conv_transpose", padding, rank - 2)
+    if transpose_kernel:
+        w = fnp.flip(w, tuple(dn[1][2:]))
+        perm = list(range(rank))
+        perm[dn[1][0]], perm[dn[1][1]] = dn[1][1], dn[1][0]
+        w = fnp.transpose(w, tuple(perm))
+    return conv_general_dilated(x, w, (1,) * (rank - 2), pads, strides, rd, dn, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+                                 dimension_numbers=None, precision=None, preferred_element_type=None):
+    """lax.conv_general_dilated_patches: each output position's patch of `filter_shape` (all input channels) in the
+    output's channel axis, channel-major (c * prod(filter_shape) + patch offset): conv_general_dilated with an
+    identity kernel per channel (feature_group_count = channels), so strides, padding and dilations are its."""
+    x = _operands_same_dtype("conv_general_dilated_patches", (lhs,))[0]
+    filter_shape = _ints(tuple(filter_shape), "conv_general_dilated_patches", "filter_shape")
+    if len(filter_shape) != len(_shape(x)) - 2:
+        raise ShapeError(f"lax.conv_general_dilated_patches: filter_shape {filter_shape} needs one size per spatial "
+                         f"axis of lhs {_shape(x)}")
+    lp, rp, op = conv_dimension_numbers(_shape(x), (1, 1) + filter_shape, dimension_numbers)
+    size, channels = int(_np.prod(filter_shape)), _shape(x)[lp[1]]
+    # kernel (channels * size, 1, *filter_shape): output channel c * size + j picks patch offset j of channel c
+    eye = _np.broadcast_to(_np.eye(size, dtype=_dtype(x)), (channels, size, size))
+    kernel = _np.moveaxis(eye.reshape((channels * size, 1) + filter_shape), (0, 1), (rp[0], rp[1]))
+    return conv_general_dilated(x, kernel, window_strides, padding, lhs_dilation, rhs_dilation, (lp, rp, op),
+                                feature_group_count=channels, precision=precision,
                                 preferred_element_type=preferred_element_type)

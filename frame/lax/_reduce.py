@@ -11,8 +11,8 @@ from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _int, _ints, _shape
 from ..frontend.sequence import associative_scan
 from ..tracing import Tracer, bind
-from ._common import _array, _builtin_max, _rank_axes
-from ._elementwise import add, max, min  # noqa: A004
+from ._common import _array, _builtin_max, _is_scalar, _rank_axes
+from ._elementwise import add, bitwise_and, bitwise_or, bitwise_xor, max, min, mul  # noqa: A004
 from ._shape import pad
 
 
@@ -20,9 +20,14 @@ def _reduction(name: str, fn, kinds=None):
     def function(operand, axes):
         x = _array(operand)
         if kinds and _np.dtype(_dtype(x)).kind not in kinds:
-            raise ShapeError(f"lax.{name}: frame supports bool operands only here, got {_dtype(x)}")
+            what = "frame supports bool operands only here" if kinds == "b" else "takes bool or integer operands"
+            raise ShapeError(f"lax.{name}: {what}, got {_dtype(x)}")
         axes = _rank_axes(name, axes, len(_shape(x)))
-        return fn(x, axis=axes) if axes else x
+        if not axes:
+            return x
+        out = fn(x, axis=axes)
+        # numpy sums int32 in int64; lax keeps the dtype (the low 32 bits are the same: both wrap)
+        return out if _dtype(out) == _dtype(x) else fnp.astype(out, _dtype(x))
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"lax.{name} over `axes`"
     return function
@@ -174,3 +179,85 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         return out if isinstance(init, _np.ndarray) and init == -_np.inf else fnp.maximum(out, init)
     out = -bind("max_pool", -xp, window=w, strides=s)
     return out if isinstance(init, _np.ndarray) and init == _np.inf else fnp.minimum(out, init)
+
+
+def _pairwise(op, x, axis: int, identity):
+    """x reduced along `axis` by the associative `op` in log2(n) halvings (an odd length padded with the
+    identity), for the bitwise reductions frame.numpy has no reduction of."""
+    while _shape(x)[axis] > 1:
+        n = _shape(x)[axis]
+        if n % 2:
+            extra = fnp.full(tuple(1 if i == axis else k for i, k in enumerate(_shape(x))), identity, _dtype(x))
+            x, n = fnp.concatenate([x, extra], axis=axis), n + 1
+        lo = tuple(0 for _ in _shape(x))
+        x = op(fnp.slice_axes(x, lo, tuple(n // 2 if i == axis else k for i, k in enumerate(_shape(x)))),
+               fnp.slice_axes(x, tuple(n // 2 if i == axis else 0 for i in range(len(_shape(x)))), _shape(x)))
+    return x
+
+
+def _bitwise_reduction(op, identity_of):
+    def reduce_axes(x, axis):
+        for a in sorted(axis, reverse=True):
+            n = _shape(x)[a]
+            if n == 0:
+                x = fnp.full(tuple(k for i, k in enumerate(_shape(x)) if i != a), identity_of(_dtype(x)), _dtype(x))
+            else:
+                x = fnp.squeeze(_pairwise(op, x, a, identity_of(_dtype(x))), a)
+        return x
+    return reduce_axes
+
+
+def _all_ones(dtype):
+    return True if dtype == "bool" else -1
+
+
+_reduce_bit_and = _bitwise_reduction(fnp.bitwise_and, _all_ones)
+_reduce_bit_or = _bitwise_reduction(fnp.bitwise_or, lambda d: False if d == "bool" else 0)
+_reduce_bit_xor = _bitwise_reduction(fnp.bitwise_xor, lambda d: False if d == "bool" else 0)
+reduce_xor = _reduction("reduce_xor", _reduce_bit_xor, "biu")
+reduce_xor.__doc__ = "lax.reduce_xor over `axes`: bitwise exclusive or of bool or integer operands"
+
+
+# lax.reduce's monoids: the computation (this package's, frame.numpy's or operator's), the reduction, the identity
+# (init values equal to it are not combined again) and the binary operation that combines another init value
+_MONOIDS = [
+    ((operator.add, fnp.add, add), reduce_sum, lambda d: 0, fnp.add),
+    ((operator.mul, fnp.multiply, mul), reduce_prod, lambda d: 1, fnp.multiply),
+    ((fnp.maximum, max), reduce_max, lambda d: -_np.inf if d[0] == "f" else _np.iinfo(d).min, fnp.maximum),
+    ((fnp.minimum, min), reduce_min, lambda d: _np.inf if d[0] == "f" else _np.iinfo(d).max, fnp.minimum),
+    ((operator.and_, fnp.bitwise_and, bitwise_and), _reduce_bit_and, _all_ones, fnp.bitwise_and),
+    ((operator.or_, fnp.bitwise_or, bitwise_or), _reduce_bit_or, lambda d: 0, fnp.bitwise_or),
+    ((operator.xor, fnp.bitwise_xor, bitwise_xor), _reduce_bit_xor, lambda d: 0, fnp.bitwise_xor),
+]
+
+
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):  # noqa: A001  (lax's name)
+    """lax.reduce of one array for `computation` add, mul, max, min, bitwise_and, bitwise_or or bitwise_xor (this
+    package's, frame.numpy's or operator's): the reduction over `dimensions`, combined once with `init_values`
+    unless that is the computation's identity (lax's result for an associative, commutative computation). No
+    dimensions: the operand, as lax. Variadic reductions (several operands) and other computations are not
+    covered."""
+    if isinstance(operands, (list, tuple)) or isinstance(init_values, (list, tuple)):
+        raise ShapeError("lax.reduce: frame covers one array operand (variadic reductions of pytrees need a general "
+                         f"reduce op), got {type(operands).__name__} operands")
+    monoid = next((m for m in _MONOIDS if any(computation is f for f in m[0])), None)
+    if monoid is None:
+        raise ShapeError(f"lax.reduce: frame covers the computations add, mul, max, min, bitwise_and, bitwise_or and "
+                         f"bitwise_xor (lax's, frame.numpy's or operator's), got {computation!r}")
+    _, reduction, identity, combine = monoid
+    x = _np.asarray(operands) if _is_scalar(operands) else _array(operands)
+    kind = _np.dtype(_dtype(x)).kind
+    if combine in (fnp.bitwise_and, fnp.bitwise_or, fnp.bitwise_xor) and kind not in "biu":
+        raise ShapeError(f"lax.reduce: bitwise computations take bool or integer operands, got {_dtype(x)}")
+    # a Python number is weakly typed (takes the operand's dtype), arrays keep theirs
+    init = _np.asarray(init_values, _dtype(x)) if _is_scalar(init_values) else _array(init_values)
+    if _shape(init) != () or _dtype(init) != _dtype(x):
+        raise ShapeError(f"lax.reduce: init_values must be a scalar of the operand's dtype {_dtype(x)}, got "
+                         f"{_dtype(init)} of shape {_shape(init)}")
+    dims = _rank_axes("reduce", dimensions, len(_shape(x)))
+    if not dims:
+        return x
+    out = reduction(x, dims)
+    if isinstance(init, _np.ndarray) and init == _np.asarray(identity(_dtype(x)), _dtype(x)):
+        return out
+    return combine(out, init)

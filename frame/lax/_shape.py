@@ -299,3 +299,73 @@ def full_like(x, fill_value, dtype=None, shape=None):
 def zeros_like_array(x):
     """Zeros of x's shape and dtype."""
     return full_like(x, 0)
+
+
+def split(operand, sizes, axis=0):
+    """lax.split: consecutive pieces of `sizes` (summing to the axis length) along `axis`, as a list."""
+    x = _array(operand)
+    axis = _rank_axes("split", (axis,), len(_shape(x)))[0]
+    sizes = _ints(tuple(sizes), "split", "sizes")
+    if any(s < 0 for s in sizes) or sum(sizes) != _shape(x)[axis]:
+        raise ShapeError(f"lax.split: sizes {sizes} must be >= 0 and sum to {_shape(x)[axis]}, the length of axis "
+                         f"{axis} of shape {_shape(x)}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_in_dim(x, start, start + s, 1, axis))
+        start += s
+    return out
+
+
+def tile(operand, reps):
+    """lax.tile: the operand repeated reps[i] times along axis i (one rep per axis)."""
+    x = _array(operand)
+    reps = _ints(tuple(reps), "tile", "reps")
+    if len(reps) != len(_shape(x)) or any(r < 0 for r in reps):
+        raise ShapeError(f"lax.tile: reps {reps} needs one count >= 0 per axis of shape {_shape(x)}")
+    return fnp.tile(x, reps) if reps else x
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """lax.empty: an array of `shape` and `dtype` whose contents are unspecified (zeros here, as JAX's are)."""
+    return fnp.zeros(_ints(tuple(shape), "empty", "shape"), _np.dtype(dtype).name)
+
+
+def broadcast_to_rank(x, rank):
+    """lax.broadcast_to_rank: x with leading size-1 axes up to `rank` (rank >= x's rank)."""
+    x = _array(x) if not _is_scalar(x) else _np.asarray(x)
+    rank = _int(rank, "broadcast_to_rank", "rank")
+    if rank < len(_shape(x)):
+        raise ShapeError(f"lax.broadcast_to_rank: rank {rank} is below the rank of shape {_shape(x)}")
+    return x if rank == len(_shape(x)) else fnp.reshape(x, (1,) * (rank - len(_shape(x))) + tuple(_shape(x)))
+
+
+def broadcast_shapes(*shapes):
+    """lax.broadcast_shapes: the shape numpy's broadcasting gives `shapes` (aligned at the right, sizes equal or
+    1), as a tuple."""
+    if not shapes:
+        raise ShapeError("lax.broadcast_shapes needs at least one shape")
+    shapes = [_ints(tuple(s), "broadcast_shapes", "shapes") for s in shapes]
+    rank = _builtin_max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        sizes = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0} - {1}
+        if len(sizes) > 1:
+            raise ShapeError(f"lax.broadcast_shapes: shapes {', '.join(map(str, shapes))} do not broadcast "
+                             f"(sizes {sorted(sizes)} at axis {i - rank})")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def stack(operands, axis=0):
+    """lax.stack: operands of one shape and dtype along a new axis `axis`."""
+    xs = _operands_same_dtype("stack", operands)
+    if len({_shape(x) for x in xs}) != 1:
+        raise ShapeError(f"lax.stack requires operands of one shape, got {[_shape(x) for x in xs]}")
+    return fnp.stack(xs, axis=_rank_axes("stack", (axis,), len(_shape(xs[0])) + 1)[0])
+
+
+def unstack(x, axis=0):
+    """lax.unstack: the slices of x along `axis`, that axis removed, as a tuple."""
+    x = _array(x)
+    axis = _rank_axes("unstack", (axis,), len(_shape(x)))[0]
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(_shape(x)[axis]))
