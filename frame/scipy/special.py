@@ -18,6 +18,11 @@ Gamma the compositions give scipy's values (inf, 0 or nan) by such branches. `be
 integer n), `sici`, `bessel_jn` (static v) and `hyp1f1` are compositions by JAX's algorithms (series, continued
 fractions and recurrences unrolled with fixed term counts, so they trace and differentiate to any order). Gamma ratios through exp(gammaln)
 lose relative accuracy as eps |gammaln|: about 1e-13 for arguments near 150 (scipy multiplies exactly where it can).
+`fresnel` (series and the continued fraction of erfc, scipy has no JAX counterpart), `owens_t` (Gauss-Legendre
+quadrature and Owen's identity) and `hyp2f1` (Taylor series, Euler's and Pfaff's transformations, the 1 - x
+transformation and its logarithmic form) are compositions with their derivatives attached by `custom_jvp` (exact
+to any order); `sph_harm_y` (static n_max, as JAX's) is a composition by the normalised Legendre recurrences.
+`wofz` is not here: an accurate Faddeeva function over the whole complex plane is a project of its own.
 """
 from __future__ import annotations
 
@@ -25,8 +30,9 @@ import math
 
 import numpy as _np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, TraceError
 from ..frontend import numpy as fnp
+from ..frontend.custom import custom_jvp
 from ..frontend.args import _dtype, _int, _shape
 from ..frontend.numpy_creation import as_operand
 from ..frontend.numpy_math import _inexact as _float   # scipy's ufuncs: bool and ints as float64
@@ -37,7 +43,8 @@ __all__ = ["gammaln", "digamma", "psi", "polygamma", "erf", "erfc", "erfinv", "e
            "i0e", "i1e", "i0", "i1", "ndtri", "log_ndtr", "erfcx", "exp1", "expi", "dawsn", "spence", "gamma",
            "gammasgn", "loggamma", "beta",
            "factorial", "comb", "poch", "boxcox", "boxcox1p", "gammainc", "gammaincc", "betainc", "zeta",
-           "bernoulli", "expn", "sici", "bessel_jn", "hyp1f1"]
+           "bernoulli", "expn", "sici", "bessel_jn", "hyp1f1", "fresnel", "owens_t", "hyp2f1",
+           "sph_harm_y"]
 
 
 def gammaln(x):
@@ -609,3 +616,354 @@ def hyp1f1(a, b, x):
     asym = gamma(b) / gamma(a) * fnp.exp(xa) * xa ** (a - b) * asym
     value = fnp.where(near, series, asym)
     return fnp.where(a == 0, 1.0, fnp.where(same, fnp.exp(x), fnp.where(b_zero, _np.inf, value)))
+
+
+# -- Fresnel integrals, Owen's T: compositions with their derivatives attached (custom_jvp) -------------------
+def _fresnel_phase(x):
+    """(x^2 mod 4) for x >= 0, so that cos/sin(pi/2 (x^2 mod 4)) are accurate for large x: with x = n + f (n =
+    round(x), f exact), x^2 = n^2 + 2 n f + f^2 and n^2 = n mod 2 (mod 4); only 2 n f rounds, by eps n, which the
+    amplitude 1 / (pi x) of the large-x terms scales back to eps. Its derivative is 2x (round is flat)."""
+    n = fnp.round(x)
+    f = x - n
+    odd = n - 2.0 * fnp.floor(0.5 * n)
+    p = 2.0 * n * f
+    return odd + (p - 4.0 * fnp.round(0.25 * p)) + f * f
+
+
+def _fresnel_series(x):
+    """(S, C) for 0 <= x <= 1.6 from C + iS = x sum_k (i u)^k / (k! (2k + 1)), u = pi x^2 / 2 (<= 4.03: the
+    largest term is 11, so cancellation costs a few ulps); 30 terms reach float64's epsilon."""
+    u = 0.5 * math.pi * x * x
+    s, c, term = fnp.zeros_like(x), fnp.ones_like(x), fnp.ones_like(x)    # term: u^k / k!
+    for k in range(1, 30):
+        term = term * u / k
+        part = term / (2.0 * k + 1.0)
+        if k % 4 == 0:
+            c = c + part
+        elif k % 4 == 1:
+            s = s + part
+        elif k % 4 == 2:
+            c = c - part
+        else:
+            s = s - part
+    return x * s, x * c
+
+
+def _fresnel_fraction(x, terms=45):
+    """(S, C) for x >= 1.6 from C + iS = (1 + i)/2 erf(sqrt(pi)/2 (1 - i) x) = (1 + i)/2 - x e^(i pi x^2/2) / d,
+    d the even continued fraction of erfc, d = t + 1 - 1*2 / (t + 5 - 3*4 / (t + 9 - ...)) with t = 2z^2 = -i pi x^2,
+    evaluated from the bottom up in real and imaginary parts; 40 levels reach float64's epsilon at x = 1.6. Past x
+    = 1e8, x / d = i / (pi x) to float64 precision (and x^2 would overflow)."""
+    huge = x > 1e8
+    xs = fnp.where(huge, 2.0, x)
+    im_t = -math.pi * xs * xs
+    re, im = fnp.full_like(xs, 4.0 * terms + 1.0), im_t
+    for k in range(terms, 0, -1):    # d <- t + 4k - 3 - (2k - 1) 2k / d
+        m = (2.0 * k - 1.0) * (2.0 * k) / (re * re + im * im)
+        re, im = 4.0 * k - 3.0 - m * re, im_t + m * im
+    norm = re * re + im * im
+    q_re = fnp.where(huge, 0.0, xs * re / norm)               # q = x / d
+    q_im = fnp.where(huge, 1.0 / (math.pi * fnp.where(huge, x, 1.0)), -xs * im / norm)
+    theta = 0.5 * math.pi * _fresnel_phase(x)
+    c, s = fnp.cos(theta), fnp.sin(theta)
+    return 0.5 - (s * q_re + c * q_im), 0.5 - (c * q_re - s * q_im)
+
+
+def _fresnel_value(x):
+    a = fnp.abs(x)
+    small, finite = a <= 1.6, fnp.isfinite(a)
+    s_s, c_s = _fresnel_series(fnp.where(small, a, 1.0))
+    s_f, c_f = _fresnel_fraction(fnp.where(small | ~finite, 2.0, a))
+    s = fnp.where(small, s_s, fnp.where(finite, s_f, 0.5))
+    c = fnp.where(small, c_s, fnp.where(finite, c_f, 0.5))
+    sign = fnp.sign(x)    # odd functions; nan stays nan
+    return sign * s, sign * c
+
+
+_fresnel = custom_jvp(_fresnel_value)
+
+
+@_fresnel.defjvp
+def _fresnel_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    theta = 0.5 * math.pi * _fresnel_phase(fnp.abs(x))     # S' = sin(pi x^2 / 2), C' = cos(pi x^2 / 2)
+    return _fresnel(x), (fnp.sin(theta) * t, fnp.cos(theta) * t)
+
+
+def fresnel(x):
+    """The Fresnel integrals (S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x cos(pi t^2 / 2) dt) of real x, in
+    scipy's order (JAX has none): odd, (+-1/2, +-1/2) at +-inf. The power series for |x| <= 1.6, the continued
+    fraction of erfc((1 - i) sqrt(pi) x / 2) above, with pi x^2 / 2 reduced exactly mod 2 pi so large x stay
+    accurate (scipy's values to about 1e-15). Derivatives are attached (S' = sin(pi x^2 / 2), C' = cos(pi x^2 /
+    2)), so they are exact to any order."""
+    x = _float(x)
+    if _dtype(x).startswith("complex"):
+        raise ShapeError(f"frame.scipy.special.fresnel: complex x is not supported, got {_dtype(x)}")
+    return _fresnel(x)
+
+
+# Gauss-Legendre nodes and weights on [0, 1] for Owen's T integral (30 points: float64's epsilon for every h, a
+# once the integral is cut where the Gaussian factor drops below e^-40)
+_OWENS_NODES, _OWENS_WEIGHTS = _np.polynomial.legendre.leggauss(30)
+_OWENS_NODES, _OWENS_WEIGHTS = 0.5 * (_OWENS_NODES + 1.0), 0.5 * _OWENS_WEIGHTS
+
+
+def _owens_t_value(h, a):
+    h, abs_a = fnp.abs(h), fnp.abs(a)
+    big = abs_a > 1.0
+    # T(h, a) for |a| > 1 from T(|a| h, 1 / |a|) (Owen's identity, below); the integral is over [0, a'] <= 1
+    a_r = fnp.where(big, 1.0 / fnp.where(big, abs_a, 1.0), abs_a)
+    ah = fnp.where(h == 0, 0.0, abs_a) * h                           # inf * 0 would be nan
+    h_r = fnp.where(big, fnp.where(fnp.isinf(abs_a), 0.0, ah), h)   # a' = 0 there: T = 0 for any h'
+    # T(h, a) = 1/2pi int_0^a e^(-h^2 (1 + u^2) / 2) / (1 + u^2) du, cut at u = 9 / h (the rest < e^-40 relative)
+    b = fnp.minimum(a_r, fnp.where(h_r > 0, 9.0 / fnp.where(h_r > 0, h_r, 1.0), _np.inf))
+    u2 = (b[..., None] * _OWENS_NODES) ** 2
+    f = fnp.exp(-0.5 * (h_r * h_r)[..., None] * (1.0 + u2)) / (1.0 + u2)
+    t = b * fnp.sum(f * _OWENS_WEIGHTS, axis=-1) / (2.0 * math.pi)
+    # T(h, a) = (Phi_c(h) + Phi_c(a h)) / 2 - Phi_c(h) Phi_c(a h) - T(a h, 1 / a) for h >= 0, a > 1
+    e1, e2 = fnp.erfc(h / math.sqrt(2.0)), fnp.erfc(ah / math.sqrt(2.0))
+    t = fnp.where(big, 0.25 * (e1 + e2 - e1 * e2) - t, t)
+    return fnp.where(fnp.isnan(h) | fnp.isnan(a), _np.nan, fnp.sign(a) * t)
+
+
+_owens_t = custom_jvp(_owens_t_value)
+
+
+@_owens_t.defjvp
+def _owens_t_jvp(primals, tangents):
+    (h, a), (dh, da) = primals, tangents
+    # dT/dh = -e^(-h^2/2) erf(a h / sqrt 2) / (2 sqrt(2 pi)), dT/da = e^(-(1 + a^2) h^2 / 2) / (2 pi (1 + a^2))
+    d_h = -fnp.exp(-0.5 * h * h) * fnp.erf(a * h / math.sqrt(2.0)) / (2.0 * math.sqrt(2.0 * math.pi))
+    d_a = fnp.exp(-0.5 * (1.0 + a * a) * h * h) / (2.0 * math.pi * (1.0 + a * a))
+    return _owens_t(h, a), d_h * dh + d_a * da
+
+
+def owens_t(h, a):
+    """Owen's T function T(h, a) = 1/2pi int_0^a e^(-h^2 (1 + x^2) / 2) / (1 + x^2) dx of real h, a (even in h, odd
+    in a): 30-point Gauss-Legendre quadrature of that integral for |a| <= 1, cut where the integrand is below
+    e^-40 of its value at 0 (JAX: 13 points, Patefield and Tandy's T5), Owen's identity T(h, a) = (Phi_c(h) +
+    Phi_c(a h)) / 2 - Phi_c(h) Phi_c(a h) - T(a h, 1/a) for |a| > 1. scipy's values to about 1e-13 relative
+    (e^(-h^2/2)'s own rounding at large h). Derivatives in both arguments are attached (JAX's formulas), so they are
+    exact to any order."""
+    h, a = _floats(h, a)
+    h, a = fnp.broadcast_arrays(h, a)
+    return _owens_t(h, a)
+
+
+# -- Gauss's hypergeometric function 2F1: a composition with its derivatives attached (custom_jvp) ------------
+_HYP2F1_TERMS = 150   # the Taylor series at |x| <= 3/4 (and terminating polynomials up to degree 149)
+_HYP2F1_NEAR_TERMS = 40   # the series in 1 - x <= 1/4
+
+
+def _hyp2f1_taylor(a, b, c, x, terms=_HYP2F1_TERMS):
+    """sum_k (a)_k (b)_k / (c)_k x^k / k! to a fixed number of terms (150 reach float64's epsilon at |x| = 3/4 for
+    moderate parameters; JAX stops per element, which saves nothing in a graph); a non-positive integer a makes
+    the terms exactly 0 past k = -a, so polynomials come out exact."""
+    total, term = fnp.ones_like(x), fnp.ones_like(x)
+    for k in range(terms):
+        term = term * ((a + k) * (b + k) / ((c + k) * (k + 1.0)) * x)
+        total = total + term
+    return total
+
+
+_EPS = float(_np.finfo(_np.float64).eps)
+
+
+def _gamma_quotient(num, den):
+    """prod Gamma(num) / prod Gamma(den) through gammaln (no overflow of the parts); 0 where a den is a pole."""
+    sign, log = 1.0, 0.0
+    pole = None
+    for z in num:
+        sign, log = sign * gammasgn(z), log + gammaln(z)
+    for z in den:
+        p = _pole(z)
+        z = fnp.where(p, 0.5, z)
+        pole = p if pole is None else pole | p
+        sign, log = sign * gammasgn(z), log - gammaln(z)
+    return fnp.where(pole, 0.0, sign * fnp.exp(log))
+
+
+def _hyp2f1_transform(a, b, c, s):
+    """2F1(a, b; c; 1 - s) for non-integer d = c - a - b by the 1 - x transformation (A&S 15.3.6):
+    Gamma(c) Gamma(d) / (Gamma(c-a) Gamma(c-b)) 2F1(a, b; 1-d; s) + s^d Gamma(c) Gamma(-d) / (Gamma(a) Gamma(b))
+    2F1(c-a, c-b; 1+d; s). Near-integer d cancels: relative error about eps / dist(d, Z)."""
+    d = c - a - b
+    first = _gamma_quotient([c, d], [c - a, c - b]) * _hyp2f1_taylor(a, b, 1.0 - d, s, _HYP2F1_NEAR_TERMS)
+    second = _gamma_quotient([c, -d], [a, b]) * _hyp2f1_taylor(c - a, c - b, 1.0 + d, s, _HYP2F1_NEAR_TERMS)
+    return first + s ** d * second
+
+
+def _hyp2f1_log(a, b, c, s, m):
+    """2F1(a, b; a + b + m; 1 - s) for an integer m >= 0 (A&S 15.3.10, 15.3.11: the limit of 15.3.6, with log s):
+    Gamma(m) Gamma(c) / (Gamma(a+m) Gamma(b+m)) sum_{n<m} (a)_n (b)_n / (n! (1-m)_n) s^n - (-s)^m Gamma(c) /
+    (Gamma(a) Gamma(b)) sum_n (a+m)_n (b+m)_n / (n! (n+m)!) s^n (log s - psi(n+1) - psi(n+m+1) + psi(a+n+m) +
+    psi(b+n+m)); the psi's by their recurrence psi(z + 1) = psi(z) + 1/z. For s <= 1/4, 40 terms of each sum."""
+    positive = m > 0
+    finite = fnp.ones_like(s)
+    u = fnp.ones_like(s)
+    for n in range(1, _HYP2F1_NEAR_TERMS):    # the finite sum: its terms stop at n = m - 1
+        live = n < m
+        u = u * fnp.where(live, (a + n - 1.0) * (b + n - 1.0) / (n * fnp.where(live, n - m, 1.0)) * s, 0.0)
+        finite = finite + u
+    m_safe = fnp.where(positive, m, 1.0)
+    finite = fnp.where(positive, _gamma_quotient([m_safe, c], [a + m, b + m]) * finite, 0.0)
+    log_s = fnp.log(s)
+    psi_1, psi_m = -_np.euler_gamma + 0.0 * s, digamma(m + 1.0)
+    psi_a, psi_b = digamma(a + m), digamma(b + m)
+    v = fnp.exp(-gammaln(m + 1.0))
+    total = v * (log_s - psi_1 - psi_m + psi_a + psi_b)
+    for n in range(1, _HYP2F1_NEAR_TERMS):
+        v = v * (a + m + n - 1.0) * (b + m + n - 1.0) / (n * (n + m)) * s
+        psi_1, psi_m = psi_1 + 1.0 / n, psi_m + 1.0 / (n + m)
+        psi_a, psi_b = psi_a + 1.0 / (a + m + n - 1.0), psi_b + 1.0 / (b + m + n - 1.0)
+        total = total + v * (log_s - psi_1 - psi_m + psi_a + psi_b)
+    sign = 1.0 - 2.0 * fnp.mod(m, 2.0)    # (-1)^m
+    return finite - sign * s ** m * _gamma_quotient([c], [a, b]) * total
+
+
+def _neg_int(z):
+    """z a non-positive integer to JAX's tolerance (50 eps): the series in z terminates."""
+    return (z <= 0) & (fnp.abs(z - fnp.round(z)) < 50.0 * _EPS)
+
+
+def _hyp2f1_general(a, b, c, x):
+    """2F1 for x < 1 and d = c - a - b > -1: for x < 0 Pfaff's transformation (1 - x)^-p 2F1(p, c - q; c; x / (x -
+    1)) with p the smaller (or the terminating) one of a, b, to the argument y in (0, 1) and d' = q - p >= 0; the
+    Taylor series for y <= 3/4 or a terminating series, else the 1 - y transformation (non-integer d) or its
+    logarithmic limit (integer d)."""
+    neg = x < 0
+    a_first = _neg_int(a) | (~_neg_int(b) & (a <= b))
+    p, q = fnp.where(a_first, a, b), fnp.where(a_first, b, a)
+    x_neg = fnp.where(neg, x, -1.0)
+    y = fnp.where(neg, x_neg / (x_neg - 1.0), x)
+    prefactor = fnp.where(neg, (1.0 - x_neg) ** -p, 1.0)
+    A, B = fnp.where(neg, p, a), fnp.where(neg, c - q, b)
+    swap = _neg_int(B) & ~_neg_int(A)    # the terminating parameter first
+    A, B = fnp.where(swap, B, A), fnp.where(swap, A, B)
+    d = c - A - B
+    near = (y > 0.75) & ~_neg_int(A)
+    integer = fnp.abs(d - fnp.round(d)) < 50.0 * _EPS
+    taylor = _hyp2f1_taylor(A, B, c, fnp.where(near, 0.0, y))
+    s = fnp.where(near, 1.0 - y, 0.5)
+    A_, B_ = fnp.where(near, A, 0.5), fnp.where(near, B, 0.25)    # harmless parameters where unused
+    c_t = fnp.where(near & ~integer, c, 1.25)
+    c_l = fnp.where(near & integer, c, 1.75)
+    m = fnp.where(near & integer, fnp.round(d), 1.0)
+    transform = _hyp2f1_transform(A_, B_, c_t, s)
+    logarithmic = _hyp2f1_log(A_, B_, A_ + B_ + m, s, m)
+    return prefactor * fnp.where(near, fnp.where(integer, logarithmic, transform), taylor)
+
+
+def _hyp2f1_value(a, b, c, x):
+    d, s = c - a - b, 1.0 - x
+    below = x < 1
+    # Euler: 2F1(a, b; c; x) = (1 - x)^d 2F1(c - a, c - b; c; x), then d' = -d >= 1 (not for a polynomial: the
+    # factor (1 - x)^d would cancel against the other polynomial's smallness)
+    euler = (d <= -1) & below & ~(_neg_int(a) | _neg_int(b))
+    a2, b2 = fnp.where(euler, c - a, a), fnp.where(euler, c - b, b)
+    c_pole = _pole(c)
+    safe = below & ~c_pole
+    c_safe = fnp.where(safe, c, 1.5)
+    x_safe = fnp.where(safe, x, 0.0)
+    general = fnp.where(euler, fnp.where(below, s, 1.0) ** d, 1.0) * _hyp2f1_general(a2, b2, c_safe, x_safe)
+    c_gauss = fnp.where(c_pole, 1.5, c)
+    gauss = fnp.where(d > 0, _gamma_quotient([c_gauss, fnp.where(d > 0, d, 1.0)], [c - a, c - b]), _np.inf)
+    s_safe = fnp.where(below, s, 1.0)
+    value = fnp.where(below & (b == c), s_safe ** -a, fnp.where(below & (a == c), s_safe ** -b, general))
+    value = fnp.where(x > 1, _np.inf, fnp.where(x == 1, gauss, value))
+    value = fnp.where(c_pole, _np.inf, value)
+    one = (x == 0) | (((a == 0) | (b == 0)) & (c != 0))
+    return fnp.where(one, 1.0, value)
+
+
+def _hyp2f1_parameter_series(a, b, c, x, terms=150):
+    """(d/da, d/db, d/dc) 2F1 as JAX's: the Taylor series with each term times psi(a + k) - psi(a) (b the same, c:
+    psi(c) - psi(c + k)), these as running sums of 1/(a + j); exact for the series, so accurate where it converges
+    (|x| <= 3/4 or so, as the value's Taylor branch; JAX: 250 terms at most)."""
+    zero = fnp.zeros_like(x)
+    total_a, total_b, total_c, term = zero, zero, zero, fnp.ones_like(x)
+    sum_a, sum_b, sum_c = zero, zero, zero
+    for k in range(terms):
+        sum_a, sum_b, sum_c = sum_a + 1.0 / (a + k), sum_b + 1.0 / (b + k), sum_c - 1.0 / (c + k)
+        term = term * ((a + k) * (b + k) / ((c + k) * (k + 1.0)) * x)
+        total_a, total_b, total_c = total_a + term * sum_a, total_b + term * sum_b, total_c + term * sum_c
+    return total_a, total_b, total_c
+
+
+_hyp2f1 = custom_jvp(_hyp2f1_value)
+
+
+@_hyp2f1.defjvp
+def _hyp2f1_jvp(primals, tangents):
+    (a, b, c, x), (ta, tb, tc, tx) = primals, tangents
+    out = _hyp2f1(a, b, c, x)
+    tangent = fnp.zeros_like(x) if tx is None else a * b / c * _hyp2f1(a + 1.0, b + 1.0, c + 1.0, x) * tx
+    if not (ta is None and tb is None and tc is None):    # None: a zero tangent
+        for d, t in zip(_hyp2f1_parameter_series(a, b, c, x), (ta, tb, tc)):
+            tangent = tangent if t is None else tangent + d * t
+    return out, tangent
+
+
+def hyp2f1(a, b, c, x):
+    """Gauss's hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k! for real arguments and x
+    <= 1, with JAX's special cases: 1 at x = 0 or a or b = 0 (c != 0), inf where c is a non-positive integer, for x
+    > 1, and at x = 1 for c - a - b <= 0; Gauss's sum Gamma(c) Gamma(c-a-b) / (Gamma(c-a) Gamma(c-b)) at x = 1;
+    (1 - x)^-a where b = c (and a, b swapped). Else Euler's transformation for c - a - b <= -1 and Pfaff's for x <
+    0 (to 0 < y < 1), then the Taylor series (y <= 3/4; terminating series of degree < 200 for any y) or the 1 - y
+    transformation and its logarithmic form for integer c - a - b (JAX: the Taylor series to x = 0.9). The
+    derivative in x, a b / c 2F1(a+1, b+1; c+1; x), is attached, so any order in x is exact; those in a, b, c are
+    JAX's series (accurate for |x| up to about 3/4). Gamma ratios through gammaln: about 1e-13 relative for
+    parameters near 100; c - a - b within 1e-3 of an integer (but not one) loses eps / distance."""
+    a, b, c, x = _floats(a, b, c, x)
+    a, b, c, x = fnp.broadcast_arrays(a, b, c, x)
+    return _hyp2f1(a, b, c, x)
+
+
+# -- spherical harmonics ------------------------------------------------------------------------------------------
+def sph_harm_y(n, m, theta, phi, diff_n=0, n_max=None):
+    """The spherical harmonics Y_n^m(theta, phi) = sqrt((2n + 1) / 4pi (n - m)! / (n + m)!) P_n^m(cos theta) e^(i m
+    phi) (P_n^m with the Condon-Shortley phase), theta the polar and phi the azimuthal angle, as scipy's (arguments
+    broadcast; 0 where |m| > n) and JAX's (`n_max`, a concrete int, bounds n: larger n are clipped to it; needed
+    when n is traced, else max(n)). Complex128 (complex64 for float32 angles). The normalised Legendre functions by
+    their stable three-term recurrences in the degree, one per (degree, order) up to n_max, each picked where (n,
+    |m|) matches (so the cost grows as n_max^2); Y_n^-m = (-1)^m conj(Y_n^m). Differentiable in theta and phi to
+    any order. `diff_n` (scipy's derivatives) is not supported beyond 0, as in JAX."""
+    if diff_n not in (0, None):
+        raise ShapeError(f"frame.scipy.special.sph_harm_y: diff_n={diff_n!r} is not supported (only 0, as in JAX)")
+    if n_max is None:
+        if isinstance(n, Tracer):
+            raise TraceError("frame.scipy.special.sph_harm_y: n is traced, so its maximum is not known: pass n_max "
+                             "(a concrete int >= max(n))")
+        n_np = _np.asarray(n)
+        n_max = int(n_np.max()) if n_np.size else 0
+    n_max = _int(n_max, "sph_harm_y", "n_max")
+    if n_max < 0:
+        raise ShapeError(f"frame.scipy.special.sph_harm_y: n_max must be >= 0, got {n_max}")
+    for name, v in (("n", n), ("m", m)):
+        if not isinstance(v, Tracer) and not _np.issubdtype(_np.asarray(v).dtype, _np.integer):
+            vals = _np.asarray(v, dtype=float)
+            if not _np.all(vals == _np.round(vals)):
+                raise ShapeError(f"frame.scipy.special.sph_harm_y: {name} must hold integers, got {v!r}")
+    theta, phi = _floats(theta, phi)
+    n, m = fnp.minimum(_float(n), float(n_max)), _float(m)
+    n, m, theta, phi = fnp.broadcast_arrays(n, m, theta, phi)
+    n, m = fnp.astype(n, _dtype(theta)), fnp.astype(m, _dtype(theta))
+    k = fnp.abs(m)
+    x, y = fnp.cos(theta), fnp.sin(theta)
+    legendre = fnp.zeros_like(theta)
+    diagonal = fnp.full_like(theta, 1.0 / math.sqrt(4.0 * math.pi))    # normalised P_j^j
+    for j in range(n_max + 1):
+        if j > 0:
+            diagonal = -math.sqrt((2.0 * j + 1.0) / (2.0 * j)) * y * diagonal
+        previous, current = fnp.zeros_like(theta), diagonal
+        legendre = legendre + fnp.where((n == j) & (k == j), current, 0.0)
+        for l in range(j + 1, n_max + 1):
+            # P_l^j = a_l (x P_(l-1)^j - P_(l-2)^j / a_(l-1)), a_l = sqrt((4 l^2 - 1) / (l^2 - j^2)) (normalised)
+            a_l = math.sqrt((4.0 * l * l - 1.0) / (l * l - j * j))
+            a_prev = math.sqrt((4.0 * (l - 1) ** 2 - 1.0) / ((l - 1) ** 2 - j * j)) if l - 1 > j else _np.inf
+            previous, current = current, a_l * (x * current - previous / a_prev)
+            legendre = legendre + fnp.where((n == l) & (k == j), current, 0.0)
+    # Y_n^-k = (-1)^k conj(Y_n^k): the same Legendre factor times (-1)^k e^(-i k phi) = (-1)^k e^(i m phi)
+    sign = fnp.where((m < 0) & (fnp.mod(k, 2.0) == 1), -1.0, 1.0)
+    angle = m * phi
+    return fnp.exp(1j * angle) * (sign * legendre)
