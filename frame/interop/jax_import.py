@@ -130,6 +130,20 @@ class _Importer:
         from ..ir.clone import inline_graph
         return inline_graph(self.graph, body, list(operands))
 
+    def compose(self, name: str, fn: Callable, operands) -> list[Value]:
+        """`fn` (a frame function of the operands, e.g. frame.lax's of the primitive's name) traced into a
+        graph and inlined: a primitive that is a composition of frame ops. Operands known at import time go
+        in as numpy arrays, so `fn` sees them concrete (static slices, constant index arithmetic)."""
+        from ..frontend.tracer import ShapeDtype, trace
+
+        known = [self.known(v) for v in operands]
+        free = [v for v, k in zip(operands, known) if k is None]
+
+        def body(*traced):
+            it = iter(traced)
+            return fn(*[next(it) if k is None else k for k in known])
+        return self.inline(trace(body, *[ShapeDtype(v.type.shape, v.type.dtype) for v in free], name=name), free)
+
     def call(self, eqn, operands: list[Value], where: str) -> list[Value]:
         """Inline a call's body; a custom derivative rule is refused unless the caller opted in."""
         name = eqn.primitive.name

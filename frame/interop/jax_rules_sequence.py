@@ -18,7 +18,6 @@ from typing import Callable
 
 from ..frontend import numpy as fnp
 from ..frontend.sequence import associative_scan
-from ..frontend.tracer import ShapeDtype, trace
 from .jax_audit import implemented
 
 _COMBINE = {"cummax": fnp.maximum, "cummin": fnp.minimum, "cumlogsumexp": fnp.logaddexp}
@@ -29,9 +28,8 @@ def _running(primitive: str) -> Callable:
 
     def rule(imp, eqn, x):
         axis, reverse = int(eqn.params["axis"]), bool(eqn.params["reverse"])
-        body = trace(lambda v: associative_scan(combine, v, reverse=reverse, axis=axis),
-                     ShapeDtype(x.type.shape, x.type.dtype), name=f"{primitive}_scan")
-        (y,) = imp.inline(body, [x])
+        (y,) = imp.compose(f"{primitive}_scan", lambda v: associative_scan(combine, v, reverse=reverse, axis=axis),
+                           [x])
         return y
     return rule
 

@@ -4,17 +4,15 @@
 `PARAMETERS`: primitive -> the audit of each of its parameters (jax_audit's vocabulary). Both are
 merged into jax_import's tables.
 
-gather and the scatters import in the forms jnp's indexing produces (`x[idx]`, `x[:, idx]`,
-`x[i, j]`, `take_along_axis`, `x.at[idx].set/add/multiply/min/max`): every indexed operand axis
-is collapsed (a window of size 1; batching axes, as take_along_axis makes, index with a ramp) and
-every other axis is taken whole. That is frame's `gather(x, i0, ...)` over the indexed axes moved
-to the front; windowed gathers (a slice of size > 1 at a computed start) are refused by name.
-Indices out of range follow JAX's `mode`: with `clip` each index is clamped into its axis; with
-`fill`/`drop` (FILL_OR_DROP: `jnp.take`'s default, and every `jax.ops.segment_*`) a gather reads the
-fill value there and a scatter drops that update (negative indices included: JAX never wraps them).
-Drops are built from frame ops: the out-of-range updates go to one extra slot past the end of each
-indexed axis, which is sliced off. With `promise_in_bounds` frame's kernels raise for an index past
-the end.
+gather, the scatters, dynamic_slice and dynamic_update_slice import as frame.lax's functions of the same
+names (traced into a graph and inlined), so every form lax allows imports: jnp's indexing (`x[idx]`,
+`take_along_axis`, `x.at[idx].set/add/...`), windows at computed starts, batching dimensions, and slices
+at computed starts (a `fori_loop` writing rows). Indices out of range follow JAX's `mode`: `clip` clamps
+the window into the operand; `fill`/`drop` (FILL_OR_DROP: `jnp.take`'s default, and every
+`jax.ops.segment_*`) reads the fill value for a gathered window and drops a scattered one (negative
+indices included: JAX never wraps them at the primitive); `promise_in_bounds` clamps gathers and drops
+scatters, as XLA does. Derivatives are those of frame.lax's compositions: the gather's is a scatter-add,
+the indices get none.
 """
 from __future__ import annotations
 
@@ -22,99 +20,46 @@ from typing import Callable
 
 import numpy as np
 
+from .. import lax
 from ..errors import FrameError
+from ..ir.graph import Value
 from .jax_audit import checked, implemented, irrelevant
 
-_MODE = implemented("clip clamps the indices, fill/drop masks them (the gather's fill value, the scatter's extra "
-                    "slot); promise_in_bounds leaves them to frame's kernels, which raise past the end")
+_MODE = implemented("frame.lax's GatherScatterMode of the same name: clip clamps the window, fill/drop fills "
+                    "a gathered window and drops a scattered one, promise_in_bounds clamps or drops as XLA")
 _HINTS = irrelevant("a promise about the indices (sorted, unique) that lets XLA choose a faster algorithm")
 
 
-def _index_operands(imp, indices, batching_pairs):
-    """The index operands of frame's gather/scatter: each column of `indices` (index vector last),
-    then for each (operand axis, index batch axis) pair a ramp along that batch axis."""
-    batch, k = indices.type.shape[:-1], indices.type.shape[-1]
-    columns = []
-    for c in range(k):
-        starts, stops = [0] * len(batch) + [c], list(batch) + [c + 1]
-        column = imp.node("slice", [indices], starts=tuple(starts), stops=tuple(stops), steps=(1,) * (len(batch) + 1))
-        columns.append(imp.reshape(column, batch))
-    dtype = np.dtype(indices.type.dtype)
-    for _, axis in batching_pairs:
-        ramp = np.arange(batch[axis], dtype=dtype).reshape([-1 if a == axis else 1 for a in range(len(batch))])
-        columns.append(imp.constant(np.broadcast_to(ramp, batch)))
-    return columns
+def _via_lax(imp, name: str, fn, operands) -> Value:
+    (y,) = imp.compose(name, fn, operands)
+    return y
 
 
-def _front(imp, x, axes):
-    """`x` with `axes` moved to the front (the others keep their order); the permutation."""
-    perm = tuple(axes) + tuple(a for a in range(x.type.rank) if a not in axes)
-    return (x if perm == tuple(range(len(perm))) else imp.node("transpose", [x], perm=perm)), perm
-
-
-def _whole_windows(x, axes, sizes, indexed, what):
-    """Refuse a windowed access: indexed axes need windows of size 1, the others the whole axis."""
-    for a in range(x.type.rank):
-        want = 1 if a in indexed else x.type.shape[a]
-        if int(sizes[a]) != want:
-            raise FrameError(f"{what} reads a window of size {sizes[a]} along operand axis {a} (of size "
-                             f"{x.type.shape[a]}); frame imports gathers and scatters that index single positions "
-                             "and take the other axes whole (jnp indexing), not windows at computed starts")
-    if sorted(axes) != sorted(indexed):
-        raise FrameError(f"{what} indexes operand axes {sorted(indexed)} but collapses {sorted(axes)}")
+def _mode(eqn):
+    """JAX's GatherScatterMode as frame.lax's (by name); ONE_HOT is refused by name."""
+    name = _mode_name(eqn)
+    if name not in lax.GatherScatterMode.__members__:
+        raise FrameError(f"frame imports gather/scatter modes {sorted(lax.GatherScatterMode.__members__)}, got {name}")
+    return lax.GatherScatterMode[name]
 
 
 def _gather(imp, eqn, x, indices):
-    dn = eqn.params["dimension_numbers"]
-    pairs = list(zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
-    indexed = [int(a) for a in dn.start_index_map] + [int(a) for a, _ in pairs]
-    _whole_windows(x, [*dn.collapsed_slice_dims, *dn.operand_batching_dims], eqn.params["slice_sizes"], indexed,
-                   "this gather")
-    front, _ = _front(imp, x, indexed)
-    columns = _index_operands(imp, indices, pairs)
-    columns, valid = _apply_mode(imp, eqn, columns, front.type.shape, drop_to_end=False)
-    y = imp.node("gather", [front, *columns])
-    if valid is not None:   # FILL_OR_DROP: out-of-range rows read the fill value
-        rows = valid.type.shape
-        mask = imp.reshape(valid, rows + (1,) * (y.type.rank - len(rows)))
-        fill = imp.constant(np.asarray(_fill_value(eqn, y.type.dtype), dtype=y.type.dtype))
-        y = imp.node("where", [mask, y, fill])
-    # JAX's output: the window (whole, uncollapsed) axes at offset_dims, the index batch axes elsewhere.
-    n_batch, offset = indices.type.rank - 1, [int(d) for d in dn.offset_dims]
-    batch_axes, window_axes = iter(range(n_batch)), iter(range(n_batch, y.type.rank))
-    perm = tuple(next(window_axes) if p in offset else next(batch_axes) for p in range(y.type.rank))
-    return y if perm == tuple(range(len(perm))) else imp.node("transpose", [y], perm=perm)
+    p = eqn.params
+    dn = lax.GatherDimensionNumbers(*(tuple(int(d) for d in getattr(p["dimension_numbers"], f)) for f in
+                                      lax.GatherDimensionNumbers._fields))
+    sizes, mode, fill = tuple(int(k) for k in p["slice_sizes"]), _mode(eqn), p.get("fill_value")
+    return _via_lax(imp, "gather", lambda x, i: lax.gather(x, i, dn, sizes, mode=mode, fill_value=fill),
+                    [x, indices])
 
 
-def _scatter(mode: str | None):
+def _scatter(scatter):
     def rule(imp, eqn, x, indices, updates):
-        dn = eqn.params["dimension_numbers"]
-        pairs = list(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims))
-        indexed = [int(a) for a in dn.scatter_dims_to_operand_dims] + [int(a) for a, _ in pairs]
-        window = [int(d) for d in dn.update_window_dims]
-        sizes = [1 if a in indexed else None for a in range(x.type.rank)]
-        for a, d in zip([a for a in range(x.type.rank) if a not in indexed], window):
-            sizes[a] = updates.type.shape[d]
-        _whole_windows(x, [*dn.inserted_window_dims, *dn.operand_batching_dims], sizes, indexed, "this scatter")
-        front, perm = _front(imp, x, indexed)
-        order = tuple(d for d in range(updates.type.rank) if d not in window) + tuple(window)
-        values = updates if order == tuple(range(len(order))) else imp.node("transpose", [updates], perm=order)
-        columns = _index_operands(imp, indices, pairs)
-        shape = front.type.shape
-        columns, valid = _apply_mode(imp, eqn, columns, shape, drop_to_end=True)
-        if valid is not None:   # FILL_OR_DROP: dropped updates land in one extra slot per indexed axis
-            k = len(columns)
-            front = imp.node("pad", [front], lo=(0,) * len(shape), hi=(1,) * k + (0,) * (len(shape) - k),
-                             interior=(0,) * len(shape))
-        operands = [front, values, *columns]
-        if mode is None:
-            y = imp.node("scatter_add", operands)
-        else:
-            y = imp.node("scatter", operands, mode=mode, unique=bool(eqn.params["unique_indices"]))
-        if valid is not None:
-            y = imp.node("slice", [y], starts=(0,) * len(shape), stops=tuple(shape), steps=(1,) * len(shape))
-        back = tuple(int(i) for i in np.argsort(perm))
-        return y if back == tuple(range(len(back))) else imp.node("transpose", [y], perm=back)
+        p = eqn.params
+        dn = lax.ScatterDimensionNumbers(*(tuple(int(d) for d in getattr(p["dimension_numbers"], f)) for f in
+                                           lax.ScatterDimensionNumbers._fields))
+        mode, unique = _mode(eqn), bool(p["unique_indices"])
+        return _via_lax(imp, scatter.__name__,
+                        lambda x, i, u: scatter(x, i, u, dn, unique_indices=unique, mode=mode), [x, indices, updates])
     return rule
 
 
@@ -123,62 +68,21 @@ def _mode_name(eqn) -> str:
     return str(getattr(mode, "name", mode)).upper()
 
 
-def _apply_mode(imp, eqn, columns, shape, drop_to_end: bool):
-    """The index columns under JAX's out-of-range `mode` (operand axis a of size shape[a] is indexed
-    by columns[a]), and for FILL_OR_DROP the boolean mask of in-range rows (else None). CLIP clamps
-    each column into [0, size - 1]; FILL_OR_DROP sends an out-of-range row to index 0 (a gather,
-    whose value is then masked) or to index `size` (a scatter's extra slot, `drop_to_end`)."""
-    name = _mode_name(eqn)
-    if "CLIP" in name:
-        clamped = []
-        for a, column in enumerate(columns):
-            dtype = column.type.dtype
-            low = imp.node("maximum", [column, imp.constant(np.asarray(0, dtype))])
-            clamped.append(imp.node("minimum", [low, imp.constant(np.asarray(shape[a] - 1, dtype))]))
-        return clamped, None
-    if "FILL" not in name and "DROP" not in name:
-        return columns, None
-    valid = None
-    for a, column in enumerate(columns):
-        dtype = column.type.dtype
-        inside = imp.node("logical_and", [imp.node("greater_equal", [column, imp.constant(np.asarray(0, dtype))]),
-                                          imp.node("less", [column, imp.constant(np.asarray(shape[a], dtype))])])
-        valid = inside if valid is None else imp.node("logical_and", [valid, inside])
-    safe = []
-    for a, column in enumerate(columns):
-        target = imp.constant(np.asarray(shape[a] if drop_to_end else 0, column.type.dtype))
-        safe.append(imp.node("where", [valid, column, target]))
-    return safe, valid
-
-
-def _fill_value(eqn, dtype: str):
-    """A FILL_OR_DROP gather's value for out-of-range rows: `fill_value`, else JAX's defaults (NaN
-    for inexact types, the most negative value for signed integers, the largest for unsigned,
-    True for booleans)."""
-    fill = eqn.params.get("fill_value")
-    if fill is not None:
-        return fill
-    dt = np.dtype(dtype)
-    if dt.kind in "fc":
-        return np.nan
-    if dt.kind == "b":
-        return True
-    return np.iinfo(dt).min if dt.kind == "i" else np.iinfo(dt).max
-
-
 def _rev(imp, eqn, x):
     return imp.node("rev", [x], axes=tuple(sorted(int(a) for a in eqn.params["dimensions"])))
 
 
 def _dynamic_slice(imp, eqn, x, *starts):
-    known = [imp.known(s) for s in starts]
-    if any(k is None for k in known):
-        raise FrameError("frame's slice needs constant starts; this dynamic_slice's starts are computed")
-    sizes = [int(s) for s in eqn.params["slice_sizes"]]
-    # JAX clamps each start into [0, dim - size] so that the slice stays inside the operand.
-    lo = [int(np.clip(int(k), 0, d - n)) for k, d, n in zip(known, x.type.shape, sizes)]
-    return imp.node("slice", [x], starts=tuple(lo), stops=tuple(a + n for a, n in zip(lo, sizes)),
-                    steps=(1,) * len(sizes))
+    # at the primitive, negative starts are already wrapped by jnp/lax's wrappers: clamping is all that is left
+    sizes = tuple(int(k) for k in eqn.params["slice_sizes"])
+    return _via_lax(imp, "dynamic_slice", lambda x, *s: lax.dynamic_slice(x, s, sizes, allow_negative_indices=False),
+                    [x, *starts])
+
+
+def _dynamic_update_slice(imp, eqn, x, update, *starts):
+    return _via_lax(imp, "dynamic_update_slice",
+                    lambda x, u, *s: lax.dynamic_update_slice(x, u, s, allow_negative_indices=False),
+                    [x, update, *starts])
 
 
 def _split(imp, eqn, x):
@@ -203,8 +107,7 @@ def _scatter_combiner(expected: str | None):
 
 
 def _scatter_audit(combiner: str | None) -> dict:
-    return {"dimension_numbers": implemented("ScatterDimensionNumbers, read by the rule: single positions on the "
-                                             "indexed axes and batching axes, the other axes whole (else refused)"),
+    return {"dimension_numbers": implemented("ScatterDimensionNumbers, handed to frame.lax's scatter"),
             "indices_are_sorted": _HINTS, "unique_indices": implemented("mul's derivative to the updates needs it, "
                                                                         "as in JAX; a hint otherwise"),
             "mode": _MODE, "update_jaxpr": _scatter_combiner(combiner),
@@ -213,20 +116,21 @@ def _scatter_audit(combiner: str | None) -> dict:
 
 
 TRANSLATIONS: dict[str, Callable] = {
-    "gather": _gather, "scatter-add": _scatter(None), "scatter": _scatter("set"), "scatter-mul": _scatter("mul"),
-    "scatter-min": _scatter("min"), "scatter-max": _scatter("max"), "rev": _rev, "dynamic_slice": _dynamic_slice,
-    "split": _split,
+    "gather": _gather, "scatter-add": _scatter(lax.scatter_add), "scatter-sub": _scatter(lax.scatter_sub),
+    "scatter": _scatter(lax.scatter), "scatter-mul": _scatter(lax.scatter_mul), "scatter-min": _scatter(lax.scatter_min),
+    "scatter-max": _scatter(lax.scatter_max), "rev": _rev, "dynamic_slice": _dynamic_slice,
+    "dynamic_update_slice": _dynamic_update_slice, "split": _split,
 }
 PARAMETERS: dict[str, dict] = {
-    "gather": {"dimension_numbers": implemented("GatherDimensionNumbers (offset_dims, collapsed_slice_dims, "
-                                                "start_index_map, batching dims), read by the rule, which refuses "
-                                                "windows"),
-               "slice_sizes": implemented("checked by the rule: 1 on indexed axes, the whole axis elsewhere"),
+    "gather": {"dimension_numbers": implemented("GatherDimensionNumbers, handed to frame.lax's gather"),
+               "slice_sizes": implemented("the window's size along each operand axis, frame.lax.gather's"),
                "indices_are_sorted": _HINTS, "unique_indices": _HINTS, "mode": _MODE,
-               "fill_value": irrelevant("the value read at out-of-range indices, which frame refuses")},
-    "scatter-add": _scatter_audit("add"), "scatter": _scatter_audit(None), "scatter-mul": _scatter_audit("mul"),
-    "scatter-min": _scatter_audit("min"), "scatter-max": _scatter_audit("max"),
+               "fill_value": implemented("the value of a FILL_OR_DROP window out of range (None: JAX's defaults)")},
+    "scatter-add": _scatter_audit("add"), "scatter-sub": _scatter_audit("sub"), "scatter": _scatter_audit(None),
+    "scatter-mul": _scatter_audit("mul"), "scatter-min": _scatter_audit("min"), "scatter-max": _scatter_audit("max"),
     "rev": {"dimensions": implemented("frame's rev over the same axes")},
-    "dynamic_slice": {"slice_sizes": implemented("frame's slice of that size at the (constant, clamped) starts")},
+    "dynamic_slice": {"slice_sizes": implemented("frame.lax.dynamic_slice's sizes at the (clamped) starts, constant "
+                                                 "or computed")},
+    "dynamic_update_slice": {},
     "split": {"axis": implemented("the axis cut"), "sizes": implemented("the pieces' sizes, in order")},
 }
