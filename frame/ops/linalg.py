@@ -684,3 +684,49 @@ register_op("lu", shape=_lu_shape, kernel=_lu_kernel, num_inputs=1, gradient=tra
                 "U, pivots (k,) and perm (m,) int32, k = min(m, n); a singular matrix gives zeros on U's "
                 "diagonal, no error. Derivatives are JAX's (pivots and perm have none)",
             jax=_lu_jax, to_float=[0])
+
+
+# -- schur ---------------------------------------------------------------------------------------
+# scipy.linalg.schur of real (stacks of) square matrices: a = Z T Z^H with Z orthogonal (unitary) and T
+# quasi upper triangular (output 'real': 2x2 blocks for complex pairs) or upper triangular ('complex', complex
+# results). LAPACK's gees, one matrix at a time. No derivative, as in JAX: the Schur vectors of a matrix are not
+# unique (each column's sign or phase, and any rotation within repeated eigenvalues), so a rule would pick one
+# smooth branch arbitrarily; matrix functions built on it (sqrtm) attach their own derivatives.
+def _schur_shape(ctx: NodeContext):
+    arity(ctx.op, ctx, 1)
+    a = _square_type(ctx.op, ctx.input_types[0])
+    output = ctx.attr("output", "real")
+    if output not in ("real", "complex"):
+        raise ShapeError(f"op 'schur': output must be 'real' or 'complex', got {output!r}")
+    t = a if output == "real" else _like(a, a.shape, _COMPLEX[a.dtype])
+    return [t, t]
+
+
+def _schur_kernel(a, output="real"):
+    from scipy.linalg import schur   # scipy loads on first use, not with frame
+
+    dtype = a.dtype if output == "real" else np.dtype(_COMPLEX[a.dtype.name])
+    t, z = np.empty(a.shape, dtype), np.empty(a.shape, dtype)
+    for i in np.ndindex(a.shape[:-2]):   # one LAPACK gees per matrix
+        try:
+            t[i], z[i] = schur(a[i], output=output, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError) as e:
+            raise LinAlgError(f"op 'schur': {e} (matrix {i} of a, shape {a.shape})") from None
+    return t, z
+
+
+def _schur_jax(J, a, output="real"):
+    return tuple(J.lax.linalg.schur(a if output == "real" else a.astype(_COMPLEX[a.dtype.name])))
+
+
+# No `jax_imports`: lax's schur primitive carries compute_schur_vectors/sort_eig_vals/select_callable, which a
+# one-to-one import does not translate.
+register_op("schur", shape=_schur_shape, kernel=_schur_kernel, num_inputs=1,
+            attrs={"output": ((str,), False)}, gradient=traced_gradient(lambda ctx, xs, ys, gys: [None]),
+            batch=LEADING,
+            no_derivative={0: "the Schur vectors are unique only up to signs (phases) and rotations within repeated "
+                              "eigenvalues, and JAX defines no derivative either; sqrtm differentiates by its own rule"},
+            doc="Schur decomposition a = z t z^H of (stacks of) real square matrices (scipy.linalg.schur): t quasi "
+                "upper triangular and z orthogonal (output 'real'), or complex t upper triangular and z unitary "
+                "(output 'complex')",
+            jax=_schur_jax, to_float=[0])

@@ -13,10 +13,13 @@ Special matrices: those of a static size (`hilbert`, `invhilbert`, `pascal`, `in
 `helmert`) are built in numpy from their closed forms (exact integers where scipy's are); those of a vector
 (`companion`, `leslie`, `fiedler`, `fiedler_companion`, `convolution_matrix`) by gathers, concatenations and
 products with constant matrices, so they trace and differentiate in it. `polar` is the thin SVD's;
-`solve_sylvester` solves the Kronecker (vec) form with frame's solve, for small matrices. Not provided:
-`sqrtm`, `funm`, `schur`, `rsf2csf`, `hessenberg`, `qr_multiply`, `eigh_tridiagonal` (they need Schur or
-Hessenberg factorisations, which frame has no op for; an eigh-based sqrtm would be silently wrong for
-non-symmetric input).
+`solve_sylvester` solves the Kronecker (vec) form with frame's solve, for small matrices.
+Schur forms: `schur` is the `schur` op (LAPACK's gees through scipy, real or complex output; no derivative, as
+in JAX); `rsf2csf` turns a real Schur form complex by a static loop of where-selected 2x2 rotations. `sqrtm`
+(Bjorck-Hammarling on the complex Schur form, derivative X dX + dX X = dA attached by custom_jvp) and `funm`
+(Parlett's recurrence, no derivative) fill the triangular factor one superdiagonal at a time with matmuls.
+`hessenberg` is Householder reduction in frame ops (LAPACK's reflectors; it differentiates), `qr_multiply` qr
+and a product, `eigh_tridiagonal` eigh of the dense tridiagonal matrix.
 
 As scipy does, operands are taken as arrays of one float dtype (bool and integers as float64, float16 as
 float32; the structured matrices keep numpy's result dtype). Complex matrices are refused by the ops, by
@@ -34,6 +37,7 @@ import numpy as _np
 from ..errors import ShapeError, TraceError
 from ..frontend import numpy as fnp
 from ..frontend.args import _dtype, _int, _ndim, _shape
+from ..frontend.custom import custom_jvp as _custom_jvp
 from ..ops.linalg import pivots_to_permutation as _pivots_to_permutation
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..tracing import Tracer, bind
@@ -41,7 +45,8 @@ from ..tracing import Tracer, bind
 __all__ = ["solve_triangular", "cho_factor", "cho_solve", "cholesky", "solve", "inv", "det", "eigh", "svd", "qr",
            "lu", "lu_factor", "lu_solve", "lstsq", "pinv", "block_diag", "toeplitz", "circulant", "hankel", "expm", "expm_frechet",
            "hilbert", "invhilbert", "pascal", "invpascal", "hadamard", "companion", "leslie", "dft", "helmert",
-           "fiedler", "fiedler_companion", "convolution_matrix", "polar", "solve_sylvester"]
+           "fiedler", "fiedler_companion", "convolution_matrix", "polar", "solve_sylvester",
+           "schur", "rsf2csf", "hessenberg", "sqrtm", "funm", "qr_multiply", "eigh_tridiagonal"]
 
 
 # -- operands ------------------------------------------------------------------------------------
@@ -786,3 +791,272 @@ def solve_sylvester(a, b, q):
                          f"{_shape(a)}, {_shape(b)} and {_shape(q)}")
     system = fnp.kron(a, _np.eye(m, dtype=_dtype(a))) + fnp.kron(_np.eye(n, dtype=_dtype(a)), _mT(b))
     return fnp.reshape(fnp.linalg.solve(system, fnp.reshape(q, (n * m,))), (n, m))
+
+
+# -- Schur and Hessenberg forms, matrix functions on them ---------------------------------------------------
+def _real_square(a, op: str):
+    """a as (a stack of) real float square matrices; complex ones are refused by name (the Schur op is real)."""
+    (a,) = _floats(a)
+    if _np.dtype(_dtype(a)).kind == "c":
+        raise ShapeError(f"op 'scipy.linalg.{op}': complex matrices are not supported, got dtype {_dtype(a)}")
+    shape = _shape(a)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ShapeError(f"op 'scipy.linalg.{op}': a must be a square matrix or a stack of them, got shape {shape}")
+    return a, shape[-1]
+
+
+def _mH(x):
+    return fnp.conj(_mT(x))
+
+
+def _unit(n: int, i: int, j: int, dtype):
+    """The (n, n) matrix with one 1 at (i, j)."""
+    e = _np.zeros((n, n), dtype)
+    e[i, j] = 1
+    return e
+
+
+def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    """(T, Z) with a = Z T Z^H (the `schur` op: LAPACK's gees): output 'real' ('r') gives T quasi upper
+    triangular (2x2 blocks for complex eigenvalue pairs) and Z orthogonal, 'complex' ('c') complex T upper
+    triangular and Z unitary. Stacks of matrices are decomposed one by one. `sort` (which reorders and counts
+    selected eigenvalues, a number that depends on the values) is refused. No derivative (as in JAX): the Schur
+    vectors are not unique."""
+    if output not in ("real", "complex", "r", "c"):
+        raise ShapeError(f"op 'scipy.linalg.schur': output must be 'real' or 'complex', got {output!r}")
+    if sort is not None:
+        raise TraceError("op 'scipy.linalg.schur': sort is not supported (how many eigenvalues it selects depends on "
+                         "their values)")
+    a, _ = _real_square(a, "schur")
+    return bind("schur", a, output="complex" if output in ("complex", "c") else "real")
+
+
+def hessenberg(a, calc_q=False, overwrite_a=False, check_finite=True):
+    """The Hessenberg form H = Q^T a Q (zero below the first subdiagonal), and (H, Q) with `calc_q`, by
+    Householder reflections as LAPACK's gehrd: step k reflects rows and columns k+1.. so that column k's
+    entries below k+1 vanish, with the reflector mapping x = H[k+1:, k] to beta e_1, beta = -sign(x_0) |x|
+    (LAPACK's choice, so that H and Q are scipy's to rounding; no reflection where x's tail is already zero).
+    A composition of frame ops: it traces, takes stacks, and differentiates (where no x_0 is zero)."""
+    a, n = _real_square(a, "hessenberg")
+    dtype = _dtype(a)
+    h = a
+    q = fnp.broadcast_to(_np.eye(n, dtype=dtype), _shape(a))
+    for k in range(n - 2):
+        x = h[..., k + 1:, k]
+        alpha, tail = x[..., :1], fnp.sum(x[..., 1:] * x[..., 1:], axis=-1, keepdims=True)
+        act = tail > 0
+        norm = fnp.sqrt(alpha * alpha + fnp.where(act, tail, 1.0))
+        beta = fnp.where(alpha >= 0, -norm, norm)
+        u = fnp.concatenate([fnp.zeros(_shape(x)[:-1] + (k + 1,), dtype), alpha - beta, x[..., 1:]], axis=-1)
+        # u^T u = (alpha - beta)^2 + |tail|^2 = 2 |x| (|x| + |alpha|); no reflection (a zero factor) without a tail.
+        scale = fnp.where(act, 2.0 / ((alpha - beta) ** 2 + fnp.where(act, tail, 1.0)), 0.0)
+        col, row = fnp.expand_dims(u, -1), fnp.expand_dims(u, -2)
+        h = h - fnp.expand_dims(scale, -1) * fnp.matmul(col, fnp.matmul(row, h))     # P h
+        h = h - fnp.expand_dims(scale, -1) * fnp.matmul(fnp.matmul(h, col), row)     # (P h) P
+        q = q - fnp.expand_dims(scale, -1) * fnp.matmul(fnp.matmul(q, col), row)     # q P
+    if n > 2:   # exact zeros below the subdiagonal, as LAPACK leaves them
+        h = h * _np.triu(_np.ones((n, n), dtype), -1)
+    return (h, q) if calc_q else h
+
+
+def rsf2csf(T, Z, check_finite=True):
+    """The complex Schur form (T, Z) from a real one (quasi upper triangular T, orthogonal Z, a = Z T Z^T),
+    from the bottom up: each 2x2 block [[a, b], [c, d]] with a non-negligible c (|c| > eps (|a| + |d|), as
+    scipy's test) is triangularised by the unitary rotation G = [[conj(m), c], [-c, m]] / r, m = lambda - d
+    for its eigenvalue lambda of positive imaginary part (LAPACK's first of the pair), r = |(m, c)|:
+    T <- G T G^H on rows and columns k-1, k, Z <- Z G^H. A static loop of where-selected rotations, so it
+    traces and takes stacks (batch axes broadcast); complex results."""
+    t, z = _floats(T, Z)
+    for x, name in ((t, "T"), (z, "Z")):
+        if _np.dtype(_dtype(x)).kind == "c":
+            raise ShapeError(f"op 'scipy.linalg.rsf2csf': {name} must be real, got dtype {_dtype(x)}")
+        if _ndim(x) < 2 or _shape(x)[-1] != _shape(x)[-2]:
+            raise ShapeError(f"op 'scipy.linalg.rsf2csf': {name} must be a square matrix or a stack of them, got "
+                             f"shape {_shape(x)}")
+    n = _shape(t)[-1]
+    if _shape(z)[-1] != n:
+        raise ShapeError(f"op 'scipy.linalg.rsf2csf': T and Z must have the same size, got shapes {_shape(t)} and "
+                         f"{_shape(z)}")
+    batch = tuple(_np.broadcast_shapes(_shape(t)[:-2], _shape(z)[:-2]))
+    cdtype = {"float32": "complex64", "float64": "complex128"}[_dtype(t)]
+    eps = float(_np.finfo(_dtype(t)).eps)
+    t = fnp.broadcast_to(fnp.astype(t, cdtype), batch + (n, n))
+    z = fnp.broadcast_to(fnp.astype(z, cdtype), batch + (n, n))
+    eye = _np.eye(n, dtype=cdtype)
+    for k in range(n - 1, 0, -1):
+        a, b, c, d = t[..., k - 1, k - 1], t[..., k - 1, k], t[..., k, k - 1], t[..., k, k]
+        act = fnp.abs(c) > eps * (fnp.abs(a) + fnp.abs(d))
+        p = 0.5 * (a - d)
+        # lambda - d, lambda = (a + d) / 2 + sqrt(p^2 + b c) on the + imag side; the where()s keep the unused
+        # branch (no rotation) away from sqrt(0), whose infinite derivative would reach the gradient as nan
+        m = p + 1j * fnp.sqrt(fnp.where(act, -(p * p + b * c), 1.0))
+        r = fnp.sqrt(fnp.where(act, fnp.real(m * fnp.conj(m)) + fnp.real(c * fnp.conj(c)), 1.0))
+        cm, s = fnp.where(act, m / r, 1.0), fnp.where(act, c / r, 0.0)
+        cm, s = cm[..., None, None], s[..., None, None]
+        g = (eye + (fnp.conj(cm) - 1.0) * _unit(n, k - 1, k - 1, cdtype) + s * _unit(n, k - 1, k, cdtype)
+             - s * _unit(n, k, k - 1, cdtype) + (cm - 1.0) * _unit(n, k, k, cdtype))
+        t = fnp.matmul(fnp.matmul(g, t), _mH(g))
+        z = fnp.matmul(z, _mH(g))
+        t = t * (1.0 - _unit(n, k, k - 1, cdtype))   # exactly triangular there, as scipy sets it
+    return t, z
+
+
+def _triangular_by_diagonals(t, diagonal, step):
+    """An upper triangular F from its `diagonal`, filled one superdiagonal at a time: entry (i, i + d) is
+    step(F, i, j) read at (i, j) with F known on the diagonals below d, all entries of diagonal d at once."""
+    n = _shape(t)[-1]
+    f = fnp.expand_dims(diagonal, -1) * _np.eye(n, dtype=_dtype(t))
+    for d in range(1, n):
+        f = f + step(f) * _np.eye(n, k=d, dtype=_dtype(t))
+    return f
+
+
+def _real_or_nan(x):
+    """The real part of a result a real matrix has (scipy returns it real when its imaginary part is
+    negligible); nan where it is not (no real result: scipy's is complex, and frame's dtype is static)."""
+    re, im = fnp.real(x), fnp.imag(x)
+    big = fnp.max(fnp.abs(im), axis=(-2, -1), keepdims=True) > 1e-8 * fnp.maximum(
+        fnp.max(fnp.abs(re), axis=(-2, -1), keepdims=True), 1.0)
+    return fnp.where(big, _np.nan, re)
+
+
+def _sqrtm_value(a):
+    """Z U Z^H with T = Z^H a Z the complex Schur form and U the upper triangular square root of T (Bjorck and
+    Hammarling): U_ii = sqrt(T_ii), and from U^2 = T, U_ij (U_ii + U_jj) = T_ij - sum_{i<k<j} U_ik U_kj,
+    which is (T - U U)_ij while U_ij is still zero."""
+    t, z = bind("schur", a, output="complex")
+    u = _triangular_by_diagonals(
+        t, fnp.sqrt(fnp.diagonal(t, 0, -2, -1)),
+        lambda u: (t - fnp.matmul(u, u)) / (fnp.expand_dims(fnp.diagonal(u, 0, -2, -1), -1)
+                                           + fnp.expand_dims(fnp.diagonal(u, 0, -2, -1), -2)))
+    return _real_or_nan(fnp.matmul(fnp.matmul(z, u), _mH(z)))
+
+
+def _sylvester_xx(x, q):
+    """dX with X dX + dX X = Q for (stacks of) real X: the (n^2, n^2) Kronecker system (row-major vec:
+    entry ((i, j), (k, l)) is X_ik delta_jl + delta_ik X_lj), solved by frame's solve."""
+    n = _shape(x)[-1]
+    eye = _np.eye(n, dtype=_dtype(x))
+    system = (fnp.expand_dims(fnp.expand_dims(x, -2), -1) * eye[:, None, :]
+              + eye[:, None, :, None] * fnp.expand_dims(fnp.expand_dims(_mT(x), -2), -4))
+    batch = _shape(x)[:-2]
+    system = fnp.reshape(system, batch + (n * n, n * n))
+    return fnp.reshape(fnp.linalg.solve(system, fnp.reshape(q, _shape(q)[:-2] + (n * n, 1))), _shape(q))
+
+
+def _sqrtm_rule(other):
+    """The jvp rule X dX + dX X = dA, with X computed by `other`: inside its own rule a custom_jvp function
+    stands for its body (schur, no derivative), so two twins call each other and X differentiates again."""
+    def jvp(primals, tangents):
+        (a,), (da,) = primals, tangents
+        x = other(a)
+        return x, _sylvester_xx(x, da)
+    return jvp
+
+
+_sqrtm, _sqrtm_twin = _custom_jvp(_sqrtm_value), _custom_jvp(_sqrtm_value)
+_sqrtm.defjvp(_sqrtm_rule(_sqrtm_twin))
+_sqrtm_twin.defjvp(_sqrtm_rule(_sqrtm))
+
+
+def sqrtm(A, disp=True, blocksize=64):
+    """The principal square root X (X @ X = A, eigenvalues in the right half plane) of real square `A` or a
+    stack: the complex Schur form and Bjorck and Hammarling's triangular recurrence (scipy computes on the real
+    Schur form; the same values to rounding). Real results; a matrix with a negative real eigenvalue has no real
+    principal root (scipy returns a complex one), and gives nan. Derivatives by the rule X dX + dX X = dA
+    (attached with custom_jvp, so every order), solved as an (n^2, n^2) Kronecker system: for small matrices.
+    JAX's sqrtm (complex results) has no derivative. `disp` and `blocksize` are accepted and unused."""
+    a, _ = _real_square(A, "sqrtm")
+    return _sqrtm(a)
+
+
+def funm(A, func, disp=True):
+    """func(A) for real square `A` by Parlett's recurrence on the complex Schur form (scipy's: the real Schur
+    form made complex by rsf2csf, so that the error estimate is scipy's too): F = func(T) is upper triangular
+    with F_ii = func(T_ii), and FT = TF gives F_ij (T_jj - T_ii) = (T F - F T)_ij while F_ij is still zero.
+    `func` must take a complex array and apply elementwise (frame.numpy functions, or numpy's when not traced).
+    Real results (as scipy's for func real on the reals; nan where the result is not real); repeated
+    eigenvalues divide by zero, as scipy's do. With `disp=False`, (F, errest), errest scipy's estimate
+    min(1, max(eps, eps / minden |triu(T, 1)|_1)), minden the smallest of |T_00| and the |T_jj - T_ii| used.
+    No derivative (the Schur form has none)."""
+    a, n = _real_square(A, "funm")
+    t, z = rsf2csf(*bind("schur", a, output="real"))
+    diag = fnp.diagonal(t, 0, -2, -1)
+    fdiag = fnp.astype(fnp.asarray(func(diag)), _dtype(t))
+    gaps = fnp.expand_dims(diag, -2) - fnp.expand_dims(diag, -1)      # T_jj - T_ii at (i, j)
+    f = _triangular_by_diagonals(t, fdiag, lambda f: (fnp.matmul(t, f) - fnp.matmul(f, t))
+                                 / (gaps + _np.eye(n, dtype=_dtype(t))))
+    result = _real_or_nan(fnp.matmul(fnp.matmul(z, f), _mH(z)))
+    if disp:
+        return result
+    eps = float(_np.finfo(_dtype(a)).eps)
+    upper = _np.triu(_np.ones((n, n)), 1).astype(bool)
+    minden = fnp.minimum(fnp.abs(t[..., 0, 0]),
+                         fnp.min(fnp.where(upper, fnp.abs(gaps), _np.inf), axis=(-2, -1))) if n > 1 else fnp.abs(t[..., 0, 0])
+    minden = fnp.where(minden == 0, eps, minden)
+    norm1 = fnp.max(fnp.sum(fnp.abs(t * upper), axis=-2), axis=-1)
+    err = fnp.minimum(1.0, fnp.maximum(eps, eps / minden * norm1))
+    err = fnp.where(fnp.all(fnp.isfinite(result), axis=(-2, -1)), err, _np.inf)
+    return result, err
+
+
+# -- QR products and tridiagonal eigenproblems ----------------------------------------------------------------
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False):
+    """(Q @ c, R) (mode 'left', c (K, P)) or (c @ Q, R) (mode 'right', c (P, M)) with a = Q R the economic QR
+    decomposition (Q (M, K), R (K, N), K = min(M, N)); a 1-d c is a column (left) or a row (right), and the
+    product is 1-d again. `conjugate` has no effect on real matrices; `pivoting` is refused (frame's qr has no
+    column pivoting). A composition of qr and matmul: derivatives are qr's (JAX's)."""
+    if mode not in ("left", "right"):
+        raise ShapeError(f"op 'scipy.linalg.qr_multiply': mode must be 'left' or 'right', got {mode!r}")
+    if pivoting:
+        raise TraceError("op 'scipy.linalg.qr_multiply': pivoting=True is not supported (frame's qr has no column "
+                         "pivoting)")
+    a, c = _floats(a, c)
+    if _ndim(a) < 2 or _ndim(c) < 1:
+        raise ShapeError(f"op 'scipy.linalg.qr_multiply': a must be a matrix (or a stack) and c an array of at least "
+                         f"1 dimension, got shapes {_shape(a)} and {_shape(c)}")
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    vector = _ndim(c) == 1
+    if vector:
+        c = fnp.reshape(c, (-1, 1) if mode == "left" else (1, -1))
+    need, axis = (k, -2) if mode == "left" else (m, -1)
+    if _shape(c)[axis] != need:
+        raise ShapeError(f"op 'scipy.linalg.qr_multiply': c must have {need} {'rows' if mode == 'left' else 'columns'} "
+                         f"for mode={mode!r} and a of shape {_shape(a)}, got shape {_shape(c)}")
+    q, r = fnp.linalg.qr(a, "reduced")
+    product = fnp.matmul(q, c) if mode == "left" else fnp.matmul(c, q)
+    return (fnp.ravel(product) if vector else product), r
+
+
+def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None, check_finite=True, tol=0.0,
+                     lapack_driver="auto"):
+    """Eigenvalues (ascending), and eigenvectors unless `eigvals_only`, of the symmetric tridiagonal matrix with
+    diagonal d (n,) and off-diagonal e (n - 1,) (stacks on the leading axes): `eigh` of the dense matrix
+    (O(n^3), scipy's stemr is O(n^2)); the eigenvectors' signs are LAPACK syevd's, which may differ from scipy's
+    column by column. select 'a' keeps all, 'i' those of indices select_range = (lo, hi); 'v' (how many it
+    keeps depends on the values) is refused. `tol` and `lapack_driver` are accepted and unused. Derivatives are
+    eigh's (JAX's eigh_tridiagonal, bisection, gives eigenvalues only and no derivative)."""
+    if select not in ("a", "i", "v", "all", "index", "value", 0, 1, 2):
+        raise ShapeError(f"op 'scipy.linalg.eigh_tridiagonal': select must be 'a', 'v' or 'i', got {select!r}")
+    kind = {"all": "a", "index": "i", "value": "v", 0: "a", 1: "v", 2: "i"}.get(select, select)
+    if kind == "v":
+        raise TraceError("op 'scipy.linalg.eigh_tridiagonal': select='v' is not supported (how many eigenvalues it "
+                         "keeps depends on their values); use select='i', or select from all of them")
+    d, e = _floats(d, e)
+    if _ndim(d) < 1 or _ndim(e) < 1 or _shape(e)[-1] != max(_shape(d)[-1] - 1, 0):
+        raise ShapeError(f"op 'scipy.linalg.eigh_tridiagonal': d must be (..., n) and e (..., n - 1), got shapes "
+                         f"{_shape(d)} and {_shape(e)}")
+    n = _shape(d)[-1]
+    dtype = _dtype(d)
+    # e padded to n entries, e_i at (i, i + 1): rows of the shifted identity scaled by e.
+    padded = fnp.concatenate([e, fnp.zeros(_shape(e)[:-1] + (1,), dtype)], axis=-1)
+    upper = fnp.expand_dims(padded, -1) * _np.eye(n, k=1, dtype=dtype)
+    matrix = fnp.expand_dims(d, -1) * _np.eye(n, dtype=dtype) + upper + _mT(upper)
+    subset = None
+    if kind == "i":
+        if select_range is None or len(select_range) != 2:
+            raise ShapeError(f"op 'scipy.linalg.eigh_tridiagonal': select='i' needs select_range=(lo, hi), got "
+                             f"{select_range!r}")
+        subset = tuple(select_range)
+    return eigh(matrix, eigvals_only=bool(eigvals_only), subset_by_index=subset)

@@ -163,3 +163,18 @@ CASES += [
     OpCase("lu", _ins(_pivoted(4, 3)), _lu_reference, label="tall"),
     OpCase("lu", _ins(_pivoted(3, 5)), _lu_reference, label="wide"),
 ]
+
+
+def _schur_reference(a, output="real"):
+    """scipy.linalg.schur matrix by matrix."""
+    from scipy.linalg import schur
+    pairs = [schur(m, output=output) for m in a.reshape((-1,) + a.shape[-2:])]
+    return tuple(np.stack([p[i] for p in pairs]).reshape(a.shape[:-2] + pairs[0][i].shape) for i in range(2))
+
+
+# No derivative (no_derivative): values only; tests/frontend/test_scipy_linalg_decomp.py checks the refusal.
+CASES += [
+    OpCase("schur", _ins(_spread_general(3, 3)), _schur_reference, wrt=(), label="real"),
+    OpCase("schur", _ins(_spread_general(2, 3, 3)), _schur_reference, wrt=(), label="real-batched"),
+    OpCase("schur", _ins(_spread_general(3, 3)), _schur_reference, {"output": "complex"}, wrt=(), label="complex"),
+]

@@ -366,6 +366,7 @@ EXAMPLES = {
     **{op: _matrices() for op in ("inv", "det", "slogdet", "cholesky", "qr", "eigvals", "eig", "eigenbasis_internal",
                                   "lu")},
     "solve": _matrices(2), "eigh": _matrices(attrs=st.sampled_from([{}, {"UPLO": "U"}])),
+    "schur": _matrices(attrs=st.sampled_from([{}, {"output": "complex"}])),
     "triangular_solve": _matrices(2, attrs=st.fixed_dictionaries(
         {k: st.booleans() for k in ("lower", "transpose_a", "unit_diagonal")})),
     "svd": _matrices(attrs=st.fixed_dictionaries({"full_matrices": st.booleans()})),
