@@ -137,11 +137,20 @@ _MAX = {id(f) for f in (fnp.maximum, max)}
 _MIN = {id(f) for f in (fnp.minimum, min)}
 
 
+def _identity(kind: str, dtype):
+    """The identity of the add/max/min reducer in `dtype`."""
+    if kind == "add":
+        return _np.zeros((), dtype)
+    if _np.dtype(dtype).kind == "f":
+        return _np.asarray(-_np.inf if kind == "max" else _np.inf, dtype)
+    return _np.asarray(_np.iinfo(dtype).min if kind == "max" else _np.iinfo(dtype).max, dtype)
+
+
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
                   base_dilation=None, window_dilation=None):
     """lax.reduce_window for `computation` add, max or min (this module's, frame.numpy's add/maximum/minimum or
     operator.add): the reduction of each window of the operand dilated by `base_dilation` and padded with
-    `init_value` (padding a string or (lo, hi) pairs), combined once with `init_value`."""
+    the reducer's identity (padding a string or (lo, hi) pairs), combined once with `init_value`, as XLA."""
     x = _array(operand)
     shape = _shape(x)
     rank = len(shape)
@@ -163,7 +172,9 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     pairs = padtype_to_pads(dilated, window, strides, padding) if isinstance(padding, str) else \
         _pairs("reduce_window", padding, rank)
     init = _np.asarray(init_value, _dtype(x)) if not isinstance(init_value, Tracer) else init_value
-    xp = pad(x, init, [(lo, hi, d - 1) for (lo, hi), d in zip(pairs, dilation)])
+    # padding and dilation holes hold the reducer's identity and init_value joins each window once: what XLA
+    # computes (an init of 1 in an add adds 1 per window, not per padded element)
+    xp = pad(x, _identity(kind, _dtype(x)), [(lo, hi, d - 1) for (lo, hi), d in zip(pairs, dilation)])
     if any(n < k for n, k in zip(_shape(xp), window)):
         raise ShapeError(f"lax.reduce_window: window {window} is larger than the padded operand {_shape(xp)}")
     # frame's pools reduce trailing axes: pool from the first axis with a window or stride

@@ -119,6 +119,12 @@ CASES = {
     "reduce_window-min-dilated": (lambda m, x: m.reduce_window(x, np.inf, m.min, (3, 2), (1, 1), "VALID",
                                                                base_dilation=(2, 1)), (X,), (0,)),
     "reduce_window-add-op": (lambda m, x: m.reduce_window(x, 0.0, operator.add, (2,), (3,), [(0, 2)]), (V,), None),
+    # an init value that is not the identity joins each window once; padding holds the identity (XLA's values;
+    # JAX has no derivative of reduce_window with such an init to compare with)
+    "reduce_window-add-init": (lambda m, x: m.reduce_window(x, 1.5, m.add, (2, 2), (1, 2), "SAME",
+                                                            base_dilation=(2, 1)), (X,), None),
+    "reduce_window-max-init": (lambda m, x: m.reduce_window(x, 0.25, m.max, (2, 3), (1, 1), [(1, 1), (2, 0)]),
+                               (X,), None),
     # linear algebra
     "dot": (lambda m, x, y: m.dot(x, y.T), (X, Y), (0, 1)),
     "dot-vec": (lambda m, x, v: m.dot(x, v[:4]), (X, V), (0, 1)),
