@@ -41,8 +41,8 @@ from ..ops import all_ops
 from ._jax import require_jax
 from .jax_audit import (_CUSTOM_RULE, _PLACEMENT, _SHARDING, _UNARY_FLOAT, Decision, _increasing, _is_none,
                         _operand_dtype, _precision_level, checked, implemented, irrelevant)
-from . import (jax_rules_control, jax_rules_conv, jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce,
-               jax_rules_remat, jax_rules_sequence, jax_rules_shape)
+from . import (jax_rules_control, jax_rules_conv, jax_rules_fft, jax_rules_lax, jax_rules_linalg, jax_rules_math,
+               jax_rules_reduce, jax_rules_remat, jax_rules_sequence, jax_rules_shape)
 
 jax = require_jax()
 from jax.extend.core import ClosedJaxpr, Literal  # noqa: E402
@@ -355,8 +355,8 @@ TRANSLATIONS: dict[str, Callable] = {
     "concatenate": _concatenate, "slice": _slice, "pad": _pad, "convert_element_type": _convert, "copy": _identity,
     "select_n": _select_n, "iota": _iota,
 }
-RULE_FAMILIES = (jax_rules_control, jax_rules_conv, jax_rules_fft, jax_rules_linalg, jax_rules_math, jax_rules_reduce,
-                 jax_rules_remat, jax_rules_sequence, jax_rules_shape)
+RULE_FAMILIES = (jax_rules_control, jax_rules_conv, jax_rules_fft, jax_rules_lax, jax_rules_linalg, jax_rules_math,
+                 jax_rules_reduce, jax_rules_remat, jax_rules_sequence, jax_rules_shape)
 for _family in RULE_FAMILIES:
     TRANSLATIONS.update(_family.TRANSLATIONS)
 PRIMITIVES: dict[str, Callable] = {**{p: _op(op) for p, op in ONE_TO_ONE.items()}, **TRANSLATIONS}
