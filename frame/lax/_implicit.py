@@ -57,6 +57,19 @@ def _split_aux(name: str, out, has_aux: bool):
     return out[0], out[1]
 
 
+def _solved(name: str, fn, like, solve, has_aux: bool, what: str):
+    """The user's `solve(fn, like)` with every traced input held fixed: (build, fixed, x, aux), where
+    build(fixed) is `fn` on the fixed values it closes over; x must have `like`'s shape and dtype."""
+    build, captured = _closed(name, fn, like)
+    fixed = [stop_gradient(v) for v in captured]
+    x, aux = _split_aux(name, solve(build(fixed), stop_gradient(like)), has_aux)
+    x = _array(x)
+    if _shape(x) != _shape(like) or _dtype(x) != _dtype(like):
+        raise ShapeError(f"lax.{name}: solve must return {what} shape and dtype {_dtype(like)}{list(_shape(like))}, "
+                         f"got {_dtype(x)}{list(_shape(x))}")
+    return build, fixed, x, aux
+
+
 def _with_implicit_derivative(name: str, x_star, r, inverse):
     """x* + R(r): R zero in value and, in reverse mode, the cotangent g becomes inverse(g) for r. `inverse` is
     closure-converted (the user's solves close over traced matrices, the root and matvec's values); those values
@@ -83,14 +96,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     if transpose_solve is None and not symmetric:
         # lax has no reverse rule here; the solve's own derivative (through the live matvec) stands in
         return solve(matvec, b)
-    build, captured = _closed("custom_linear_solve", matvec, b)
-    fixed = [stop_gradient(v) for v in captured]
-    out = solve(build(fixed), stop_gradient(b))
-    x, aux = _split_aux("custom_linear_solve", out, has_aux)
-    x = _array(x)
-    if _shape(x) != _shape(b) or _dtype(x) != _dtype(b):
-        raise ShapeError(f"lax.custom_linear_solve: solve must return b's shape and dtype {_dtype(b)}{list(_shape(b))},"
-                         f" got {_dtype(x)}{list(_shape(x))}")
+    build, fixed, x, aux = _solved("custom_linear_solve", matvec, b, solve, has_aux, "b's")
     a = build(fixed)
 
     def adjoint(g):
@@ -109,13 +115,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     implicitly: gradients in the values f closes over by one `tangent_solve(J^T, g)` backward, J = df/dx at the
     root; none in the initial guess."""
     guess = _operand("custom_root", "initial_guess", initial_guess)
-    build, captured = _closed("custom_root", f, guess)
-    fixed = [stop_gradient(v) for v in captured]
-    x, aux = _split_aux("custom_root", solve(build(fixed), stop_gradient(guess)), has_aux)
-    x = _array(x)
-    if _shape(x) != _shape(guess) or _dtype(x) != _dtype(guess):
-        raise ShapeError(f"lax.custom_root: solve must return the initial guess's shape and dtype "
-                         f"{_dtype(guess)}{list(_shape(guess))}, got {_dtype(x)}{list(_shape(x))}")
+    build, fixed, x, aux = _solved("custom_root", f, guess, solve, has_aux, "the initial guess's")
 
     x_star = stop_gradient(x)
 

@@ -29,14 +29,13 @@ differentiate to any order in the signal (and in a traced `fs`).
 """
 from __future__ import annotations
 
-import operator
 import warnings
 
 import numpy as _np
 
 from ..errors import ShapeError, TraceError
 from ..frontend import numpy as fnp
-from ..frontend.args import _dtype, _ndim, _shape
+from ..frontend.args import _dtype, _int, _ndim, _shape
 from ..tracing import Tracer
 
 __all__ = ["convolve", "correlate", "fftconvolve", "convolve2d", "correlate2d",
@@ -165,10 +164,7 @@ def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=
 def _index(value, what: str, fn: str) -> int:
     if isinstance(value, Tracer):
         raise TraceError(f"scipy.signal.{fn}: {what} must be a concrete integer, got a traced value")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise ShapeError(f"scipy.signal.{fn}: {what} must be an integer, got {value!r}") from None
+    return _int(value, f"scipy.signal.{fn}", what)
 
 
 def _axis_of(axis, shape, fn: str, what: str = "axis") -> int:

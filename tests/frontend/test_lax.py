@@ -13,6 +13,7 @@ import frame
 import frame.lax as flax_
 import frame.numpy as fnp
 from frame import ShapeError
+from tests.frontend.lax_check import assert_matches_jax, assert_same_values
 
 pytestmark = pytest.mark.usefixtures("jax_x64")
 RNG = np.random.default_rng(0)
@@ -29,7 +30,6 @@ A3 = RNG.uniform(-1, 1, (2, 3, 4))
 B3 = RNG.uniform(-1, 1, (2, 4, 5))
 SPD = (lambda a: a @ a.T + 4 * np.eye(4))(RNG.uniform(-1, 1, (4, 4)))
 TRI = np.tril(RNG.uniform(-1, 1, (4, 4))) + 3 * np.eye(4)
-TOL = dict(rtol=1e-12, atol=1e-12)
 
 # name: (call(lax_module, *arrays), arrays, argnums to differentiate (None: not differentiable))
 CASES = {
@@ -163,29 +163,10 @@ UNARY = {
 NOT_DIFFERENTIABLE = ("floor", "ceil", "sign")
 
 
-def assert_same_values(got, want, what):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    np.testing.assert_allclose(got, want, **TOL, err_msg=what)
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_lax_matches_jax(name):
     call, args, argnums = CASES[name]
-    w = RNG.uniform(0.5, 1.5, jax.eval_shape(lambda *xs: call(jlax, *xs), *args).shape)
-
-    def reference(*xs):   # JAX's value and gradient under one jit (op-by-op dispatch would make this file slow)
-        grads = jax.grad(lambda *ys: jnp.sum(call(jlax, *ys) * w), argnums)(*xs) if argnums else None
-        return call(jlax, *xs), grads
-    want, ref = jax.jit(reference)(*args)
-    assert_same_values(call(flax_, *args), want, f"{name} eager")
-    assert_same_values(frame.function(lambda *xs: call(flax_, *xs))(*args), want, f"{name} traced")
-    if argnums is None:
-        return
-    got = frame.grad(lambda *xs: fnp.sum(call(flax_, *xs) * w), argnums)(*args)
-    for i, g, r in zip(argnums, got, ref):
-        assert_same_values(g, r, f"{name} gradient in argument {i}")
+    assert_matches_jax(name, call, args, argnums, flax_, RNG)
 
 
 def test_unary_functions_match_jax():

@@ -12,13 +12,13 @@ import frame  # noqa: E402
 import frame.lax as flax_  # noqa: E402
 import frame.numpy as fnp  # noqa: E402
 from frame import ShapeError  # noqa: E402
+from tests.frontend.lax_check import assert_same_values, assert_matches_jax  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("jax_x64")
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1, 1, (5, 4))
 X3 = RNG.uniform(-1, 1, (3, 5, 4))
 XI = np.arange(20, dtype=np.int32).reshape(5, 4)
-TOL = dict(rtol=1e-12, atol=1e-12)
 
 
 def idx(*values, shape=None):
@@ -119,31 +119,11 @@ CASES = {
 }
 
 
-def assert_same_values(got, want, what):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    np.testing.assert_allclose(got, want, **TOL, err_msg=what)
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_gather_scatter_match_jax(name):
     call, args, argnums = CASES[name]
-    w = RNG.uniform(0.5, 1.5, jax.eval_shape(lambda *xs: call(jlax, *xs), *args).shape)
-
-    def reference(*xs):   # JAX's value and gradient under one jit (op-by-op dispatch would make this file slow)
-        grads = jax.grad(lambda *ys: jnp.sum(jnp.where(jnp.isnan(call(jlax, *ys)), 0.0, call(jlax, *ys)) * w),
-                         argnums)(*xs) if argnums else None
-        return call(jlax, *xs), grads
-    want, ref = jax.jit(reference)(*args)
-    assert_same_values(call(flax_, *args), want, f"{name} eager")
-    assert_same_values(frame.function(lambda *xs: call(flax_, *xs))(*args), want, f"{name} traced")
-    if argnums is None:
-        return
-    got = frame.grad(lambda *xs: fnp.sum(fnp.where(fnp.isnan(call(flax_, *xs)), 0.0, call(flax_, *xs)) * w),
-                     argnums)(*args)
-    for i, gr, r in zip(argnums, got, ref):
-        assert_same_values(gr, r, f"{name} gradient in argument {i}")
+    # a fill value (NaN) gets no gradient: those outputs leave the weighted sum
+    assert_matches_jax(name, call, args, argnums, flax_, RNG, nan_to_zero=True)
 
 
 def test_scatter_apply_matches_jax():

@@ -4,7 +4,6 @@ on both modules, values eagerly and under frame.function, and (for the different
 sum(out * w) under frame.grad against jax.grad; then the bit-exact integer and rounding functions and the refusals.
 The functions are imported from frame.lax's private modules (the package's exports are wired separately)."""
 import operator
-import types
 
 import jax
 import jax.numpy as jnp
@@ -13,13 +12,13 @@ import pytest
 from jax import lax as jlax
 
 import frame
+import frame.lax
 import frame.numpy as fnp
 from frame import ShapeError, TraceError
-from frame.lax import _dot, _elementwise, _implicit, _reduce, _shape
+from tests.frontend.lax_check import TOL, assert_matches_jax, assert_same_values
 
 pytestmark = pytest.mark.usefixtures("jax_x64")
-FLAX = types.SimpleNamespace(**{n: getattr(m, n) for m in (_elementwise, _shape, _reduce, _dot, _implicit)
-                                for n in dir(m) if not n.startswith("_")})
+FLAX = frame.lax
 RNG = np.random.default_rng(1)
 X = RNG.uniform(-1, 1, (3, 4))
 Y = RNG.uniform(-1, 1, (3, 4))
@@ -34,7 +33,6 @@ NCHW = RNG.uniform(-1, 1, (2, 3, 5, 4))
 SPD = (lambda a: a @ a.T + 4 * np.eye(4))(RNG.uniform(-1, 1, (4, 4)))
 GEN = RNG.uniform(-1, 1, (4, 4)) + 4 * np.eye(4)
 B4 = RNG.uniform(-1, 1, 4)
-TOL = dict(rtol=1e-12, atol=1e-12)
 
 
 def np_of(m):
@@ -131,29 +129,10 @@ CASES = {
 }
 
 
-def assert_same_values(got, want, what, tol=TOL):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    np.testing.assert_allclose(got, want, **tol, err_msg=what)
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_lax_matches_jax(name):
     call, args, argnums = CASES[name]
-    w = RNG.uniform(0.5, 1.5, jax.eval_shape(lambda *xs: call(jlax, *xs), *args).shape)
-
-    def reference(*xs):   # JAX's value and gradient under one jit (op-by-op dispatch would make this file slow)
-        grads = jax.grad(lambda *ys: jnp.sum(call(jlax, *ys) * w), argnums)(*xs) if argnums else None
-        return call(jlax, *xs), grads
-    want, ref = jax.jit(reference)(*args)
-    assert_same_values(call(FLAX, *args), want, f"{name} eager")
-    assert_same_values(frame.function(lambda *xs: call(FLAX, *xs))(*args), want, f"{name} traced")
-    if argnums is None:
-        return
-    got = frame.grad(lambda *xs: fnp.sum(call(FLAX, *xs) * w), argnums)(*args)
-    for i, g, r in zip(argnums, got, ref):
-        assert_same_values(g, r, f"{name} gradient in argument {i}")
+    assert_matches_jax(name, call, args, argnums, FLAX, RNG)
 
 
 def special_floats(dtype):
@@ -174,8 +153,8 @@ def test_reduce_precision_is_xlas_bit_for_bit(dtype):
     x = special_floats(dtype)
     formats = [(5, 10), (8, 7), (4, 3), (11, 10), (8, 23), (2, 1), (11, 52)]
     with np.errstate(over="ignore"):   # compiled plans run numpy: rounding past the largest float gives inf
-        eager = [_elementwise.reduce_precision(x, e, m) for e, m in formats]
-        traced = frame.function(lambda v: [_elementwise.reduce_precision(v, e, m) for e, m in formats])(x)
+        eager = [FLAX.reduce_precision(x, e, m) for e, m in formats]
+        traced = frame.function(lambda v: [FLAX.reduce_precision(v, e, m) for e, m in formats])(x)
     for (e, m), got_eager, got_traced in zip(formats, eager, traced):
         want = np.asarray(jlax.reduce_precision(x, e, m))
         for got in (np.asarray(got_eager), np.asarray(got_traced)):

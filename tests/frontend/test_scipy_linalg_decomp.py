@@ -12,7 +12,7 @@ from frame import ShapeError
 from frame.errors import GradientError, TraceError
 
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only
 JS = pytest.importorskip("jax.scipy.linalg")
 jnp = jax.numpy
 

@@ -130,9 +130,8 @@ def test_short_signal_shortens_named_window_as_scipy():
         assert_all_same(ours, SS.welch(X[:100]))
 
 
-def test_derivatives_equal_jax():
+def test_derivatives_equal_jax(jax_x64):
     jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
     import jax.scipy.signal as JS
     x, y = X[:200], Y[0, :200]

@@ -9,9 +9,10 @@ import frame
 import frame.numpy as fnp
 import frame.scipy.special as F
 from frame.errors import ShapeError, TraceError
+from tests.frontend.test_scipy_special_more import assert_close, assert_eager_and_traced
 
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("jax_x64")   # x64 for this module only
 import jax.numpy as jnp  # noqa: E402
 import jax.scipy.special as J  # noqa: E402
 
@@ -30,17 +31,6 @@ _HYP2F1 = np.array([
     (1.0, 2.0, 1.0, 0.8), (1.2, 2.3, 0.5, 0.9), (-3.0, 2.0, 4.0, 0.8), (2.5, -4.0, 1.5, 0.6), (-2.0, 2.5, -1.5, 0.6),
     (1.0, 2.0, 2.0, 0.7), (2.0, 1.3, 2.0, 0.7), (1.0, 2.0, 3.5, 1.0), (-3.0, 2.0, 4.0, 1.0), (0.0, 2.0, 3.0, 0.5),
     (1.0, 1.0, 2.0, 0.0)]).T
-
-
-def assert_close(got, want, rtol=1e-12):
-    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=0)
-
-
-def assert_eager_and_traced(fn, args, want, rtol=1e-12):
-    """`fn(*args)` equals `want` eagerly and compiled (a tuple result compared item by item)."""
-    for got in (fn(*args), frame.function(fn)(*args)):
-        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
-            assert_close(g, w, rtol)
 
 
 def _elementwise_grad(fn, argnums, order=1):
