@@ -185,6 +185,32 @@ def test_the_vs_deepxde_summary_pairs_errors_by_seed():
     text = "\n".join(lines)
     assert "wall time 0.400x" in text and "not met" in text   # error 1.26x DeepXDE's geometric mean
     assert f"mean {math.log(2) / 3:+.3f}" in text and "over 3 seeds (frame lower in 1)" in text
+    assert "undecided within 0.8-1.25x" in text   # 3 seeds this far apart decide nothing
+
+
+@pytest.mark.parametrize("spread, verdict, met", [(0.05, "equivalent", "met"), (0.9, "undecided", "not met")])
+def test_the_vs_deepxde_verdict_reads_the_error_ratio_interval(spread, verdict, met):
+    import math
+
+    import numpy as np
+    import vs_deepxde
+    from driver import Report
+
+    # 12 seeds whose log error ratios alternate +-spread around 0: the geometric means are equal, and only
+    # the interval says whether the seeds decide it (0.05: 0.97-1.03x; 0.9: 0.60-1.67x)
+    records = []
+    for seed in range(12):
+        base = 1e-3 * (1 + seed)
+        records += [{"case": "burgers1d", "label": "frame", "seed": seed, "pair": seed, "time": 1.0,
+                     "error": base * math.exp(spread if seed % 2 else -spread), "lbfgs iters": 1, "version": "v"},
+                    {"case": "burgers1d", "label": "deepxde", "seed": seed, "pair": seed, "time": 2.5, "error": base,
+                     "lbfgs iters": 1, "version": "v"}]
+    text = "\n".join(vs_deepxde.summarise(Report(["frame", "deepxde"], "deepxde", 12, records), "burgers1d"))
+    assert f"{verdict} within 0.8-1.25x" in text
+    assert f"(90% interval of the error ratio): {met}" in text
+    lo, hi = vs_deepxde.error_interval([spread if s % 2 else -spread for s in range(12)])
+    assert lo == pytest.approx(1 / hi) and np.isclose(math.log(hi), 1.796 * spread * math.sqrt(12 / 11) / math.sqrt(12),
+                                                      rtol=1e-3)
 
 
 def test_the_raissi_jax_twin_poses_the_same_problem_as_frame():
