@@ -18,21 +18,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
 from .. import lax
 from ..errors import FrameError
-from ..ir.graph import Value
 from .jax_audit import checked, implemented, irrelevant
 
 _MODE = implemented("frame.lax's GatherScatterMode of the same name: clip clamps the window, fill/drop fills "
                     "a gathered window and drops a scattered one, promise_in_bounds clamps or drops as XLA")
 _HINTS = irrelevant("a promise about the indices (sorted, unique) that lets XLA choose a faster algorithm")
-
-
-def _via_lax(imp, name: str, fn, operands) -> Value:
-    (y,) = imp.compose(name, fn, operands)
-    return y
 
 
 def _mode(eqn):
@@ -48,8 +40,8 @@ def _gather(imp, eqn, x, indices):
     dn = lax.GatherDimensionNumbers(*(tuple(int(d) for d in getattr(p["dimension_numbers"], f)) for f in
                                       lax.GatherDimensionNumbers._fields))
     sizes, mode, fill = tuple(int(k) for k in p["slice_sizes"]), _mode(eqn), p.get("fill_value")
-    return _via_lax(imp, "gather", lambda x, i: lax.gather(x, i, dn, sizes, mode=mode, fill_value=fill),
-                    [x, indices])
+    return imp.compose("gather", lambda x, i: lax.gather(x, i, dn, sizes, mode=mode, fill_value=fill),
+                    [x, indices])[0]
 
 
 def _scatter(scatter):
@@ -58,8 +50,8 @@ def _scatter(scatter):
         dn = lax.ScatterDimensionNumbers(*(tuple(int(d) for d in getattr(p["dimension_numbers"], f)) for f in
                                            lax.ScatterDimensionNumbers._fields))
         mode, unique = _mode(eqn), bool(p["unique_indices"])
-        return _via_lax(imp, scatter.__name__,
-                        lambda x, i, u: scatter(x, i, u, dn, unique_indices=unique, mode=mode), [x, indices, updates])
+        return imp.compose(scatter.__name__, lambda x, i, u: scatter(x, i, u, dn, unique_indices=unique, mode=mode),
+                           [x, indices, updates])[0]
     return rule
 
 
@@ -75,14 +67,14 @@ def _rev(imp, eqn, x):
 def _dynamic_slice(imp, eqn, x, *starts):
     # at the primitive, negative starts are already wrapped by jnp/lax's wrappers: clamping is all that is left
     sizes = tuple(int(k) for k in eqn.params["slice_sizes"])
-    return _via_lax(imp, "dynamic_slice", lambda x, *s: lax.dynamic_slice(x, s, sizes, allow_negative_indices=False),
-                    [x, *starts])
+    return imp.compose("dynamic_slice", lambda x, *s: lax.dynamic_slice(x, s, sizes, allow_negative_indices=False),
+                    [x, *starts])[0]
 
 
 def _dynamic_update_slice(imp, eqn, x, update, *starts):
-    return _via_lax(imp, "dynamic_update_slice",
+    return imp.compose("dynamic_update_slice",
                     lambda x, u, *s: lax.dynamic_update_slice(x, u, s, allow_negative_indices=False),
-                    [x, update, *starts])
+                    [x, update, *starts])[0]
 
 
 def _split(imp, eqn, x):
@@ -117,8 +109,9 @@ def _scatter_audit(combiner: str | None) -> dict:
 
 TRANSLATIONS: dict[str, Callable] = {
     "gather": _gather, "scatter-add": _scatter(lax.scatter_add), "scatter-sub": _scatter(lax.scatter_sub),
-    "scatter": _scatter(lax.scatter), "scatter-mul": _scatter(lax.scatter_mul), "scatter-min": _scatter(lax.scatter_min),
-    "scatter-max": _scatter(lax.scatter_max), "rev": _rev, "dynamic_slice": _dynamic_slice,
+    "scatter": _scatter(lax.scatter), "scatter-mul": _scatter(lax.scatter_mul),
+    "scatter-min": _scatter(lax.scatter_min), "scatter-max": _scatter(lax.scatter_max), "rev": _rev,
+    "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice, "split": _split,
 }
 PARAMETERS: dict[str, dict] = {
